@@ -1,0 +1,207 @@
+import { PlanError } from './errors';
+import { FrontmatterBlock, FrontmatterValue, patchFrontmatterYaml, splitFrontmatter } from './frontmatter';
+import { LIMITS } from './limits';
+import { computeOutline, Outline } from './outline';
+import { Frontmatter, FrontmatterSchema, SectionName, PLAN_ID_PATTERN } from './schema';
+import { parseStepItem, Step } from './steps';
+
+/** A step with where it sits in the plan. */
+export interface PlacedStep extends Step {
+  /** Position in the Steps section (0-based). */
+  index: number;
+  /** `1.` / `-` as written. */
+  bullet: string;
+}
+
+/** A rejection recorded in the review history (`## Rejection (vN)`). */
+export interface Rejection {
+  version: number;
+  feedback: string;
+}
+
+/** A parsed plan file: validated fields plus the positions edits splice at. Immutable. */
+export interface PlanDocument {
+  readonly text: string;
+  readonly eol: '\n' | '\r\n';
+  readonly bom: boolean;
+  readonly fm: Frontmatter;
+  readonly block: FrontmatterBlock;
+  readonly body: string;
+  readonly outline: Outline;
+  readonly steps: readonly PlacedStep[];
+  readonly rejections: readonly Rejection[];
+}
+
+/** Bytes to text: invalid UTF-8 is an error, never silently replaced (writing it back would corrupt the file). */
+export function decodePlanBytes(bytes: Uint8Array, file?: string): string {
+  if (bytes.byteLength > LIMITS.fileBytes) {
+    throw new PlanError(
+      'TOO_LARGE',
+      `the file is ${bytes.byteLength} bytes, over the ${LIMITS.fileBytes}-byte limit: split the plan or move context into .pi/plans/artifacts/`,
+      { file },
+    );
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    // The first replacement character of a lossy decode marks the first bad sequence.
+    const lossy = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+    const line = lineOf(lossy, Math.max(0, lossy.indexOf('\ufffd')));
+    throw new PlanError('INVALID_FILE', 'the file is not valid UTF-8: re-save it as UTF-8', { file, line });
+  }
+}
+
+/** 1-based line of an offset. */
+export function lineOf(text: string, offset: number): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+const outlineCache = new Map<string, Outline>();
+const OUTLINE_CACHE_SIZE = 64;
+
+/** The outline of a body, from the cache when the same body was parsed before. */
+export function outlineFor(body: string): Outline {
+  const hit = outlineCache.get(body);
+  if (hit) {
+    outlineCache.delete(body);
+    outlineCache.set(body, hit);
+    return hit;
+  }
+  const o = computeOutline(body);
+  rememberOutline(body, o);
+  return o;
+}
+
+/** Records a known outline for `body` (after an edit whose positions were shifted, not re-parsed). */
+export function rememberOutline(body: string, outline: Outline): void {
+  outlineCache.set(body, outline);
+  if (outlineCache.size > OUTLINE_CACHE_SIZE) outlineCache.delete(outlineCache.keys().next().value as string);
+}
+
+const CONFLICT = /^<{7}(?: |$)/m;
+const REJECTION_TITLE = /^Rejection \(v(\d+)\)$/;
+
+/**
+ * Parses and validates a plan file's text. Throws PlanError (INVALID_FILE / TOO_LARGE) with the
+ * line and a message that names the fix. Never evaluates code, never mutates shared state.
+ */
+export function parsePlan(text: string, file?: string): PlanDocument {
+  try {
+    return parseUnlocated(text);
+  } catch (e) {
+    if (e instanceof PlanError) throw file ? e.inFile(file) : e;
+    throw new PlanError('INVALID_FILE', `could not read the plan: ${(e as Error).message}`, { file });
+  }
+}
+
+function parseUnlocated(text: string): PlanDocument {
+  if (text.length > LIMITS.fileBytes) {
+    throw new PlanError('TOO_LARGE', `the plan is ${text.length} characters, over the ${LIMITS.fileBytes} limit: split it`);
+  }
+  const conflict = CONFLICT.exec(text);
+  if (conflict) {
+    throw new PlanError('INVALID_FILE', 'the file has merge-conflict markers: resolve the conflict, then save', {
+      line: lineOf(text, conflict.index),
+    });
+  }
+  const { data, block } = splitFrontmatter(text);
+  const fm = validateFrontmatter(data, block, text);
+  const body = text.slice(block.bodyStart);
+  const nl = text.indexOf('\n');
+  const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
+  const outline = outlineFor(body);
+  if (outline.steps.length > LIMITS.steps) {
+    throw new PlanError('TOO_LARGE', `the plan has ${outline.steps.length} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, {
+      line: lineOf(text, block.bodyStart + outline.steps[LIMITS.steps].start),
+    });
+  }
+  const steps: PlacedStep[] = [];
+  const ids = new Set<string>();
+  outline.steps.forEach((it, index) => {
+    const s = parseStepItem(body.slice(it.start, it.end), index);
+    const line = () => lineOf(text, block.bodyStart + it.start);
+    if (s.hasId && ids.has(s.id)) {
+      throw new PlanError('INVALID_FILE', `step id ${s.id} is used twice: give the second one a new id or remove it`, { line: line() });
+    }
+    if (s.text.length > LIMITS.stepText) {
+      throw new PlanError('TOO_LARGE', `step ${s.id} text is ${s.text.length} characters, over ${LIMITS.stepText}: shorten it, or move detail to its details`, { line: line() });
+    }
+    ids.add(s.id);
+    steps.push({ ...s, index });
+  });
+  // Provisional ids (pi-planner steps) must not collide with real ones.
+  const seen = new Set<string>();
+  let next = Math.max(fm.step_seq ?? 0, ...steps.filter((s) => s.hasId).map((s) => Number(s.id.slice(1))), 0);
+  for (const s of steps) {
+    if (!s.hasId && (ids.has(s.id) && steps.some((o) => o.hasId && o.id === s.id) || seen.has(s.id))) {
+      s.id = `S${String(++next).padStart(3, '0')}`;
+    }
+    seen.add(s.id);
+  }
+  const rejections: Rejection[] = [];
+  for (const sec of outline.sections) {
+    const m = REJECTION_TITLE.exec(sec.title);
+    if (m) rejections.push({ version: Number(m[1]), feedback: body.slice(sec.headingEnd, sec.end).trim() });
+    if (sec.depth === 2 && sec.title.toLowerCase() === 'context' && sec.end - sec.headingEnd > LIMITS.contextBytes) {
+      throw new PlanError('TOO_LARGE', `## Context is over ${LIMITS.contextBytes / 1024} KB: move large context into .pi/plans/artifacts/${fm.id}/ and link it`, {
+        line: lineOf(text, block.bodyStart + sec.start),
+      });
+    }
+  }
+  return { text, eol, bom: text.charCodeAt(0) === 0xfeff, fm, block, body, outline, steps, rejections };
+}
+
+function validateFrontmatter(data: unknown, block: FrontmatterBlock, text: string): Frontmatter {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new PlanError('INVALID_FILE', 'frontmatter must be YAML "key: value" fields', { line: 2 });
+  }
+  const r = FrontmatterSchema.safeParse(data);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const key = String(issue.path[0] ?? '');
+  const keyAt = key ? new RegExp(`^${key.replace(/[^\w]/g, '\\$&')}\\s*:`, 'm').exec(block.yaml) : null;
+  const line = keyAt ? lineOf(text, block.yamlStart + keyAt.index) : 2;
+  const what = issue.code === 'invalid_type' && (data as Record<string, unknown>)[key] === undefined
+    ? `the field "${key}" is missing: add it`
+    : `the field "${key}" is invalid (${issue.message}): fix its value`;
+  throw new PlanError('INVALID_FILE', `${what}`, { line });
+}
+
+/** A text replacement at offsets into the body. */
+export interface BodyEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Applies a frontmatter patch and body edits (non-overlapping) and returns the new text. */
+export function applyEdits(
+  doc: PlanDocument,
+  fmPatch: Readonly<Record<string, FrontmatterValue | undefined>>,
+  bodyEdits: readonly BodyEdit[] = [],
+): { text: string; body: string } {
+  let body = doc.body;
+  for (const e of [...bodyEdits].sort((a, b) => b.start - a.start)) body = body.slice(0, e.start) + e.text + body.slice(e.end);
+  const yaml = Object.keys(fmPatch).length ? patchFrontmatterYaml(doc.block.yaml, fmPatch, doc.eol) : doc.block.yaml;
+  const head = doc.text.slice(0, doc.block.yamlStart) + yaml + doc.text.slice(doc.block.yamlEnd, doc.block.bodyStart);
+  return { text: head + body, body };
+}
+
+/** Offsets of a named `##` section's content (after its heading line), or undefined. */
+export function findSection(doc: PlanDocument, name: SectionName | string): { start: number; end: number; headingStart: number } | undefined {
+  const sec = doc.outline.sections.find((s) => s.depth === 2 && s.title.toLowerCase() === name.toLowerCase());
+  return sec ? { start: sec.headingEnd, end: sec.end, headingStart: sec.start } : undefined;
+}
+
+/** The trimmed text of a `##` section, or undefined when absent. */
+export function sectionText(doc: PlanDocument, name: SectionName | string): string | undefined {
+  const s = findSection(doc, name);
+  return s ? doc.body.slice(s.start, s.end).trim() : undefined;
+}
+
+/** True when `id` is a well-formed plan id. Checked before any path is built from it. */
+export function isPlanId(id: unknown): id is string {
+  return typeof id === 'string' && PLAN_ID_PATTERN.test(id);
+}

@@ -1,0 +1,58 @@
+/**
+ * Typed errors: every failure a caller can act on carries a code, the file and line when a
+ * file is at fault, and a message that names the fix (for a model: what to call next).
+ */
+export type PlanErrorCode =
+  | 'INVALID_ID'
+  | 'NOT_FOUND'
+  | 'INVALID_FILE'
+  | 'TOO_LARGE'
+  | 'INVALID_INPUT'
+  | 'INVALID_TRANSITION'
+  | 'HUMAN_ONLY'
+  | 'VERSION_CONFLICT'
+  | 'STALE_APPROVAL'
+  | 'VALIDATION_FAILED'
+  | 'UNSAFE_PATH'
+  | 'EDIT_CONFLICT'
+  | 'IO';
+
+export interface PlanErrorDetails {
+  /** Path of the file at fault, relative to the workspace folder when known. */
+  file?: string;
+  /** 1-based line in that file. */
+  line?: number;
+  /** For VALIDATION_FAILED: every problem found, so a model can fix them in one pass. */
+  problems?: string[];
+  /** For VERSION_CONFLICT: the version on disk. */
+  currentVersion?: number;
+}
+
+/** The one error type of the core and the store. `message` always says what to do next. */
+export class PlanError extends Error {
+  override readonly name = 'PlanError';
+  constructor(
+    readonly code: PlanErrorCode,
+    message: string,
+    readonly details: PlanErrorDetails = {},
+  ) {
+    super(message);
+  }
+
+  /** `file:line: message`, the form editors and CI logs link to. */
+  toLocatedString(): string {
+    const where = this.details.file ? `${this.details.file}${this.details.line ? `:${this.details.line}` : ''}: ` : '';
+    return `${where}${this.message}`;
+  }
+
+  /** A copy that names `file` (line numbers offset by `lineOffset`). */
+  inFile(file: string, lineOffset = 0): PlanError {
+    const line = this.details.line !== undefined ? this.details.line + lineOffset : undefined;
+    return new PlanError(this.code, this.message, { ...this.details, file, line });
+  }
+}
+
+/** True when `e` is a PlanError (of `code`, when given). */
+export function isPlanError(e: unknown, code?: PlanErrorCode): e is PlanError {
+  return e instanceof PlanError && (code === undefined || e.code === code);
+}

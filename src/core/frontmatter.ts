@@ -1,0 +1,227 @@
+import matter from 'gray-matter';
+import * as jsyaml from 'js-yaml';
+import { Document, Scalar, YAMLSeq } from 'yaml';
+import { PlanError } from './errors';
+import { LIMITS } from './limits';
+
+/** Where the frontmatter sits in a plan's text (offsets into the text, BOM included). */
+export interface FrontmatterBlock {
+  /** Start of the YAML between the delimiters. */
+  yamlStart: number;
+  /** End of the YAML (the newline before the closing `---`). */
+  yamlEnd: number;
+  /** Start of the body (after the closing delimiter line). */
+  bodyStart: number;
+  /** The raw YAML text. */
+  yaml: string;
+}
+
+function refuseEngine(language: string) {
+  return () => {
+    throw new PlanError(
+      'INVALID_FILE',
+      `frontmatter in "${language}" is never evaluated: plan frontmatter must be YAML, opened by a line "---"`,
+      { line: 1 },
+    );
+  };
+}
+
+/**
+ * The YAML engine: plain data only (core schema, no timestamps or custom tags), no aliases
+ * (so no alias bombs), duplicate keys refused, depth capped. Objects come with a null prototype,
+ * so `__proto__` keys are inert data.
+ */
+export function parseYaml(text: string): unknown {
+  if (text.length > LIMITS.frontmatterChars) {
+    throw new PlanError(
+      'TOO_LARGE',
+      `frontmatter is ${text.length} characters, over the ${LIMITS.frontmatterChars} limit: move long text into the body`,
+      { line: 1 },
+    );
+  }
+  try {
+    return jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, maxAliases: 0, maxDepth: LIMITS.yamlDepth });
+  } catch (e) {
+    const err = e as { reason?: string; message?: string; mark?: { line?: number } };
+    const line = typeof err.mark?.line === 'number' ? err.mark.line + 1 : undefined;
+    const reason = err.reason ?? String(err.message ?? e).split('\n')[0];
+    const hint = /alias/.test(reason)
+      ? 'YAML aliases (*name) are not allowed in plan frontmatter: write the value out'
+      : /duplicated mapping key/.test(reason)
+        ? 'remove the duplicate key'
+        : 'fix the YAML syntax';
+    throw new PlanError('INVALID_FILE', `frontmatter YAML: ${reason}: ${hint}`, { line });
+  }
+}
+
+const GRAY_MATTER_OPTIONS = {
+  language: 'yaml',
+  engines: {
+    yaml: { parse: (s: string) => parseYaml(s) as object, stringify: refuseEngine('yaml') },
+    js: refuseEngine('js'),
+    javascript: refuseEngine('javascript'),
+    json: refuseEngine('json'),
+    coffee: refuseEngine('coffee'),
+    toml: refuseEngine('toml'),
+  },
+};
+
+/**
+ * Splits a plan text into frontmatter and body with gray-matter, configured safe (an options
+ * object always, so its shared cache is never used; code engines refused). Checks what
+ * gray-matter lets through: a missing or unclosed block, a closing line that is not exactly `---`.
+ * Returns the parsed (null-prototype) data and the block's offsets. `text` may start with a BOM.
+ */
+export function splitFrontmatter(text: string): { data: unknown; block: FrontmatterBlock } {
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const src = bom ? text.slice(1) : text;
+  const firstLineEnd = src.indexOf('\n');
+  const firstLine = (firstLineEnd === -1 ? src : src.slice(0, firstLineEnd)).replace(/\r$/, '');
+  if (firstLine !== '---') {
+    const lang = /^---\s*(\S+)/.exec(firstLine)?.[1];
+    if (lang) refuseEngine(lang)();
+    throw new PlanError('INVALID_FILE', 'no frontmatter: a plan file starts with a line "---", its YAML fields, and a closing "---"', { line: 1 });
+  }
+  let file: { data: unknown; content: string; matter: string };
+  try {
+    file = matter(src, GRAY_MATTER_OPTIONS as never) as never;
+  } catch (e) {
+    if (e instanceof PlanError) throw e;
+    throw new PlanError('INVALID_FILE', `frontmatter: ${(e as Error).message}`, { line: 1 });
+  }
+  const yamlStart = bom + firstLineEnd + 1;
+  // gray-matter's matter starts right after the opening "---" and ends before the "\n---".
+  const closeAt = bom + 3 + file.matter.length;
+  const yamlEnd = Math.max(yamlStart, text[closeAt - 1] === '\r' ? closeAt - 1 : closeAt);
+  // gray-matter finds the first "\n---"; it must be a whole line, and it must exist.
+  const afterClose = closeAt + 4; // "\n---"
+  const closeOk =
+    text.startsWith('\n---', closeAt) &&
+    (afterClose === text.length || text[afterClose] === '\n' || text.startsWith('\r\n', afterClose));
+  if (!closeOk) {
+    const line = text.slice(0, yamlEnd).split('\n').length;
+    throw new PlanError(
+      'INVALID_FILE',
+      'frontmatter is not closed: add a line "---" after the last YAML field',
+      { line: Math.min(line, 2) },
+    );
+  }
+  const bodyStart = text.length - file.content.length;
+  const yaml = text.slice(yamlStart, yamlEnd);
+  return { data: file.data, block: { yamlStart, yamlEnd, bodyStart, yaml } };
+}
+
+/** The values our writer puts in frontmatter. */
+export type FrontmatterValue = string | number | readonly string[];
+
+const PLAIN_SAFE = /^[A-Za-z0-9][A-Za-z0-9_.:@/+-]*$/;
+/** True when `s` reads back as the same string when written plain (pi-planner reads it too). */
+function plainSafe(s: string): boolean {
+  if (!PLAIN_SAFE.test(s)) return false;
+  try {
+    return jsyaml.load(s, { schema: jsyaml.CORE_SCHEMA }) === s;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One `key: value` entry in the YAML subset pi-planner reads: plain scalars where that is
+ * exact (ids, statuses, times, numbers, tool names), double-quoted strings otherwise, and
+ * `  - item` lists. Serialized by the `yaml` package, never by hand.
+ */
+export function stringifyEntry(key: string, value: FrontmatterValue, eol: string): string {
+  const doc = new Document({ [key]: value });
+  const map = doc.contents as unknown as { items: { value: unknown }[] };
+  const node = map.items[0].value;
+  const style = (n: unknown) => {
+    if (n instanceof Scalar && typeof n.value === 'string') {
+      n.type = plainSafe(n.value) ? Scalar.PLAIN : Scalar.QUOTE_DOUBLE;
+    }
+  };
+  if (node instanceof YAMLSeq) node.items.forEach(style);
+  else style(node);
+  const out = doc.toString({ lineWidth: 0, indentSeq: true, indent: 2 }).replace(/\n$/, '');
+  return eol === '\n' ? out : out.split('\n').join(eol);
+}
+
+/**
+ * Rewrites a frontmatter YAML text: each key in `patch` is replaced in place (its lines only),
+ * set to undefined is removed, and new keys are appended in order. Every other line, comments
+ * and unknown keys included, stays byte for byte. Key positions come from js-yaml's event stream.
+ */
+export function patchFrontmatterYaml(
+  yaml: string,
+  patch: Readonly<Record<string, FrontmatterValue | undefined>>,
+  eol: string,
+): string {
+  const entries = topLevelEntries(yaml);
+  const edits: { start: number; end: number; text: string }[] = [];
+  const seen = new Set<string>();
+  for (const e of entries) {
+    if (!(e.key in patch)) continue;
+    seen.add(e.key);
+    const v = patch[e.key];
+    edits.push({ start: e.start, end: e.end, text: v === undefined ? '' : stringifyEntry(e.key, v, eol) + eol });
+  }
+  let out = yaml;
+  for (const ed of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, ed.start) + ed.text + out.slice(ed.end);
+  const added = Object.entries(patch).filter(([k, v]) => !seen.has(k) && v !== undefined);
+  if (added.length) {
+    const lines = added.map(([k, v]) => stringifyEntry(k, v as FrontmatterValue, eol)).join(eol);
+    if (out.length && !out.endsWith('\n')) out += eol;
+    out += lines;
+  }
+  // The caller adds the newline before the closing "---"; keep none at the end.
+  return out.replace(/\r?\n$/, '');
+}
+
+interface Entry {
+  key: string;
+  /** Start of the key's first line. */
+  start: number;
+  /** Start of the next key's line (or the end of the text, past its final newline). */
+  end: number;
+}
+
+/** Top-level keys of a block mapping and the line ranges they own. */
+function topLevelEntries(yaml: string): Entry[] {
+  const events = jsyaml.parseEvents(yaml, {}) as unknown as { type: number; valueStart?: number; start?: number }[];
+  const starts: { key: string; at: number }[] = [];
+  let depth = 0;
+  let inRootMap = false;
+  let childIndex = 0;
+  for (const ev of events) {
+    if (ev.type === jsyaml.EVENT_MAPPING || ev.type === jsyaml.EVENT_SEQUENCE) {
+      if (depth === 0) inRootMap = ev.type === jsyaml.EVENT_MAPPING;
+      else if (depth === 1 && inRootMap) childIndex++;
+      depth++;
+      continue;
+    }
+    if (ev.type === jsyaml.EVENT_POP) {
+      depth--;
+      continue;
+    }
+    if ((ev.type === jsyaml.EVENT_SCALAR || ev.type === jsyaml.EVENT_ALIAS) && depth === 1 && inRootMap) {
+      if (childIndex % 2 === 0 && typeof ev.valueStart === 'number') {
+        const lineStart = yaml.lastIndexOf('\n', ev.valueStart - 1) + 1;
+        const keyText = jsyaml.getScalarValue(yaml, ev as never);
+        starts.push({ key: String(keyText), at: lineStart });
+      }
+      childIndex++;
+    }
+  }
+  return starts.map((s, i) => ({ key: s.key, start: s.at, end: ownedEnd(yaml, s.at, i + 1 < starts.length ? starts[i + 1].at : yaml.length) }));
+}
+
+/** Comment and blank lines just before the next key belong to that key, not to this one. */
+function ownedEnd(yaml: string, start: number, end: number): number {
+  let e = end;
+  for (;;) {
+    const prevLineStart = yaml.lastIndexOf('\n', e - 2) + 1;
+    if (prevLineStart <= start || e <= start) return e;
+    const line = yaml.slice(prevLineStart, e).trim();
+    if (line !== '' && !line.startsWith('#')) return e;
+    e = prevLineStart;
+  }
+}

@@ -1,0 +1,10 @@
+/** The plan document core: pure, no I/O, no clock. */
+export * from './errors';
+export * from './limits';
+export * from './schema';
+export * from './frontmatter';
+export * from './outline';
+export * from './steps';
+export * from './document';
+export * from './lifecycle';
+export * from './operations';

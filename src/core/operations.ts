@@ -1,0 +1,551 @@
+import {
+  applyEdits,
+  BodyEdit,
+  findSection,
+  parsePlan,
+  PlanDocument,
+  PlacedStep,
+  rememberOutline,
+  sectionText,
+} from './document';
+import { PlanError } from './errors';
+import { FrontmatterValue, stringifyEntry } from './frontmatter';
+import { nextStatus, PlanAction } from './lifecycle';
+import { LIMITS } from './limits';
+import { lineEndAt, shiftOutline } from './outline';
+import {
+  Actor,
+  DEFAULT_CONFIG,
+  Frontmatter,
+  FRONTMATTER_KEYS,
+  PlansConfig,
+  PlanStatus,
+  SECTION_NAMES,
+  SectionName,
+  StepStatus,
+} from './schema';
+import { oneLine, renderStepItem, Step, stepNumber } from './steps';
+
+/** Who acts and when. Time is passed in: the core has no clock. */
+export interface OpContext {
+  /** ISO 8601 time of the operation. */
+  now: string;
+  actor: Actor;
+  config?: PlansConfig;
+  /** The user's application-scoped opt-in that lets an agent approve. */
+  agentMayApprove?: boolean;
+}
+
+/** What an operation produced: the new text of the plan, and what happened (for the checkpoint log). */
+export interface OpResult {
+  text: string;
+  status: PlanStatus;
+  /** A checkpoint `type` for this event, e.g. `step`, `status`. */
+  event: string;
+  /** The step acted on, if any. */
+  step?: string;
+  note?: string;
+  /** Plans created by this operation (a revision), with their text. */
+  created?: { id: string; text: string }[];
+  /** True when marking the last open step completed the plan. */
+  autoCompleted?: boolean;
+}
+
+/** Fields of a new step. */
+export interface NewStep {
+  text: string;
+  tool?: string;
+  operation?: string;
+  target?: string;
+  details?: string;
+}
+
+/** Metadata a plan carries in sections (lists are written as `- item` lines). */
+export interface SectionsInput {
+  goal?: string;
+  assumptions?: string | readonly string[];
+  risks?: string | readonly string[];
+  verification?: string | readonly string[];
+  files?: string | readonly string[];
+  context?: string;
+}
+
+/** Frontmatter fields a plan author may set. */
+export interface FieldsInput {
+  title?: string;
+  planner_model?: string;
+  executor_model?: string;
+  tools_required?: readonly string[];
+}
+
+export interface CreateInput extends SectionsInput, FieldsInput {
+  id: string;
+  title: string;
+  steps?: readonly NewStep[];
+  status?: 'draft' | 'proposed';
+}
+
+const SECTION_KEYS: Record<keyof SectionsInput, SectionName> = {
+  goal: 'Goal',
+  assumptions: 'Assumptions',
+  risks: 'Risks',
+  verification: 'Verification',
+  files: 'Files',
+  context: 'Context',
+};
+
+function sectionBody(v: string | readonly string[]): string {
+  if (typeof v === 'string') return v.replace(/\r\n/g, '\n').trim();
+  return v.map((i) => `- ${oneLine(i)}`).join('\n');
+}
+
+function withEol(s: string, eol: string): string {
+  return eol === '\n' ? s : s.replace(/\r?\n/g, eol);
+}
+
+function checkNewStep(s: NewStep): void {
+  if (!s.text || !s.text.trim()) throw new PlanError('INVALID_INPUT', 'a step needs text: say what the step does');
+  if (oneLine(s.text).length > LIMITS.stepText) throw new PlanError('TOO_LARGE', `step text is over ${LIMITS.stepText} characters: shorten it and put detail in "details"`);
+  if ((s.details ?? '').length > LIMITS.stepDetails) throw new PlanError('TOO_LARGE', `step details are over ${LIMITS.stepDetails} characters: shorten them`);
+  if ((s.tool && !s.operation) || (!s.tool && s.operation)) throw new PlanError('INVALID_INPUT', 'give both "tool" and "operation" for a step annotation, or neither');
+  for (const w of [s.tool, s.operation]) {
+    if (w !== undefined && !/^[^\s():]{1,60}$/.test(w)) throw new PlanError('INVALID_INPUT', `"${w}" must be one word (no spaces, colons or parentheses)`);
+  }
+}
+
+/** The text of a new plan file (LF line ends), built from its parts. */
+export function createPlanText(input: CreateInput, now: string): string {
+  const steps = input.steps ?? [];
+  steps.forEach(checkNewStep);
+  if (steps.length > LIMITS.steps) throw new PlanError('TOO_LARGE', `at most ${LIMITS.steps} steps in one plan: split it`);
+  const fm: Partial<Frontmatter> = {
+    id: input.id,
+    title: oneLine(input.title),
+    status: input.status ?? 'draft',
+    version: 1,
+    created_at: now,
+    updated_at: now,
+    planner_model: input.planner_model,
+    tools_required: input.tools_required?.length ? [...input.tools_required] : undefined,
+    executor_model: input.executor_model,
+    step_seq: steps.length,
+  };
+  const head = FRONTMATTER_KEYS.filter((k) => fm[k] !== undefined)
+    .map((k) => stringifyEntry(k, fm[k] as FrontmatterValue, '\n'))
+    .join('\n');
+  const sections: string[] = [];
+  for (const name of SECTION_NAMES) {
+    if (name === 'Steps') {
+      if (steps.length) {
+        const items = steps.map((s, i) =>
+          renderStepItem({ ...s, id: `S${String(i + 1).padStart(3, '0')}`, status: 'pending' }, `${i + 1}.`, '\n'),
+        );
+        sections.push(`## Steps\n${items.join('\n')}\n`);
+      }
+      continue;
+    }
+    const key = (Object.keys(SECTION_KEYS) as (keyof SectionsInput)[]).find((k) => SECTION_KEYS[k] === name)!;
+    const v = input[key];
+    if (v !== undefined && sectionBody(v)) sections.push(`## ${name}\n${sectionBody(v)}\n`);
+  }
+  const text = `---\n${head}\n---\n\n${sections.join('\n')}`;
+  return parsePlan(text).text;
+}
+
+// ---------- helpers shared by the operations ----------
+
+function cfg(ctx: OpContext): PlansConfig {
+  return ctx.config ?? DEFAULT_CONFIG;
+}
+
+function stamp(doc: PlanDocument, ctx: OpContext, patch: Record<string, FrontmatterValue | undefined> = {}) {
+  return { ...patch, version: doc.fm.version + 1, updated_at: ctx.now };
+}
+
+/** Status patch for a content edit: rejected -> draft, approved -> proposed (approval void). */
+function editPatch(doc: PlanDocument, ctx: OpContext): Record<string, FrontmatterValue | undefined> {
+  const to = nextStatus(doc.fm.id, doc.fm.status, 'edit', ctx.actor);
+  const patch: Record<string, FrontmatterValue | undefined> = {};
+  if (to !== doc.fm.status) patch.status = to;
+  if (doc.fm.approved_by !== undefined || doc.fm.approved_version !== undefined) {
+    patch.approved_by = undefined;
+    patch.approved_version = undefined;
+    patch.approved_at = undefined;
+  }
+  return patch;
+}
+
+function result(text: string, event: string, extra: Partial<OpResult> = {}): OpResult {
+  const doc = parsePlan(text);
+  return { text, status: doc.fm.status, event, ...extra };
+}
+
+/** A copy of the document whose steps all carry ids (pi-planner steps get theirs on the first write). */
+export function ensureStepIds(doc: PlanDocument): PlanDocument {
+  const missing = doc.steps.filter((s) => !s.hasId);
+  const maxId = Math.max(0, ...doc.steps.map((s) => stepNumber(s.id)));
+  if (!missing.length && (doc.fm.step_seq ?? 0) >= maxId) return doc;
+  const edits: BodyEdit[] = missing.map((s) => {
+    const it = doc.outline.steps[s.index];
+    return { start: it.start, end: it.end, text: renderStepItem(s, s.bullet, doc.eol) };
+  });
+  const { text } = applyEdits(doc, { step_seq: Math.max(doc.fm.step_seq ?? 0, maxId) }, edits);
+  return parsePlan(text);
+}
+
+function findStep(doc: PlanDocument, id: string): PlacedStep {
+  const s = doc.steps.find((x) => x.id === id);
+  if (!s) {
+    const ids = doc.steps.map((x) => x.id);
+    throw new PlanError(
+      'NOT_FOUND',
+      `${doc.fm.id} has no step ${id}${ids.length ? ` (its steps: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', ...' : ''})` : ' (it has no steps yet)'}: read the plan for the current step ids`,
+    );
+  }
+  return s;
+}
+
+/** Replaces one step item in place; the outline is shifted, not re-parsed (the hot path). */
+function replaceItem(doc: PlanDocument, step: PlacedStep, rendered: string, patch: Record<string, FrontmatterValue | undefined>): string {
+  const it = doc.outline.steps[step.index];
+  const { text, body } = applyEdits(doc, patch, [{ start: it.start, end: it.end, text: rendered }]);
+  const delta = rendered.length - (it.end - it.start);
+  rememberOutline(body, shiftOutline(doc.outline, step.index, delta, lineEndAt(body, it.start)));
+  return text;
+}
+
+/** Re-lays the Steps list as `seq` (source text reused where an item's bullet is unchanged). */
+function rebuildSteps(
+  doc: PlanDocument,
+  seq: readonly { step: Omit<Step, 'hasId'>; from?: PlacedStep }[],
+  patch: Record<string, FrontmatterValue | undefined>,
+): string {
+  const items = doc.outline.steps;
+  const first = doc.steps[0];
+  const ordered = items.length ? items[0].ordered : true;
+  const m = first ? /^(\d+)([.)])$/.exec(first.bullet) : null;
+  const startNum = m ? Number(m[1]) : 1;
+  const delim = m ? m[2] : '.';
+  const lines = seq.map((e, i) => {
+    const bullet = ordered ? `${startNum + i}${delim}` : (e.from?.bullet ?? first?.bullet ?? '-');
+    if (e.from && e.from.bullet === bullet) {
+      const it = items[e.from.index];
+      return doc.body.slice(it.start, it.end);
+    }
+    return renderStepItem(e.step, bullet, doc.eol);
+  });
+  if (items.length) {
+    const start = items[0].start;
+    const end = items[items.length - 1].end;
+    return applyEdits(doc, patch, [{ start, end, text: lines.join(doc.eol) }]).text;
+  }
+  return setSectionText(doc, 'Steps', lines.join(doc.eol), patch);
+}
+
+/** Sets a `##` section's content (creating the section in its usual place when absent). */
+function setSectionText(doc: PlanDocument, name: SectionName, content: string, patch: Record<string, FrontmatterValue | undefined>): string {
+  return applyEdits(doc, patch, [sectionEdit(doc, name, content)]).text;
+}
+
+function sectionEdit(doc: PlanDocument, name: SectionName, content: string): BodyEdit {
+  const eol = doc.eol;
+  const c = withEol(content.trim(), eol);
+  const sec = findSection(doc, name);
+  if (sec) {
+    const isLast = sec.end >= doc.body.length;
+    if (!c) {
+      // An emptied section is removed with its heading.
+      return { start: sec.headingStart, end: sec.end, text: '' };
+    }
+    return { start: sec.start, end: sec.end, text: `${eol}${c}${eol}${isLast ? '' : eol}` };
+  }
+  if (!c) return { start: 0, end: 0, text: '' };
+  // Insert before the first section that comes later in the usual order, or before the review history.
+  const order = SECTION_NAMES.indexOf(name);
+  const later = doc.outline.sections.find((s) => {
+    const i = SECTION_NAMES.findIndex((n) => n.toLowerCase() === s.title.toLowerCase());
+    return (i > order && s.depth === 2) || /^Rejection \(v\d+\)$/.test(s.title);
+  });
+  const block = `## ${name}${eol}${c}${eol}`;
+  if (later) return { start: later.start, end: later.start, text: `${block}${eol}` };
+  const body = doc.body;
+  const trimmedEnd = body.replace(/\s+$/, '').length;
+  const lead = trimmedEnd === 0 ? eol : `${eol}${eol}`;
+  return { start: trimmedEnd, end: body.length, text: `${lead}${block}` };
+}
+
+// ---------- content edits ----------
+
+export type StepOp =
+  | ({ op: 'add'; after?: string } & NewStep)
+  | { op: 'update'; id: string; text?: string; tool?: string; operation?: string; target?: string; details?: string }
+  | { op: 'remove'; id: string }
+  | { op: 'move'; id: string; after?: string };
+
+/** Adds, updates, removes or moves a step by id. Ids are never reused (the counter is in `step_seq`). */
+export function editStep(input: PlanDocument, op: StepOp, ctx: OpContext): OpResult {
+  let doc = input;
+  const patch = editPatch(doc, ctx);
+  doc = ensureStepIds(doc);
+  if (op.op === 'update') {
+    const s = findStep(doc, op.id);
+    const upd = { ...s, text: op.text ?? s.text, tool: op.tool ?? s.tool, operation: op.operation ?? s.operation, target: op.target ?? s.target, details: op.details ?? s.details };
+    if (op.text === undefined && op.tool === undefined && op.operation === undefined && op.target === undefined && op.details === undefined) {
+      throw new PlanError('INVALID_INPUT', `nothing to update for ${op.id}: give text, tool, operation, target or details`);
+    }
+    checkNewStep(upd);
+    const text = replaceItem(doc, s, renderStepItem(upd, s.bullet, doc.eol), { ...stamp(input, ctx), ...patch });
+    return result(text, 'edit', { step: s.id });
+  }
+  const seq: { step: Omit<Step, 'hasId'>; from?: PlacedStep }[] = doc.steps.map((s) => ({ step: s, from: s }));
+  let stepSeq = doc.fm.step_seq ?? 0;
+  let stepId: string;
+  const indexOfAfter = (after: string | undefined) => {
+    if (after === undefined) return seq.length;
+    if (after === 'start') return 0;
+    findStep(doc, after);
+    return seq.findIndex((e) => e.step.id === after) + 1;
+  };
+  if (op.op === 'add') {
+    checkNewStep(op);
+    if (doc.steps.length >= LIMITS.steps) throw new PlanError('TOO_LARGE', `${doc.fm.id} has ${LIMITS.steps} steps, the limit: split the work into another plan`);
+    stepId = `S${String(++stepSeq).padStart(3, '0')}`;
+    const at = indexOfAfter(op.after);
+    seq.splice(at, 0, { step: { id: stepId, status: 'pending', text: oneLine(op.text), tool: op.tool, operation: op.operation, target: op.target, details: op.details } });
+  } else if (op.op === 'remove') {
+    const s = findStep(doc, op.id);
+    stepId = s.id;
+    seq.splice(seq.findIndex((e) => e.step.id === s.id), 1);
+  } else {
+    const s = findStep(doc, op.id);
+    stepId = s.id;
+    if (op.after === s.id) throw new PlanError('INVALID_INPUT', `cannot move ${s.id} after itself: name another step, or "start"`);
+    const [moved] = seq.splice(seq.findIndex((e) => e.step.id === s.id), 1);
+    const at = indexOfAfter(op.after);
+    seq.splice(at, 0, moved);
+  }
+  const text = rebuildSteps(doc, seq, { ...stamp(input, ctx), ...patch, step_seq: stepSeq });
+  return result(text, 'edit', { step: stepId });
+}
+
+/** Sets metadata sections and fields. Each given section replaces the old one whole. */
+export function setMetadata(input: PlanDocument, sections: SectionsInput, fields: FieldsInput, ctx: OpContext): OpResult {
+  const doc = input;
+  const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), ...editPatch(doc, ctx) };
+  if (fields.title !== undefined) {
+    const t = oneLine(fields.title);
+    if (!t) throw new PlanError('INVALID_INPUT', 'the title cannot be empty');
+    if (t.length > LIMITS.title) throw new PlanError('TOO_LARGE', `the title is over ${LIMITS.title} characters: shorten it`);
+    patch.title = t;
+  }
+  for (const k of ['planner_model', 'executor_model'] as const) {
+    if (fields[k] !== undefined) patch[k] = oneLine(fields[k]!).slice(0, LIMITS.shortField) || undefined;
+  }
+  if (fields.tools_required !== undefined) patch.tools_required = fields.tools_required.length ? [...fields.tools_required] : undefined;
+  const edits: BodyEdit[] = [];
+  for (const k of Object.keys(SECTION_KEYS) as (keyof SectionsInput)[]) {
+    const v = sections[k];
+    if (v === undefined) continue;
+    const body = sectionBody(v);
+    const cap = k === 'context' ? LIMITS.contextBytes : LIMITS.section;
+    if (body.length > cap) throw new PlanError('TOO_LARGE', `${SECTION_KEYS[k]} is over ${cap} characters${k === 'context' ? `: put large context in .pi/plans/artifacts/${doc.fm.id}/ and link it` : ': shorten it'}`);
+    edits.push(sectionEdit(doc, SECTION_KEYS[k], body));
+  }
+  // Edits are computed against the same document, so apply them one section at a time.
+  let text: string;
+  if (edits.length <= 1) {
+    text = applyEdits(doc, patch, edits).text;
+  } else {
+    let cur = doc;
+    let first = true;
+    for (const k of Object.keys(SECTION_KEYS) as (keyof SectionsInput)[]) {
+      const v = sections[k];
+      if (v === undefined) continue;
+      cur = parsePlan(applyEdits(cur, first ? patch : {}, [sectionEdit(cur, SECTION_KEYS[k], sectionBody(v))]).text);
+      first = false;
+    }
+    text = cur.text;
+  }
+  return result(text, 'edit');
+}
+
+/**
+ * Replaces the whole body Markdown (seed 000's plan_set_content). Draft and proposed plans are
+ * overwritten (proposed stays proposed); rejected goes back to draft; approved back to proposed.
+ * An executing plan is not changed in place: a revision is created (a new plan, proposed, with
+ * done steps carried over) and the old plan becomes superseded, linked both ways.
+ */
+export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, opts: { title?: string; revisionId?: string } = {}): OpResult {
+  const md = markdown.replace(/^\ufeff/, '');
+  if (/^---[ \t]*\r?\n/.test(md)) {
+    throw new PlanError('INVALID_INPUT', 'send the Markdown body only, without a "---" frontmatter block: the fields (id, status, version...) are managed for you; set the title with the title parameter');
+  }
+  if (md.length > LIMITS.fileBytes / 2) throw new PlanError('TOO_LARGE', `the Markdown is over ${LIMITS.fileBytes / 2} characters: split the plan`);
+  const eol = doc.eol;
+  const newBody = `${eol}${withEol(md.trim(), eol)}${eol}`;
+  if (doc.fm.status === 'executing') {
+    if (!opts.revisionId) throw new PlanError('INVALID_INPUT', 'a revision needs a new plan id');
+    nextStatus(doc.fm.id, doc.fm.status, 'revise', ctx.actor);
+    const carried = new Map(doc.steps.filter((s) => s.status === 'done' || s.status === 'skipped').map((s) => [s.id, s.status]));
+    const created = createPlanText({ id: opts.revisionId, title: opts.title ?? doc.fm.title, status: 'proposed', planner_model: doc.fm.planner_model, executor_model: doc.fm.executor_model, tools_required: doc.fm.tools_required }, ctx.now);
+    let rev = ensureStepIds(parsePlan(applyEdits(parsePlan(created), { supersedes: doc.fm.id, step_seq: Math.max(doc.fm.step_seq ?? 0, 0) }, [{ start: 0, end: parsePlan(created).body.length, text: newBody }]).text));
+    const carry = rev.steps.filter((s) => carried.has(s.id) && s.status !== carried.get(s.id));
+    if (carry.length) {
+      const edits = carry.map((s) => ({ start: rev.outline.steps[s.index].start, end: rev.outline.steps[s.index].end, text: renderStepItem({ ...s, status: carried.get(s.id)! }, s.bullet, rev.eol) }));
+      rev = parsePlan(applyEdits(rev, {}, edits).text);
+    }
+    const old = applyEdits(doc, { ...stamp(doc, ctx), status: 'superseded', superseded_by: opts.revisionId, execution_ended_at: ctx.now }).text;
+    return result(old, 'status', { created: [{ id: opts.revisionId, text: rev.text }] });
+  }
+  const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), ...editPatch(doc, ctx) };
+  if (opts.title !== undefined) {
+    const t = oneLine(opts.title);
+    if (!t || t.length > LIMITS.title) throw new PlanError('INVALID_INPUT', `the title must be 1 to ${LIMITS.title} characters`);
+    patch.title = t;
+  }
+  const replaced = parsePlan(applyEdits(doc, patch, [{ start: 0, end: doc.body.length, text: newBody }]).text);
+  // Steps written without ids get new ones from the counter; ids the model kept stay.
+  const normalized = ensureStepIds(replaced);
+  return result(normalized.text, 'edit');
+}
+
+// ---------- review ----------
+
+/** What keeps a plan from review, as a list a model can fix in one pass. Empty when ready. */
+export function reviewProblems(doc: PlanDocument, config: PlansConfig = DEFAULT_CONFIG): string[] {
+  const problems: string[] = [];
+  for (const name of config.required_sections) {
+    if (!sectionText(doc, name)) problems.push(`add a "## ${name}" section${name === 'Goal' ? ' saying what the plan achieves' : ''}`);
+  }
+  if (!doc.steps.length) problems.push('add at least one step');
+  for (const s of doc.steps) if (!s.text) problems.push(`step ${s.id} has no text`);
+  return problems;
+}
+
+/** draft -> proposed after validation; a plan with no steps is cancelled (seed 001). */
+export function submit(doc: PlanDocument, ctx: OpContext): OpResult {
+  const to = nextStatus(doc.fm.id, doc.fm.status, 'submit', ctx.actor);
+  const d = ensureStepIds(doc);
+  if (!d.steps.length) {
+    const text = applyEdits(d, { ...stamp(doc, ctx), status: 'cancelled', result_summary: 'Cancelled on submit: the plan had no steps.' }).text;
+    return result(text, 'status', { note: 'no steps: cancelled' });
+  }
+  const problems = reviewProblems(d, cfg(ctx));
+  if (problems.length) {
+    throw new PlanError('VALIDATION_FAILED', `${doc.fm.id} is not ready for review; it stays a draft. Fix: ${problems.join('; ')}. Then submit again.`, { problems });
+  }
+  return result(applyEdits(d, { ...stamp(doc, ctx), status: to }).text, 'status');
+}
+
+/** proposed -> approved. `seenVersion` is the version the reviewer looked at: a changed plan is refused. */
+export function approve(doc: PlanDocument, seenVersion: number, ctx: OpContext): OpResult {
+  const to = nextStatus(doc.fm.id, doc.fm.status, 'approve', ctx.actor, { agentMayApprove: ctx.agentMayApprove });
+  if (seenVersion !== doc.fm.version) {
+    throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seenVersion}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version, then approve it.`, { currentVersion: doc.fm.version });
+  }
+  const text = applyEdits(doc, { ...stamp(doc, ctx), status: to, approved_by: ctx.actor, approved_version: doc.fm.version, approved_at: ctx.now }).text;
+  return result(text, 'status');
+}
+
+/** proposed -> rejected (or needs_review on the third rejection), feedback appended to the review history. */
+export function reject(doc: PlanDocument, feedback: string, ctx: OpContext, seenVersion?: number): OpResult {
+  const fb = feedback.replace(/\r\n/g, '\n').trim();
+  if (!fb) throw new PlanError('INVALID_INPUT', 'a rejection needs feedback: say what must change');
+  if (fb.length > LIMITS.feedback) throw new PlanError('TOO_LARGE', `feedback is over ${LIMITS.feedback} characters: shorten it`);
+  const to = nextStatus(doc.fm.id, doc.fm.status, 'reject', ctx.actor, { rejectionCount: doc.rejections.length });
+  if (seenVersion !== undefined && seenVersion !== doc.fm.version) {
+    throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seenVersion}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version first.`, { currentVersion: doc.fm.version });
+  }
+  const eol = doc.eol;
+  const body = doc.body;
+  const trimmedEnd = body.replace(/\s+$/, '').length;
+  const section = `${trimmedEnd ? `${eol}${eol}` : eol}## Rejection (v${doc.fm.version})${eol}${withEol(fb, eol)}${eol}`;
+  const text = applyEdits(doc, { ...stamp(doc, ctx), status: to }, [{ start: trimmedEnd, end: body.length, text: section }]).text;
+  return result(text, 'status', { note: fb });
+}
+
+/** A plain status change that the transition table allows (cancel, reopen, retry, resume, stall). */
+export function changeStatus(doc: PlanDocument, action: Extract<PlanAction, 'cancel' | 'reopen' | 'retry' | 'resume' | 'stall'>, ctx: OpContext, reason?: string): OpResult {
+  const to = nextStatus(doc.fm.id, doc.fm.status, action, ctx.actor);
+  const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), status: to };
+  if (action === 'cancel') {
+    if (reason) patch.result_summary = oneLine(reason).slice(0, LIMITS.resultSummary);
+    if (doc.fm.status === 'executing') patch.execution_ended_at = ctx.now;
+  }
+  if (action === 'retry') {
+    patch.execution_ended_at = undefined;
+    patch.result_summary = undefined;
+  }
+  if (action === 'resume') patch.execution_ended_at = undefined;
+  if (action === 'reopen') Object.assign(patch, { approved_by: undefined, approved_version: undefined, approved_at: undefined });
+  return result(applyEdits(doc, patch).text, 'status', { note: reason });
+}
+
+// ---------- execution ----------
+
+/** approved -> executing. */
+export function startExecution(doc: PlanDocument, ctx: OpContext, session?: string): OpResult {
+  const to = nextStatus(doc.fm.id, doc.fm.status, 'start', ctx.actor);
+  const d = ensureStepIds(doc);
+  const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), status: to, execution_started_at: ctx.now, execution_ended_at: undefined };
+  if (session) patch.execution_session = oneLine(session).slice(0, LIMITS.shortField);
+  return result(applyEdits(d, patch).text, 'status');
+}
+
+/** Marks a step (executing only). Marking the last open step done or skipped completes the plan. */
+export function markStep(input: PlanDocument, stepId: string, status: StepStatus, ctx: OpContext, note?: string): OpResult {
+  nextStatus(input.fm.id, input.fm.status, 'mark_step', ctx.actor);
+  if (note !== undefined && note.length > LIMITS.note) throw new PlanError('TOO_LARGE', `the note is over ${LIMITS.note} characters: shorten it`);
+  const doc = ensureStepIds(input);
+  const s = findStep(doc, stepId);
+  const updated = { ...s, status, note: note !== undefined ? oneLine(note) || undefined : s.note };
+  const open = doc.steps.filter((x) => x.id !== s.id && x.status !== 'done' && x.status !== 'skipped');
+  const finishing = (status === 'done' || status === 'skipped') && open.length === 0;
+  const patch: Record<string, FrontmatterValue | undefined> = stamp(input, ctx);
+  if (finishing) {
+    patch.status = 'completed';
+    patch.execution_ended_at = ctx.now;
+    patch.result_summary = doc.fm.result_summary ?? 'All steps done.';
+  }
+  const text = replaceItem(doc, s, renderStepItem(updated, s.bullet, doc.eol), patch);
+  return { text, status: finishing ? 'completed' : doc.fm.status, event: 'step', step: s.id, note: updated.note, autoCompleted: finishing };
+}
+
+/** executing -> completed or failed, with a result summary (required for a failure). */
+export function finishExecution(doc: PlanDocument, outcome: 'complete' | 'fail', summary: string | undefined, ctx: OpContext): OpResult {
+  const to = nextStatus(doc.fm.id, doc.fm.status, outcome, ctx.actor);
+  const s = summary ? oneLine(summary) : '';
+  if (outcome === 'fail' && !s) throw new PlanError('INVALID_INPUT', 'say why the plan failed: give a summary');
+  if (s.length > LIMITS.resultSummary) throw new PlanError('TOO_LARGE', `the summary is over ${LIMITS.resultSummary} characters: shorten it`);
+  return result(applyEdits(doc, { ...stamp(doc, ctx), status: to, execution_ended_at: ctx.now, result_summary: s || undefined }).text, 'status', { note: s || undefined });
+}
+
+/** A new proposed plan from a finished, rejected or failed one: same steps (all pending), no review history. */
+export function clonePlan(doc: PlanDocument, newId: string, ctx: OpContext): string {
+  nextStatus(doc.fm.id, doc.fm.status, 'clone', ctx.actor);
+  const src = ensureStepIds(doc);
+  const created = parsePlan(createPlanText({ id: newId, title: src.fm.title, status: 'proposed', planner_model: src.fm.planner_model, executor_model: src.fm.executor_model, tools_required: src.fm.tools_required }, ctx.now));
+  // Body: the source body without its review history, every step pending, no notes.
+  const drop = src.outline.sections.filter((s) => /^Rejection \(v\d+\)$/.test(s.title));
+  const edits: BodyEdit[] = [
+    ...drop.map((s) => ({ start: s.start, end: s.end, text: '' })),
+    ...src.steps.map((s) => ({ start: src.outline.steps[s.index].start, end: src.outline.steps[s.index].end, text: renderStepItem({ ...s, status: 'pending', note: undefined }, s.bullet, src.eol) })),
+  ];
+  const body = applyEdits(src, {}, edits).body.replace(/\s+$/, '') + src.eol;
+  return parsePlan(applyEdits(created, { step_seq: src.fm.step_seq ?? 0 }, [{ start: 0, end: created.body.length, text: body.startsWith(src.eol) ? body : src.eol + body }]).text).text;
+}
+
+// ---------- detection ----------
+
+/** True when an executing plan has shown no activity (checkpoint, write, start) for the configured timeout. */
+export function isStalled(fm: Frontmatter, lastActivity: string | undefined, now: string, config: PlansConfig = DEFAULT_CONFIG): boolean {
+  if (fm.status !== 'executing') return false;
+  const times = [lastActivity, fm.execution_started_at, fm.updated_at].filter(Boolean).map((t) => Date.parse(t!));
+  const last = Math.max(...times.filter((t) => !Number.isNaN(t)));
+  return Date.parse(now) - last > config.executor_timeout_minutes * 60_000;
+}
+
+/** True when a proposed plan has waited for review longer than `stale_after_days`. */
+export function isStale(fm: Frontmatter, now: string, config: PlansConfig = DEFAULT_CONFIG): boolean {
+  return fm.status === 'proposed' && Date.parse(now) - Date.parse(fm.updated_at) > config.stale_after_days * 86_400_000;
+}

@@ -1,0 +1,106 @@
+import { remark } from 'remark';
+import remarkGfm from 'remark-gfm';
+import { toString } from 'mdast-util-to-string';
+import type { Root, RootContent, List } from 'mdast';
+
+/** A `#`/`##` section of the body: offsets relative to the body text. */
+export interface OutlineSection {
+  /** Heading text, trimmed. */
+  title: string;
+  depth: number;
+  /** Start of the heading line. */
+  start: number;
+  /** End of the heading line (before its line break). */
+  headingEnd: number;
+  /** Start of the next `#`/`##` heading, or the end of the body. */
+  end: number;
+}
+
+/** One top-level list item of the Steps section: offsets relative to the body text. */
+export interface OutlineItem {
+  start: number;
+  /** End of the item's first line (before its line break). */
+  lineEnd: number;
+  /** End of the item's last character. */
+  end: number;
+  ordered: boolean;
+}
+
+/** Where the sections and steps are. Computed by remark (GFM), cached by body text. */
+export interface Outline {
+  sections: OutlineSection[];
+  /** Index into `sections` of the Steps section, or -1. */
+  stepsSection: number;
+  steps: OutlineItem[];
+}
+
+const processor = remark().use(remarkGfm);
+
+/** Lines that close the previous section: headings of depth 1 or 2. */
+const SECTION_DEPTH = 2;
+
+/** Parses `body` with remark and GFM and returns its section and step positions. */
+export function computeOutline(body: string): Outline {
+  const root = processor.parse(body) as Root;
+  const sections: OutlineSection[] = [];
+  for (const node of root.children) {
+    if (node.type === 'heading' && node.depth <= SECTION_DEPTH && node.position) {
+      const start = node.position.start.offset ?? 0;
+      sections.push({
+        title: toString(node).trim(),
+        depth: node.depth,
+        start,
+        headingEnd: lineEndAt(body, start),
+        end: body.length,
+      });
+    }
+  }
+  for (let i = 0; i + 1 < sections.length; i++) sections[i].end = sections[i + 1].start;
+  const stepsSection = sections.findIndex((s) => s.depth === 2 && s.title.toLowerCase() === 'steps');
+  const steps: OutlineItem[] = [];
+  if (stepsSection >= 0) {
+    const sec = sections[stepsSection];
+    for (const node of root.children as RootContent[]) {
+      const off = node.position?.start.offset ?? -1;
+      if (node.type !== 'list' || off < sec.headingEnd || off >= sec.end) continue;
+      const list = node as List;
+      for (const item of list.children) {
+        const s = item.position?.start.offset ?? 0;
+        steps.push({ start: s, lineEnd: lineEndAt(body, s), end: item.position?.end.offset ?? s, ordered: !!list.ordered });
+      }
+    }
+  }
+  return { sections, stepsSection, steps };
+}
+
+/** End of the line that contains `at`, before any "\r\n" or "\n". */
+export function lineEndAt(text: string, at: number): number {
+  let e = text.indexOf('\n', at);
+  if (e === -1) e = text.length;
+  if (e > at && text[e - 1] === '\r') e--;
+  return e;
+}
+
+/**
+ * The outline after `body.slice(start, end)` was replaced by text `delta` characters longer,
+ * when the edit stays inside one step item and keeps the block structure (a step's own lines).
+ * Saves a remark parse on the hot path of step updates.
+ */
+export function shiftOutline(outline: Outline, itemIndex: number, delta: number, newLineEnd: number): Outline {
+  const shift = (o: number, pivot: number) => (o > pivot ? o + delta : o);
+  const pivot = outline.steps[itemIndex].start;
+  return {
+    stepsSection: outline.stepsSection,
+    sections: outline.sections.map((s) => ({
+      ...s,
+      start: shift(s.start, pivot),
+      headingEnd: shift(s.headingEnd, pivot),
+      end: shift(s.end, pivot),
+    })),
+    steps: outline.steps.map((it, i) =>
+      i === itemIndex
+        ? { ...it, lineEnd: newLineEnd, end: it.end + delta }
+        : { ...it, start: shift(it.start, pivot), lineEnd: shift(it.lineEnd, pivot), end: shift(it.end, pivot) },
+    ),
+  };
+}

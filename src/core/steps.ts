@@ -1,0 +1,136 @@
+import type { StepStatus } from './schema';
+
+/** A step as the file says it. */
+export interface Step {
+  /** `S001`; for a pi-planner step written without one, a provisional id by position. */
+  id: string;
+  /** False when the file does not carry the id yet (pi-planner's form); the next write adds it. */
+  hasId: boolean;
+  status: StepStatus;
+  text: string;
+  tool?: string;
+  operation?: string;
+  target?: string;
+  /** Continuation lines that are not the note, unindented. */
+  details?: string;
+  /** The latest note (`> ` line under the step). */
+  note?: string;
+}
+
+/** The visible marker after the id, for statuses a checkbox alone cannot show. */
+const MARKERS: Partial<Record<StepStatus, string>> = {
+  in_progress: '*in progress*',
+  blocked: '*blocked*',
+  failed: '*failed*',
+  skipped: '*skipped*',
+};
+const MARKER_TO_STATUS: Record<string, StepStatus> = {
+  'in progress': 'in_progress',
+  blocked: 'blocked',
+  failed: 'failed',
+  skipped: 'skipped',
+};
+
+// `1. [ ] S001 *blocked* text (tool: operation → target)`; everything after the list marker is optional but the text.
+const HEADER =
+  /^(?<bullet>\d{1,9}[.)]|[-*+])(?<sp>[ \t]+)(?:\[(?<check>[ xX])\][ \t]+)?(?:(?<id>S\d{3,4})(?:[ \t]+|$))?(?:\*(?<marker>in progress|blocked|failed|skipped)\*(?:[ \t]+|$))?(?<rest>.*)$/;
+// pi-planner's annotation: one-word tool and operation, optional target, at the end of the line.
+const ANNOTATION = /^(?<text>.*?)[ \t]+\((?<tool>[^\s():]+):[ \t]+(?<op>[^\s()]+?)(?:[ \t]+→[ \t]+(?<target>.+?))?\)$/;
+
+/** Parses one step item's source (its first line and continuation lines). */
+export function parseStepItem(src: string, position: number): Step & { bullet: string } {
+  const lines = src.split(/\r?\n/);
+  const m = HEADER.exec(lines[0]);
+  const g = m?.groups ?? { bullet: '-', rest: lines[0] };
+  const checked = g.check === 'x' || g.check === 'X';
+  const marker = g.marker ? MARKER_TO_STATUS[g.marker] : undefined;
+  let status: StepStatus = checked ? 'done' : 'pending';
+  if (marker === 'skipped') status = checked ? 'skipped' : 'pending';
+  else if (marker && !checked) status = marker;
+  const rest = (g.rest ?? '').trimEnd();
+  const a = ANNOTATION.exec(rest)?.groups;
+  const step: Step & { bullet: string } = {
+    bullet: g.bullet,
+    id: g.id ?? provisionalId(position),
+    hasId: !!g.id,
+    status,
+    text: a ? a.text.trim() : rest.trim(),
+  };
+  if (a) {
+    step.tool = a.tool;
+    step.operation = a.op;
+    if (a.target) step.target = a.target;
+  }
+  const details: string[] = [];
+  const notes: string[] = [];
+  for (const raw of lines.slice(1)) {
+    const line = raw.trim();
+    if (line.startsWith('> ') || line === '>') notes.push(line.replace(/^>\s?/, '').replace(/^Note:\s*/, ''));
+    else if (line) details.push(line);
+  }
+  if (details.length) step.details = details.join('\n');
+  if (notes.length) step.note = notes.join(' ');
+  return step;
+}
+
+/** `S001` for position 0. */
+export function provisionalId(position: number): string {
+  return `S${String(position + 1).padStart(3, '0')}`;
+}
+
+/** The number in a step id. */
+export function stepNumber(id: string): number {
+  return Number(id.slice(1));
+}
+
+/** Renders a step item (without a trailing line break). `bullet` is `1.`, `-`, ... */
+export function renderStepItem(step: Omit<Step, 'hasId'>, bullet: string, eol: string): string {
+  const check = step.status === 'done' || step.status === 'skipped' ? '[x]' : '[ ]';
+  const marker = MARKERS[step.status];
+  let head = `${bullet} ${check} ${step.id}${marker ? ` ${marker}` : ''} ${oneLine(step.text)}`;
+  if (step.tool && step.operation) {
+    head += ` (${step.tool}: ${step.operation}${step.target ? ` → ${oneLine(step.target)}` : ''})`;
+  }
+  const indent = ' '.repeat(bullet.length + 1);
+  const lines = [head];
+  if (step.details) {
+    for (const l of step.details.split(/\r?\n/)) if (l.trim()) lines.push(indent + l.trim());
+  }
+  if (step.note) lines.push(`${indent}> Note: ${oneLine(step.note)}`);
+  return lines.join(eol);
+}
+
+/** Collapses line breaks so a value stays on its one line. */
+export function oneLine(s: string): string {
+  return s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
+/**
+ * Counts the steps of a body without a Markdown parse, for the index: top-level list lines
+ * under `## Steps` until the next `#`/`##` heading. Exact for the files our writer produces and
+ * pi-planner's; the full parse (remark) is the authority when a plan is opened.
+ */
+export function quickStepCounts(body: string): { total: number; done: number } {
+  let total = 0;
+  let done = 0;
+  const at = body.search(/^##[ \t]+Steps[ \t]*\r?$/im);
+  if (at < 0) return { total, done };
+  let pos = body.indexOf('\n', at) + 1;
+  if (pos === 0) return { total, done };
+  let inFence = false;
+  while (pos < body.length) {
+    let end = body.indexOf('\n', pos);
+    if (end === -1) end = body.length;
+    const line = body.slice(pos, end);
+    pos = end + 1;
+    if (/^ {0,3}(```|~~~)/.test(line)) inFence = !inFence;
+    if (inFence) continue;
+    if (/^#{1,2}[ \t]/.test(line)) break;
+    const m = /^(?:\d{1,9}[.)]|[-*+])[ \t]+(\[[ xX]\])?/.exec(line);
+    if (m) {
+      total++;
+      if (m[1] === '[x]' || m[1] === '[X]') done++;
+    }
+  }
+  return { total, done };
+}
