@@ -3,7 +3,7 @@ import { FrontmatterBlock, FrontmatterValue, patchFrontmatterYaml, splitFrontmat
 import { LIMITS } from './limits';
 import { computeOutline, Outline } from './outline';
 import { Frontmatter, FrontmatterSchema, SectionName, PLAN_ID_PATTERN } from './schema';
-import { parseStepItem, Step } from './steps';
+import { parseStepItem, quickStepCounts, Step } from './steps';
 
 /** A step with where it sits in the plan. */
 export interface PlacedStep extends Step {
@@ -204,4 +204,32 @@ export function sectionText(doc: PlanDocument, name: SectionName | string): stri
 /** True when `id` is a well-formed plan id. Checked before any path is built from it. */
 export function isPlanId(id: unknown): id is string {
   return typeof id === 'string' && PLAN_ID_PATTERN.test(id);
+}
+
+/** What the index needs of a plan, read without a Markdown parse. */
+export interface PlanSummary {
+  fm: Frontmatter;
+  steps: number;
+  stepsDone: number;
+}
+
+/**
+ * Reads frontmatter and counts steps without remark: the index's fast path. Refuses what
+ * parsePlan refuses in the frontmatter (same errors); the body is only scanned.
+ */
+export function summarizePlan(text: string, file?: string): PlanSummary {
+  try {
+    if (text.length > LIMITS.fileBytes) throw new PlanError('TOO_LARGE', `the plan is over ${LIMITS.fileBytes} characters: split it`);
+    const conflict = CONFLICT.exec(text);
+    if (conflict) {
+      throw new PlanError('INVALID_FILE', 'the file has merge-conflict markers: resolve the conflict, then save', { line: lineOf(text, conflict.index) });
+    }
+    const { data, block } = splitFrontmatter(text);
+    const fm = validateFrontmatter(data, block, text);
+    const { total, done } = quickStepCounts(text.slice(block.bodyStart));
+    return { fm, steps: total, stepsDone: done };
+  } catch (e) {
+    if (e instanceof PlanError) throw file ? e.inFile(file) : e;
+    throw new PlanError('INVALID_FILE', `could not read the plan: ${(e as Error).message}`, { file });
+  }
 }

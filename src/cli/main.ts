@@ -1,0 +1,197 @@
+import { Command, Option } from 'commander';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  approve,
+  changeStatus,
+  decodePlanBytes,
+  isPlanError,
+  parsePlan,
+  PLAN_STATUSES,
+  PlanDocument,
+  PlanError,
+  PlanStatus,
+  reject,
+  sectionText,
+} from '../core';
+import { openNodeStore } from '../node';
+import { IndexEntry, PLAN_FILE_PATTERN, PlanStore } from '../store';
+
+/** Output sinks, so tests can run the CLI in-process. */
+export interface CliIo {
+  out(s: string): void;
+  err(s: string): void;
+}
+
+const realIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+
+function entryLine(e: IndexEntry): string {
+  if (!e.valid) return `${e.id}  INVALID  .pi/plans/${e.file}${e.error?.line ? `:${e.error.line}` : ''}: ${e.error?.message}`;
+  const steps = e.steps ? `${e.stepsDone}/${e.steps} steps` : 'no steps';
+  return `${e.id}  ${e.status!.padEnd(12)} v${String(e.version).padEnd(4)} ${steps.padEnd(12)} ${e.title}`;
+}
+
+function docJson(doc: PlanDocument) {
+  const sections: Record<string, string> = {};
+  for (const s of doc.outline.sections) if (s.depth === 2 && s.title.toLowerCase() !== 'steps') sections[s.title] = sectionText(doc, s.title) ?? '';
+  return {
+    ...doc.fm,
+    steps: doc.steps.map(({ index: _i, bullet: _b, hasId: _h, ...s }) => s),
+    sections,
+    rejections: doc.rejections,
+  };
+}
+
+/** Builds the `pi-plans` program. Exit codes: 0 ok, 1 refused or invalid, 2 usage. */
+export function buildProgram(io: CliIo = realIo): Command {
+  const program = new Command();
+  program
+    .name('pi-plans')
+    .description('Read, validate and review the plans in .pi/plans of a workspace.')
+    .option('--root <dir>', 'workspace folder that holds .pi/plans', process.cwd())
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .exitOverride()
+    .showHelpAfterError();
+
+  const store = async (): Promise<PlanStore> => openNodeStore(program.opts<{ root: string }>().root);
+  const statusOption = () => new Option('--status <status...>', 'only plans in these statuses').choices([...PLAN_STATUSES]);
+
+  program
+    .command('list')
+    .description('list plans (invalid files too, with their reason)')
+    .addOption(statusOption())
+    .option('--json', 'machine-readable output')
+    .action(async (o: { status?: PlanStatus[]; json?: boolean }) => {
+      const s = await store();
+      const rows = s.list({ status: o.status });
+      if (o.json) io.out(JSON.stringify(rows, null, 2) + '\n');
+      else if (!rows.length) io.out(`No plans${o.status ? ` with status ${o.status.join(', ')}` : ''} in ${path.join(s.root, '.pi/plans')}.\n`);
+      else io.out(rows.map(entryLine).join('\n') + '\n');
+    });
+
+  program
+    .command('show <id>')
+    .description('show one plan')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, o: { json?: boolean }) => {
+      const doc = await (await store()).read(id);
+      if (o.json) io.out(JSON.stringify(docJson(doc), null, 2) + '\n');
+      else {
+        const f = doc.fm;
+        const done = doc.steps.filter((x) => x.status === 'done' || x.status === 'skipped').length;
+        io.out(`${f.id}: ${f.title}\nstatus: ${f.status}   version: ${f.version}   steps: ${done}/${doc.steps.length} done   updated: ${f.updated_at}\n`);
+        if (f.approved_by) io.out(`approved by ${f.approved_by} at v${f.approved_version}\n`);
+        io.out(`${doc.body.replace(/^\s+/, '\n')}`);
+        if (!doc.body.endsWith('\n')) io.out('\n');
+      }
+    });
+
+  program
+    .command('validate')
+    .description('check every plan file fully; exit 1 when any is invalid (for CI)')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const s = await store();
+      const problems: { file: string; line?: number; code: string; message: string }[] = [];
+      if (s.configError) problems.push({ file: '.pi/plans.json', code: s.configError.code, message: s.configError.message });
+      let checked = 0;
+      for (const name of (await fs.promises.readdir(s.plansDir).catch(() => [] as string[])).filter((n) => PLAN_FILE_PATTERN.test(n)).sort()) {
+        checked++;
+        const file = `.pi/plans/${name}`;
+        const entry = s.list().find((e) => e.file === name);
+        if (entry && !entry.valid) {
+          problems.push({ file, line: entry.error?.line, code: entry.error!.code, message: entry.error!.message });
+          continue;
+        }
+        try {
+          const bytes = await fs.promises.readFile(path.join(s.plansDir, name));
+          parsePlan(decodePlanBytes(bytes, file), file);
+        } catch (e) {
+          if (!isPlanError(e)) throw e;
+          problems.push({ file, line: e.details.line, code: e.code, message: e.message });
+        }
+      }
+      if (o.json) io.out(JSON.stringify({ checked, problems }, null, 2) + '\n');
+      else {
+        for (const p of problems) io.out(`${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}\n`);
+        io.out(`${checked} plan file${checked === 1 ? '' : 's'} checked, ${problems.length} problem${problems.length === 1 ? '' : 's'}.\n`);
+      }
+      if (problems.length) process.exitCode = 1;
+    });
+
+  const seen = () => new Option('--seen-version <n>', 'the version you reviewed (default: the current one)').argParser((v) => {
+    if (!/^\d+$/.test(v)) throw new PlanError('INVALID_INPUT', '--seen-version takes a whole number');
+    return Number(v);
+  });
+
+  program
+    .command('approve <id>')
+    .description('approve a proposed plan (a human decision)')
+    .addOption(seen())
+    .action(async (id: string, o: { seenVersion?: number }) => {
+      const s = await store();
+      const { doc } = await s.update(id, 'cli', (d, ctx) => approve(d, o.seenVersion ?? d.fm.version, ctx));
+      io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version}).\n`);
+    });
+
+  program
+    .command('reject <id>')
+    .description('reject a proposed plan with feedback for its author')
+    .requiredOption('--feedback <text>', 'what must change')
+    .addOption(seen())
+    .action(async (id: string, o: { feedback: string; seenVersion?: number }) => {
+      const { doc } = await (await store()).update(id, 'cli', (d, ctx) => reject(d, o.feedback, ctx, o.seenVersion));
+      io.out(`${id} ${doc.fm.status === 'needs_review' ? 'rejected a third time: needs_review (reopen it to continue)' : 'rejected'} (v${doc.fm.version}).\n`);
+    });
+
+  for (const [name, action, what] of [
+    ['cancel', 'cancel', 'cancel a plan'],
+    ['reopen', 'reopen', 'reopen a plan in needs_review as a draft'],
+    ['retry', 'retry', 'send a failed or stalled plan back to approved'],
+    ['resume', 'resume', 'resume a failed or stalled plan (executing again)'],
+  ] as const) {
+    const cmd = program.command(`${name} <id>`).description(what);
+    if (name === 'cancel') cmd.option('--reason <text>', 'why');
+    cmd.action(async (id: string, o: { reason?: string }) => {
+      const { doc } = await (await store()).update(id, 'cli', (d, ctx) => changeStatus(d, action, ctx, o.reason));
+      io.out(`${id} is now ${doc.fm.status} (v${doc.fm.version}).\n`);
+    });
+  }
+
+  program
+    .command('clone <id>')
+    .description('start a new proposed plan from a finished, rejected or failed one')
+    .action(async (id: string) => {
+      const doc = await (await store()).clone(id, 'cli');
+      io.out(`${doc.fm.id} created from ${id} (proposed).\n`);
+    });
+
+  return program;
+}
+
+/** Runs the CLI; resolves to the exit code. */
+export async function runCli(argv: string[], io: CliIo = realIo): Promise<number> {
+  const program = buildProgram(io);
+  process.exitCode = 0;
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return Number(process.exitCode ?? 0);
+  } catch (e) {
+    const ce = e as { code?: string; exitCode?: number };
+    if (typeof ce.code === 'string' && ce.code.startsWith('commander.')) {
+      return ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' ? 0 : 2;
+    }
+    if (isPlanError(e)) {
+      io.err(`pi-plans: ${e.toLocatedString()}\n`);
+      return 1;
+    }
+    io.err(`pi-plans: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

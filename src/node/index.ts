@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import { PlanStore, StorePorts, IndexCachePort } from '../store';
+import { NodeFileSystem } from './nodeFileSystem';
+import { NodeLock } from './nodeLock';
+
+export { NodeFileSystem } from './nodeFileSystem';
+export { NodeLock } from './nodeLock';
+export { NodeWatcher } from './nodeWatcher';
+
+/** The warm-start index of a workspace, kept in the user's cache folder (never in the repository). */
+export function fileIndexCache(root: string, cacheDir = process.env.PI_PLANS_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pi-plans')): IndexCachePort {
+  const file = path.join(cacheDir, `${createHash('sha256').update(path.resolve(root)).digest('hex').slice(0, 16)}.json`);
+  return {
+    load: () => fs.promises.readFile(file, 'utf8').catch(() => undefined),
+    save: async (data) => {
+      await fs.promises.mkdir(cacheDir, { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      await fs.promises.writeFile(tmp, data);
+      await fs.promises.rename(tmp, file);
+    },
+  };
+}
+
+/** Node ports: real file system, proper-lockfile locks, the system clock, crypto randomness. */
+export function nodePorts(root: string, opts: { indexCache?: boolean } = {}): StorePorts {
+  return {
+    fs: new NodeFileSystem(),
+    lock: new NodeLock(),
+    clock: { now: () => new Date() },
+    random: { hex8: () => randomBytes(4).toString('hex') },
+    indexCache: opts.indexCache === false ? undefined : fileIndexCache(root),
+  };
+}
+
+/** Opens the plan store of a workspace folder with Node ports. */
+export function openNodeStore(root: string, opts: { indexCache?: boolean } = {}): Promise<PlanStore> {
+  const abs = path.resolve(root).split(path.sep).join('/');
+  return PlanStore.open(abs, nodePorts(abs, opts));
+}

@@ -1,0 +1,152 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { PlanError } from '../core';
+import type { FileStat, FileSystemPort } from '../store';
+
+const { O_RDONLY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = fs.constants;
+/** Temp files: `.<name>.<pid>.<random>.tmp`, in the target's own folder (rename never crosses devices). */
+const TEMP = /^\.(.+)\.(\d+)\.([0-9a-f]{8})\.tmp$/;
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+function linkRefused(p: string): PlanError {
+  return new PlanError('UNSAFE_PATH', `${path.basename(p)} is a symbolic link: plan files are never read or written through links; replace it with the real file`, { file: p });
+}
+
+function tempPathFor(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const h = await fs.promises.open(dir, O_RDONLY);
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+}
+
+async function writeTemp(target: string, data: Uint8Array): Promise<string> {
+  const tmp = tempPathFor(target);
+  const h = await fs.promises.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+  try {
+    await h.writeFile(data);
+    await h.sync();
+  } catch (e) {
+    await h.close().catch(() => undefined);
+    await fs.promises.unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+  await h.close();
+  return tmp;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The real file system: atomic, durable writes; links refused (O_NOFOLLOW, lstat). */
+export class NodeFileSystem implements FileSystemPort {
+  async readFile(p: string): Promise<Uint8Array | undefined> {
+    let h: fs.promises.FileHandle;
+    try {
+      h = await fs.promises.open(p, O_RDONLY | O_NOFOLLOW);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      if (code === 'ELOOP') throw linkRefused(p);
+      throw e;
+    }
+    try {
+      return await h.readFile();
+    } finally {
+      await h.close();
+    }
+  }
+
+  async stat(p: string): Promise<FileStat | undefined> {
+    try {
+      const s = await fs.promises.lstat(p);
+      return { size: s.size, mtimeMs: s.mtimeMs, isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink() };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw e;
+    }
+  }
+
+  async readDir(p: string): Promise<string[]> {
+    try {
+      return await fs.promises.readdir(p);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+      throw e;
+    }
+  }
+
+  async mkdirp(p: string): Promise<void> {
+    await fs.promises.mkdir(p, { recursive: true });
+  }
+
+  async writeFileAtomic(target: string, data: Uint8Array): Promise<void> {
+    const st = await this.stat(target);
+    if (st?.isSymbolicLink) throw linkRefused(target);
+    const tmp = await writeTemp(target, data);
+    try {
+      await fs.promises.rename(tmp, target); // replaces a link itself, never its target
+    } catch (e) {
+      await fs.promises.unlink(tmp).catch(() => undefined);
+      throw e;
+    }
+    await fsyncDir(path.dirname(target));
+  }
+
+  async createFileExclusive(target: string, data: Uint8Array): Promise<void> {
+    const tmp = await writeTemp(target, data);
+    try {
+      await fs.promises.link(tmp, target); // fails with EEXIST: never clobbers
+    } finally {
+      await fs.promises.unlink(tmp).catch(() => undefined);
+    }
+    await fsyncDir(path.dirname(target));
+  }
+
+  async appendFile(p: string, data: Uint8Array): Promise<void> {
+    let h: fs.promises.FileHandle;
+    try {
+      h = await fs.promises.open(p, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o644);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw linkRefused(p);
+      throw e;
+    }
+    try {
+      await h.writeFile(data);
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+  }
+
+  async sweepTempFiles(dir: string): Promise<number> {
+    let n = 0;
+    for (const name of await this.readDir(dir)) {
+      const m = TEMP.exec(name);
+      if (!m) continue;
+      const p = path.join(dir, name);
+      const st = await this.stat(p);
+      if (!st || !st.isFile) continue;
+      const dead = Number(m[2]) !== process.pid && !pidAlive(Number(m[2]));
+      if (dead || Date.now() - st.mtimeMs > STALE_TEMP_MS) {
+        await fs.promises.unlink(p).catch(() => undefined);
+        n++;
+      }
+    }
+    return n;
+  }
+}

@@ -1,0 +1,71 @@
+import { Actor, decodePlanBytes, isPlanError, PlanError, PlanStatus, summarizePlan } from '../core';
+
+/** One row of the index: what a list or a tree shows without opening the plan. */
+export interface IndexEntry {
+  /** File name in the plans folder, e.g. `PLAN-1a2b3c4d.md`. */
+  file: string;
+  /** The id the file name says. */
+  id: string;
+  valid: boolean;
+  /** Why the file is invalid, with the line, when it is. */
+  error?: { code: string; message: string; line?: number };
+  title?: string;
+  status?: PlanStatus;
+  version?: number;
+  createdAt?: string;
+  updatedAt?: string;
+  steps: number;
+  stepsDone: number;
+  approvedBy?: Actor;
+  approvedVersion?: number;
+  supersedes?: string;
+  supersededBy?: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** File names the index tracks. Other names in the folder are ignored. */
+export const PLAN_FILE_PATTERN = /^PLAN-.*\.md$/;
+const VALID_NAME = /^(PLAN-[0-9a-f]{8})\.md$/;
+
+/** An index entry for a file's bytes: valid with its fields, or invalid with its reason. Never throws. */
+export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat: { size: number; mtimeMs: number }, symlink = false): IndexEntry {
+  const base = { file, id: file.replace(/\.md$/, ''), steps: 0, stepsDone: 0, size: stat.size, mtimeMs: stat.mtimeMs };
+  const invalid = (e: PlanError): IndexEntry => ({ ...base, valid: false, error: { code: e.code, message: e.message, line: e.details.line } });
+  if (symlink) return invalid(new PlanError('UNSAFE_PATH', 'the plan file is a symbolic link: plans are never read or written through links; replace it with the real file'));
+  if (!VALID_NAME.test(file)) {
+    return invalid(new PlanError('INVALID_ID', 'the file name is not PLAN-<8 lowercase hex digits>.md: rename it'));
+  }
+  if (!bytes) return invalid(new PlanError('NOT_FOUND', 'the file could not be read'));
+  try {
+    const s = summarizePlan(decodePlanBytes(bytes));
+    if (s.fm.id !== base.id) {
+      return invalid(new PlanError('INVALID_FILE', `the id in the file (${s.fm.id}) is not the file name's (${base.id}): make them the same`, { line: 2 }));
+    }
+    return {
+      ...base,
+      valid: true,
+      title: s.fm.title,
+      status: s.fm.status,
+      version: s.fm.version,
+      createdAt: s.fm.created_at,
+      updatedAt: s.fm.updated_at,
+      steps: s.steps,
+      stepsDone: s.stepsDone,
+      approvedBy: s.fm.approved_by,
+      approvedVersion: s.fm.approved_version,
+      supersedes: s.fm.supersedes,
+      supersededBy: s.fm.superseded_by,
+    };
+  } catch (e) {
+    if (isPlanError(e)) return invalid(e);
+    return invalid(new PlanError('INVALID_FILE', `could not read the plan: ${(e as Error).message}`));
+  }
+}
+
+/** True when two entries show the same thing (size and time aside). */
+export function sameEntry(a: IndexEntry | undefined, b: IndexEntry | undefined): boolean {
+  if (!a || !b) return a === b;
+  const strip = ({ size: _s, mtimeMs: _m, ...rest }: IndexEntry) => rest;
+  return JSON.stringify(strip(a)) === JSON.stringify(strip(b));
+}

@@ -1,0 +1,410 @@
+import {
+  Actor,
+  Checkpoint,
+  CheckpointSchema,
+  clonePlan,
+  createPlanText,
+  CreateInput,
+  decodePlanBytes,
+  DEFAULT_CONFIG,
+  isPlanError,
+  isPlanId,
+  isStalled,
+  OpContext,
+  OpResult,
+  parsePlan,
+  PlanDocument,
+  PlanError,
+  PlansConfig,
+  PlansConfigSchema,
+  PlanStatus,
+  changeStatus,
+} from '../core';
+import { IndexEntry, indexEntryFor, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
+import { Disposable, StorePorts } from './ports';
+
+/** What changed in the plans folder, by file name. */
+export interface PlansChangeEvent {
+  added: string[];
+  changed: string[];
+  removed: string[];
+}
+
+/** Options of an update. */
+export interface UpdateOptions {
+  /** The version the caller last saw; a different version on disk is a VERSION_CONFLICT. */
+  expectedVersion?: number;
+  /** Let an agent approve (the user's application-scoped opt-in). */
+  agentMayApprove?: boolean;
+}
+
+const encoder = new TextEncoder();
+const CACHE_FORMAT = 1;
+
+/**
+ * The plans of one workspace folder: `<root>/.pi/plans`. Every write takes the plan's lock,
+ * re-reads the file under it, checks the version, splices, and writes atomically, so any
+ * number of writers (windows, CLI, agents) lose no update. Invalid files are listed with their
+ * reason and never rewritten.
+ */
+export class PlanStore {
+  readonly plansDir: string;
+  readonly sessionsDir: string;
+  readonly configPath: string;
+  private entries = new Map<string, IndexEntry>();
+  private listeners = new Set<(e: PlansChangeEvent) => void>();
+  /** Text of our own latest write per file: a watcher event with the same bytes is our echo. */
+  private ownWrites = new Map<string, string>();
+  private _config: PlansConfig = DEFAULT_CONFIG;
+  private _configError: PlanError | undefined;
+  private loaded = false;
+
+  constructor(
+    readonly root: string,
+    private readonly ports: StorePorts,
+  ) {
+    const r = root.replace(/[\\/]+$/, '');
+    this.plansDir = `${r}/.pi/plans`;
+    this.sessionsDir = `${this.plansDir}/sessions`;
+    this.configPath = `${r}/.pi/plans.json`;
+  }
+
+  /** Opens a store: sweeps temp files left by crashed writers, reads the config, builds the index. */
+  static async open(root: string, ports: StorePorts): Promise<PlanStore> {
+    const store = new PlanStore(root, ports);
+    await store.load();
+    return store;
+  }
+
+  get config(): PlansConfig {
+    return this._config;
+  }
+  /** Why `.pi/plans.json` was not used (defaults apply then), if it was not. */
+  get configError(): PlanError | undefined {
+    return this._configError;
+  }
+
+  /** Sweeps temp files, reads config and builds the index (from the warm cache where it still holds). */
+  async load(): Promise<void> {
+    await this.checkFolders();
+    if ((await this.ports.fs.stat(this.plansDir))?.isDirectory) await this.ports.fs.sweepTempFiles(this.plansDir);
+    await this.loadConfig();
+    const cached = await this.readIndexCache();
+    await this.rescan(cached, false);
+    this.loaded = true;
+    await this.saveIndexCache();
+  }
+
+  /** Subscribes to index changes. */
+  onDidChangePlans(listener: (e: PlansChangeEvent) => void): Disposable {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** Index entries, oldest first, optionally filtered by status. Invalid files are included unless a status filter is given. */
+  list(filter: { status?: readonly PlanStatus[] } = {}): IndexEntry[] {
+    let all = [...this.entries.values()];
+    if (filter.status?.length) all = all.filter((e) => e.status && filter.status!.includes(e.status));
+    return all.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.file.localeCompare(b.file));
+  }
+
+  /** The index entry of a plan id, if the folder has that file. */
+  entry(id: string): IndexEntry | undefined {
+    return this.entries.get(`${id}.md`);
+  }
+
+  /** The path of a plan file. Refuses anything that is not a plan id before a path is built. */
+  pathOf(id: string): string {
+    if (!isPlanId(id)) {
+      const shown = JSON.stringify(String(id).slice(0, 40));
+      throw new PlanError('INVALID_ID', `${shown} is not a plan id: ids are PLAN- and 8 lowercase hex digits, e.g. PLAN-1a2b3c4d; list the plans to find one`);
+    }
+    return `${this.plansDir}/${id}.md`;
+  }
+
+  /** Reads and fully parses a plan. NOT_FOUND, INVALID_FILE (with file and line), UNSAFE_PATH. */
+  async read(id: string): Promise<PlanDocument> {
+    const path = this.pathOf(id);
+    await this.checkFolders();
+    const bytes = await this.ports.fs.readFile(path);
+    if (!bytes) throw this.notFound(id);
+    return parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path));
+  }
+
+  /** Creates a plan (draft unless `status` says proposed) with a new id. */
+  async create(input: Omit<CreateInput, 'id'>, actor: Actor): Promise<PlanDocument> {
+    await this.ensureFolders();
+    const ctx = this.ctx(actor);
+    for (let attempt = 0; ; attempt++) {
+      const id = `PLAN-${this.ports.random.hex8()}`;
+      const text = createPlanText({ ...input, id }, ctx.now);
+      try {
+        await this.writeNew(id, text);
+        await this.checkpoint(id, { type: 'created', status: parsePlan(text).fm.status, actor, version: 1 });
+        return parsePlan(text);
+      } catch (e) {
+        if (attempt < 3 && (e as { code?: string }).code === 'EEXIST') continue;
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Read-modify-write under the plan's lock: re-reads the file, checks `expectedVersion`,
+   * applies `op`, validates the result, writes it atomically, appends a checkpoint, updates
+   * the index. A refused op changes nothing.
+   */
+  async update(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions = {}): Promise<{ doc: PlanDocument; result: OpResult }> {
+    const path = this.pathOf(id);
+    await this.checkFolders();
+    const release = await this.ports.lock.acquire(path);
+    let result: OpResult;
+    let doc: PlanDocument;
+    try {
+      const bytes = await this.ports.fs.readFile(path);
+      if (!bytes) throw this.notFound(id);
+      const before = parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path));
+      if (opts.expectedVersion !== undefined && opts.expectedVersion !== before.fm.version) {
+        throw new PlanError(
+          'VERSION_CONFLICT',
+          `${id} is at version ${before.fm.version}, you sent ${opts.expectedVersion}: it changed since you read it; read it again and retry`,
+          { currentVersion: before.fm.version },
+        );
+      }
+      result = op(before, { ...this.ctx(actor), agentMayApprove: opts.agentMayApprove });
+      doc = parsePlan(result.text, this.rel(path));
+      if (doc.fm.id !== id || doc.fm.version !== before.fm.version + 1) {
+        throw new PlanError('IO', `internal check failed: ${id} would be written as ${doc.fm.id} v${doc.fm.version}; nothing was written`);
+      }
+      for (const c of result.created ?? []) await this.writeNew(c.id, c.text);
+      await this.ports.writeGuard?.(path);
+      await this.ports.fs.writeFileAtomic(path, encoder.encode(result.text));
+      this.ownWrites.set(`${id}.md`, result.text);
+    } finally {
+      await release();
+    }
+    await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
+    await this.refreshEntries([`${id}.md`, ...(result.created ?? []).map((c) => `${c.id}.md`)]);
+    return { doc, result };
+  }
+
+  /** A new proposed plan from a finished, rejected or failed one. */
+  async clone(id: string, actor: Actor): Promise<PlanDocument> {
+    const src = await this.read(id);
+    await this.ensureFolders();
+    const ctx = this.ctx(actor);
+    const newId = `PLAN-${this.ports.random.hex8()}`;
+    const text = clonePlan(src, newId, ctx);
+    await this.writeNew(newId, text);
+    await this.checkpoint(newId, { type: 'created', status: 'proposed', actor, version: 1, note: `cloned from ${id}` });
+    return parsePlan(text);
+  }
+
+  /** Marks executing plans with no activity for `executor_timeout_minutes` as stalled; returns their ids. */
+  async detectStalled(): Promise<string[]> {
+    const now = this.ports.clock.now().toISOString();
+    const stalled: string[] = [];
+    for (const e of this.list({ status: ['executing'] })) {
+      const last = (await this.readCheckpoints(e.id)).at(-1)?.at;
+      const doc = await this.read(e.id).catch(() => undefined);
+      if (!doc || !isStalled(doc.fm, last, now, this._config)) continue;
+      try {
+        await this.update(e.id, 'cli', (d, ctx) => {
+          // Re-checked under the lock: a checkpoint may have arrived meanwhile.
+          if (!isStalled(d.fm, last, ctx.now, this._config)) throw new PlanError('INVALID_TRANSITION', `${e.id} is active again`);
+          return changeStatus(d, 'stall', ctx, 'no activity');
+        });
+        stalled.push(e.id);
+      } catch (err) {
+        if (!isPlanError(err)) throw err;
+      }
+    }
+    return stalled;
+  }
+
+  /** The checkpoint log of a plan. Lines that are not ours (pi-planner's) or are broken are skipped. */
+  async readCheckpoints(id: string): Promise<Checkpoint[]> {
+    this.pathOf(id);
+    const bytes = await this.ports.fs.readFile(`${this.sessionsDir}/${id}.jsonl`);
+    if (!bytes) return [];
+    const out: Checkpoint[] = [];
+    for (const line of new TextDecoder().decode(bytes).split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        const r = CheckpointSchema.safeParse(JSON.parse(line));
+        if (r.success) out.push(r.data);
+      } catch {
+        /* a torn or foreign line: skip it */
+      }
+    }
+    return out;
+  }
+
+  /** Appends one event to `sessions/<id>.jsonl` (fsynced). */
+  async checkpoint(id: string, cp: Omit<Checkpoint, 'plan' | 'at'>): Promise<void> {
+    await this.ports.fs.mkdirp(this.sessionsDir);
+    const line: Checkpoint = { type: cp.type, plan: id, at: this.ports.clock.now().toISOString() };
+    for (const k of ['version', 'step', 'status', 'note', 'actor'] as const) if (cp[k] !== undefined) (line as Record<string, unknown>)[k] = cp[k];
+    await this.ports.fs.appendFile(`${this.sessionsDir}/${id}.jsonl`, encoder.encode(JSON.stringify(line) + '\n'));
+  }
+
+  /**
+   * A watcher hint for one path: re-reads that file and updates the index. Our own writes
+   * (same bytes as we wrote) cause no event, so there is no reload loop.
+   */
+  async fileChanged(path: string): Promise<void> {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (!PLAN_FILE_PATTERN.test(name) || path.slice(0, path.length - name.length - 1) !== this.plansDir) return;
+    await this.refreshEntries([name]);
+  }
+
+  /** Re-scans the folder and reconciles the index with it (after missed watcher events). */
+  async rescan(cache?: Map<string, IndexEntry>, emit = true): Promise<PlansChangeEvent> {
+    const names = (await this.ports.fs.readDir(this.plansDir)).filter((n) => PLAN_FILE_PATTERN.test(n));
+    const ev: PlansChangeEvent = { added: [], changed: [], removed: [] };
+    const present = new Set(names);
+    for (const name of [...this.entries.keys()]) {
+      if (!present.has(name)) {
+        this.entries.delete(name);
+        ev.removed.push(name);
+      }
+    }
+    for (const name of names) {
+      const path = `${this.plansDir}/${name}`;
+      const st = await this.ports.fs.stat(path);
+      if (!st) continue;
+      const old = this.entries.get(name) ?? cache?.get(name);
+      let next: IndexEntry;
+      if (old && old.size === st.size && old.mtimeMs === st.mtimeMs && !st.isSymbolicLink) next = old;
+      else next = await this.entryFromDisk(name, path, st);
+      const prev = this.entries.get(name);
+      this.entries.set(name, next);
+      if (!prev) ev.added.push(name);
+      else if (!sameEntry(prev, next)) ev.changed.push(name);
+    }
+    if (emit) this.emit(ev);
+    if (this.loaded && (ev.added.length || ev.changed.length || ev.removed.length)) await this.saveIndexCache();
+    return ev;
+  }
+
+  /** Writes the warm-start index through the cache port, if there is one. */
+  async saveIndexCache(): Promise<void> {
+    if (!this.ports.indexCache) return;
+    const data = JSON.stringify({ format: CACHE_FORMAT, dir: this.plansDir, entries: [...this.entries.values()] });
+    await this.ports.indexCache.save(data).catch(() => undefined);
+  }
+
+  // ---------- internals ----------
+
+  private ctx(actor: Actor): OpContext {
+    return { now: this.ports.clock.now().toISOString(), actor, config: this._config };
+  }
+
+  private rel(path: string): string {
+    return path.startsWith(this.root) ? path.slice(this.root.replace(/[\\/]+$/, '').length + 1) : path;
+  }
+
+  private notFound(id: string): PlanError {
+    return new PlanError('NOT_FOUND', `${id} does not exist in ${this.rel(this.plansDir)}: list the plans to find the right id`);
+  }
+
+  private emit(ev: PlansChangeEvent): void {
+    if (!ev.added.length && !ev.changed.length && !ev.removed.length) return;
+    for (const l of [...this.listeners]) l(ev);
+  }
+
+  private async writeNew(id: string, text: string): Promise<void> {
+    const path = this.pathOf(id);
+    await this.ports.fs.createFileExclusive(path, encoder.encode(text));
+    this.ownWrites.set(`${id}.md`, text);
+    await this.refreshEntries([`${id}.md`]);
+  }
+
+  private async refreshEntries(names: string[]): Promise<void> {
+    const ev: PlansChangeEvent = { added: [], changed: [], removed: [] };
+    for (const name of names) {
+      const path = `${this.plansDir}/${name}`;
+      const st = await this.ports.fs.stat(path);
+      const prev = this.entries.get(name);
+      if (!st) {
+        if (prev) {
+          this.entries.delete(name);
+          ev.removed.push(name);
+        }
+        continue;
+      }
+      if (prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs) continue;
+      const next = await this.entryFromDisk(name, path, st);
+      this.entries.set(name, next);
+      if (!prev) ev.added.push(name);
+      else if (!sameEntry(prev, next)) ev.changed.push(name);
+    }
+    this.emit(ev);
+  }
+
+  private async entryFromDisk(name: string, path: string, st: { size: number; mtimeMs: number; isSymbolicLink: boolean }): Promise<IndexEntry> {
+    if (st.isSymbolicLink) return indexEntryFor(name, undefined, st, true);
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = await this.ports.fs.readFile(path);
+    } catch (e) {
+      if (isPlanError(e, 'UNSAFE_PATH')) return indexEntryFor(name, undefined, st, true);
+      throw e;
+    }
+    const own = this.ownWrites.get(name);
+    const prev = this.entries.get(name);
+    if (own !== undefined && prev && bytes && new TextDecoder().decode(bytes) === own) {
+      // Our own write echoed back (same content): nothing to re-parse, nothing changed.
+      return { ...prev, size: st.size, mtimeMs: st.mtimeMs };
+    }
+    return indexEntryFor(name, bytes, st);
+  }
+
+  private async readIndexCache(): Promise<Map<string, IndexEntry> | undefined> {
+    if (!this.ports.indexCache) return undefined;
+    try {
+      const raw = await this.ports.indexCache.load();
+      if (!raw) return undefined;
+      const parsed = JSON.parse(raw) as { format?: number; dir?: string; entries?: IndexEntry[] };
+      if (parsed.format !== CACHE_FORMAT || parsed.dir !== this.plansDir || !Array.isArray(parsed.entries)) return undefined;
+      return new Map(parsed.entries.filter((e) => e && typeof e.file === 'string').map((e) => [e.file, e]));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async loadConfig(): Promise<void> {
+    this._config = DEFAULT_CONFIG;
+    this._configError = undefined;
+    const bytes = await this.ports.fs.readFile(this.configPath).catch((e) => {
+      this._configError = isPlanError(e) ? e : new PlanError('IO', String(e));
+      return undefined;
+    });
+    if (!bytes) return;
+    try {
+      const r = PlansConfigSchema.safeParse(JSON.parse(decodePlanBytes(bytes)));
+      if (r.success) this._config = r.data;
+      else {
+        const i = r.error.issues[0];
+        this._configError = new PlanError('INVALID_FILE', `.pi/plans.json: "${i.path.join('.')}" ${i.message}: fix it (defaults are used until then)`, { file: '.pi/plans.json' });
+      }
+    } catch (e) {
+      this._configError = new PlanError('INVALID_FILE', `.pi/plans.json is not valid JSON (${(e as Error).message}): fix it (defaults are used until then)`, { file: '.pi/plans.json' });
+    }
+  }
+
+  /** `.pi` and `.pi/plans` must be real folders, never links. */
+  private async checkFolders(): Promise<void> {
+    for (const dir of [this.plansDir.slice(0, -'/plans'.length), this.plansDir, this.sessionsDir]) {
+      const st = await this.ports.fs.stat(dir);
+      if (st?.isSymbolicLink) {
+        throw new PlanError('UNSAFE_PATH', `${this.rel(dir)} is a symbolic link: plans are only read and written in real folders inside the workspace; replace the link with a folder`);
+      }
+    }
+  }
+
+  private async ensureFolders(): Promise<void> {
+    await this.checkFolders();
+    await this.ports.fs.mkdirp(this.plansDir);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The store's ports: what it needs from the outside world, named for what it does. Node
+ * adapters live in src/node; unit tests use the in-memory fakes in test/helpers.
+ * Paths are absolute, with "/" separators.
+ */
+
+/** What a stat returns, without following links. */
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+}
+
+/** The file system, as the store needs it. */
+export interface FileSystemPort {
+  /** Bytes of a regular file. Refuses a symbolic link (UNSAFE_PATH); ENOENT -> undefined. */
+  readFile(path: string): Promise<Uint8Array | undefined>;
+  /** lstat; undefined when absent. */
+  stat(path: string): Promise<FileStat | undefined>;
+  /** Names in a folder; [] when absent. */
+  readDir(path: string): Promise<string[]>;
+  /** Creates a folder and its parents. */
+  mkdirp(path: string): Promise<void>;
+  /**
+   * Replaces a file atomically and durably: temp file in the same folder, fsync, rename,
+   * folder fsync. After a crash the file is exactly the old or the new bytes. Refuses links.
+   */
+  writeFileAtomic(path: string, data: Uint8Array): Promise<void>;
+  /** Creates a file that must not exist yet (no clobber), atomically and durably. */
+  createFileExclusive(path: string, data: Uint8Array): Promise<void>;
+  /** Appends and fsyncs (the checkpoint log). Refuses links. */
+  appendFile(path: string, data: Uint8Array): Promise<void>;
+  /** Removes temp files a crashed writer left in `dir`; returns how many. */
+  sweepTempFiles(dir: string): Promise<number>;
+}
+
+/** A cross-process lock on one file. */
+export interface LockPort {
+  /** Waits for the lock on `path`; returns the release function. */
+  acquire(path: string): Promise<() => Promise<void>>;
+}
+
+/** Time, so the core and store never read a clock themselves. */
+export interface ClockPort {
+  now(): Date;
+}
+
+/** Randomness for new plan ids. */
+export interface RandomPort {
+  /** 8 lowercase hex digits. */
+  hex8(): string;
+}
+
+/** Something to stop. */
+export interface Disposable {
+  dispose(): void;
+}
+
+/** File events in the plans folder. Hints only: the store re-reads and reconciles. */
+export interface WatcherPort {
+  watch(
+    dir: string,
+    listener: { onDidCreate(path: string): void; onDidChange(path: string): void; onDidDelete(path: string): void },
+  ): Disposable;
+}
+
+/** Where a warm-start index is kept between runs (outside the workspace). Optional. */
+export interface IndexCachePort {
+  load(): Promise<string | undefined>;
+  save(data: string): Promise<void>;
+}
+
+/**
+ * A last check before a plan file is written, e.g. "the user has unsaved edits of this plan
+ * open" in VS Code. Throw a PlanError (EDIT_CONFLICT) to refuse; nothing is written then.
+ */
+export type WriteGuard = (path: string) => Promise<void>;
+
+/** Everything the store needs. */
+export interface StorePorts {
+  fs: FileSystemPort;
+  lock: LockPort;
+  clock: ClockPort;
+  random: RandomPort;
+  indexCache?: IndexCachePort;
+  writeGuard?: WriteGuard;
+}

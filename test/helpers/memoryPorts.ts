@@ -1,0 +1,99 @@
+import { PlanError } from '../../src/core';
+import type { FileStat, FileSystemPort, LockPort, StorePorts } from '../../src/store';
+
+/** An in-memory file system with links, for unit tests of the store (no disk). */
+export class MemoryFileSystem implements FileSystemPort {
+  files = new Map<string, Uint8Array>();
+  links = new Map<string, string>();
+  dirs = new Set<string>();
+  mtimes = new Map<string, number>();
+  private tick = 1;
+  writes = 0;
+
+  private touch(p: string) {
+    this.mtimes.set(p, this.tick++);
+    const parts = p.split('/');
+    for (let i = 2; i < parts.length; i++) this.dirs.add(parts.slice(0, i).join('/'));
+  }
+
+  async readFile(p: string): Promise<Uint8Array | undefined> {
+    if (this.links.has(p)) throw new PlanError('UNSAFE_PATH', `${p} is a symbolic link`);
+    const b = this.files.get(p);
+    return b ? new Uint8Array(b) : undefined;
+  }
+  async stat(p: string): Promise<FileStat | undefined> {
+    if (this.links.has(p)) return { size: 0, mtimeMs: 0, isFile: false, isDirectory: false, isSymbolicLink: true };
+    const b = this.files.get(p);
+    if (b) return { size: b.byteLength, mtimeMs: this.mtimes.get(p) ?? 0, isFile: true, isDirectory: false, isSymbolicLink: false };
+    if (this.dirs.has(p)) return { size: 0, mtimeMs: 0, isFile: false, isDirectory: true, isSymbolicLink: false };
+    return undefined;
+  }
+  async readDir(p: string): Promise<string[]> {
+    const out = new Set<string>();
+    for (const k of [...this.files.keys(), ...this.links.keys(), ...this.dirs]) {
+      if (k.startsWith(p + '/')) out.add(k.slice(p.length + 1).split('/')[0]);
+    }
+    return [...out];
+  }
+  async mkdirp(p: string): Promise<void> {
+    this.touch(p + '/x');
+  }
+  async writeFileAtomic(p: string, data: Uint8Array): Promise<void> {
+    if (this.links.has(p)) throw new PlanError('UNSAFE_PATH', `${p} is a symbolic link`);
+    this.files.set(p, new Uint8Array(data));
+    this.touch(p);
+    this.writes++;
+  }
+  async createFileExclusive(p: string, data: Uint8Array): Promise<void> {
+    if (this.files.has(p) || this.links.has(p)) throw Object.assign(new Error('EEXIST'), { code: 'EEXIST' });
+    await this.writeFileAtomic(p, data);
+  }
+  async appendFile(p: string, data: Uint8Array): Promise<void> {
+    const old = this.files.get(p) ?? new Uint8Array();
+    const n = new Uint8Array(old.byteLength + data.byteLength);
+    n.set(old);
+    n.set(data, old.byteLength);
+    this.files.set(p, n);
+    this.touch(p);
+  }
+  async sweepTempFiles(): Promise<number> {
+    return 0;
+  }
+  /** Test helper: write a file as an outside editor would (no lock). */
+  put(p: string, text: string | Uint8Array) {
+    this.files.set(p, typeof text === 'string' ? new TextEncoder().encode(text) : text);
+    this.touch(p);
+  }
+  text(p: string): string | undefined {
+    const b = this.files.get(p);
+    return b ? new TextDecoder().decode(b) : undefined;
+  }
+}
+
+/** A lock that serializes holders inside one process. */
+export class MemoryLock implements LockPort {
+  private held = new Map<string, Promise<void>>();
+  async acquire(path: string): Promise<() => Promise<void>> {
+    while (this.held.has(path)) await this.held.get(path);
+    let release!: () => void;
+    this.held.set(path, new Promise<void>((r) => (release = r)));
+    return async () => {
+      this.held.delete(path);
+      release();
+    };
+  }
+}
+
+/** Ports for a store on the in-memory file system, with a settable clock and predictable ids. */
+export function memoryPorts(start = Date.parse('2026-11-22T10:00:00.000Z')) {
+  let now = start;
+  let seq = 0;
+  const fs = new MemoryFileSystem();
+  const ports: StorePorts & { fs: MemoryFileSystem } = {
+    fs,
+    lock: new MemoryLock(),
+    clock: { now: () => new Date(now) },
+    random: { hex8: () => (++seq).toString(16).padStart(8, '0') },
+  };
+  return { ports, fs, advance: (ms: number) => (now += ms), setNow: (t: number) => (now = t) };
+}
