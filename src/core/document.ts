@@ -32,6 +32,8 @@ export interface PlanDocument {
   readonly rejections: readonly Rejection[];
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /** Bytes to text: invalid UTF-8 is an error, never silently replaced (writing it back would corrupt the file). */
 export function decodePlanBytes(bytes: Uint8Array, file?: string): string {
   if (bytes.byteLength > LIMITS.fileBytes) {
@@ -42,7 +44,7 @@ export function decodePlanBytes(bytes: Uint8Array, file?: string): string {
     );
   }
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    return strictUtf8.decode(bytes);
   } catch {
     // The first replacement character of a lossy decode marks the first bad sequence.
     const lossy = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
@@ -80,7 +82,9 @@ export function rememberOutline(body: string, outline: Outline): void {
   if (outlineCache.size > OUTLINE_CACHE_SIZE) outlineCache.delete(outlineCache.keys().next().value as string);
 }
 
-const CONFLICT = /^<{7}(?: |$)/m;
+const CONFLICT_RE = /^<{7}(?: |\r?$)/m;
+/** The first merge-conflict marker line, if any (a cheap scan first: most files have none). */
+const CONFLICT = { exec: (t: string) => (t.includes('<<<<<<<') ? CONFLICT_RE.exec(t) : null) };
 const REJECTION_TITLE = /^Rejection \(v(\d+)\)$/;
 
 /**

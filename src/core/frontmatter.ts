@@ -1,6 +1,6 @@
 import matter from 'gray-matter';
 import * as jsyaml from 'js-yaml';
-import { Document, Scalar, YAMLSeq } from 'yaml';
+import { Document, isMap, isScalar, parseDocument, Scalar, YAMLSeq } from 'yaml';
 import { PlanError } from './errors';
 import { LIMITS } from './limits';
 
@@ -40,17 +40,34 @@ export function parseYaml(text: string): unknown {
     );
   }
   try {
-    return jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, maxAliases: 0, maxDepth: LIMITS.yamlDepth });
+    // Anchors are refused as soon as one is defined, before any alias can use it: no alias
+    // bombs, no shared or cyclic objects. Text without "&" cannot define one.
+    return jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, listener: text.includes('&') ? refuseAnchors : undefined, maxDepth: LIMITS.yamlDepth } as jsyaml.LoadOptions);
   } catch (e) {
     const err = e as { reason?: string; message?: string; mark?: { line?: number } };
     const line = typeof err.mark?.line === 'number' ? err.mark.line + 1 : undefined;
     const reason = err.reason ?? String(err.message ?? e).split('\n')[0];
-    const hint = /alias/.test(reason)
-      ? 'YAML aliases (*name) are not allowed in plan frontmatter: write the value out'
+    const hint = /alias|anchor/.test(reason)
+      ? 'write each value out in full'
       : /duplicated mapping key/.test(reason)
         ? 'remove the duplicate key'
         : 'fix the YAML syntax';
     throw new PlanError('INVALID_FILE', `frontmatter YAML: ${reason}: ${hint}`, { line });
+  }
+}
+
+/**
+ * js-yaml 4 listener: throws at the first node closed after an anchor was registered (js-yaml
+ * registers a collection's anchor when the collection opens, so this fires before any alias
+ * that could point at it is resolved twice). Pinned to js-yaml 4's loader state; the alias-bomb
+ * tests hold it.
+ */
+function refuseAnchors(event: string, state: { anchorMap?: object; line?: number }): void {
+  if (event === 'close' && state.anchorMap && Object.keys(state.anchorMap).length > 0) {
+    const e = new Error('anchors and aliases (&name, *name) are not allowed') as Error & { reason: string; mark: { line: number } };
+    e.reason = 'anchors and aliases (&name, *name) are not allowed';
+    e.mark = { line: state.line ?? 0 };
+    throw e;
   }
 }
 
@@ -82,9 +99,14 @@ export function splitFrontmatter(text: string): { data: unknown; block: Frontmat
     if (lang) refuseEngine(lang)();
     throw new PlanError('INVALID_FILE', 'no frontmatter: a plan file starts with a line "---", its YAML fields, and a closing "---"', { line: 1 });
   }
+  // gray-matter copies its whole input; give it only the frontmatter lines (through the first
+  // "\n---" line, which is where it would stop too) so a long body costs nothing here.
+  const close = src.indexOf('\n---', firstLineEnd);
+  const headEnd = close === -1 ? src.length : src.indexOf('\n', close + 1) === -1 ? src.length : src.indexOf('\n', close + 1) + 1;
+  const head = src.slice(0, headEnd);
   let file: { data: unknown; content: string; matter: string };
   try {
-    file = matter(src, GRAY_MATTER_OPTIONS as never) as never;
+    file = matter(head, GRAY_MATTER_OPTIONS as never) as never;
   } catch (e) {
     if (e instanceof PlanError) throw e;
     throw new PlanError('INVALID_FILE', `frontmatter: ${(e as Error).message}`, { line: 1 });
@@ -106,7 +128,7 @@ export function splitFrontmatter(text: string): { data: unknown; block: Frontmat
       { line: Math.min(line, 2) },
     );
   }
-  const bodyStart = text.length - file.content.length;
+  const bodyStart = bom + head.length - file.content.length;
   const yaml = text.slice(yamlStart, yamlEnd);
   return { data: file.data, block: { yamlStart, yamlEnd, bodyStart, yaml } };
 }
@@ -148,35 +170,73 @@ export function stringifyEntry(key: string, value: FrontmatterValue, eol: string
 /**
  * Rewrites a frontmatter YAML text: each key in `patch` is replaced in place (its lines only),
  * set to undefined is removed, and new keys are appended in order. Every other line, comments
- * and unknown keys included, stays byte for byte. Key positions come from js-yaml's event stream.
+ * and unknown keys included, stays byte for byte. Key positions come from the `yaml` package's document.
  */
 export function patchFrontmatterYaml(
   yaml: string,
   patch: Readonly<Record<string, FrontmatterValue | undefined>>,
   eol: string,
 ): string {
-  const entries = topLevelEntries(yaml);
-  const edits: { start: number; end: number; text: string }[] = [];
+  const entries = entriesOf(yaml);
+  const pieces: string[] = [];
+  const next: Entry[] = [];
   const seen = new Set<string>();
+  let at = 0;
+  let outLen = 0;
+  const push = (text: string) => {
+    pieces.push(text);
+    outLen += text.length;
+  };
   for (const e of entries) {
-    if (!(e.key in patch)) continue;
+    push(yaml.slice(at, e.start));
+    at = e.end;
+    if (!(e.key in patch)) {
+      next.push({ key: e.key, start: outLen, end: outLen + (e.end - e.start) });
+      push(yaml.slice(e.start, e.end));
+      continue;
+    }
     seen.add(e.key);
     const v = patch[e.key];
-    edits.push({ start: e.start, end: e.end, text: v === undefined ? '' : stringifyEntry(e.key, v, eol) + eol });
+    if (v === undefined) continue;
+    const text = stringifyEntry(e.key, v, eol) + eol;
+    next.push({ key: e.key, start: outLen, end: outLen + text.length });
+    push(text);
   }
-  let out = yaml;
-  for (const ed of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, ed.start) + ed.text + out.slice(ed.end);
-  const added = Object.entries(patch).filter(([k, v]) => !seen.has(k) && v !== undefined);
-  if (added.length) {
-    const lines = added.map(([k, v]) => stringifyEntry(k, v as FrontmatterValue, eol)).join(eol);
-    if (out.length && !out.endsWith('\n')) out += eol;
-    out += lines;
+  push(yaml.slice(at));
+  for (const [k, v] of Object.entries(patch)) {
+    if (seen.has(k) || v === undefined) continue;
+    const cur = pieces.join('');
+    if (cur.length && !cur.endsWith('\n')) push(eol);
+    const text = stringifyEntry(k, v, eol) + eol;
+    next.push({ key: k, start: outLen, end: outLen + text.length });
+    push(text);
   }
-  // The caller adds the newline before the closing "---"; keep none at the end.
-  return out.replace(/\r?\n$/, '');
+  // The caller adds the line break before the closing "---"; keep none at the end.
+  let out = pieces.join('');
+  const trail = /\r?\n$/.exec(out);
+  if (trail) out = out.slice(0, out.length - trail[0].length);
+  // Key starts are known from the splice; ends follow from them exactly as a fresh parse derives them.
+  rememberEntries(out, withEnds(out, next.map((e) => ({ key: e.key, at: e.start }))));
+  return out;
 }
 
-interface Entry {
+const entriesCache = new Map<string, Entry[]>();
+
+/** Key ranges of a frontmatter text, cached: the re-read after our own write finds them here. */
+export function entriesOf(yaml: string): Entry[] {
+  const hit = entriesCache.get(yaml);
+  if (hit) return hit;
+  const e = topLevelEntries(yaml);
+  rememberEntries(yaml, e);
+  return e;
+}
+
+function rememberEntries(yaml: string, e: Entry[]): void {
+  entriesCache.set(yaml, e);
+  if (entriesCache.size > 64) entriesCache.delete(entriesCache.keys().next().value as string);
+}
+
+export interface Entry {
   key: string;
   /** Start of the key's first line. */
   start: number;
@@ -184,33 +244,21 @@ interface Entry {
   end: number;
 }
 
-/** Top-level keys of a block mapping and the line ranges they own. */
-function topLevelEntries(yaml: string): Entry[] {
-  const events = jsyaml.parseEvents(yaml, {}) as unknown as { type: number; valueStart?: number; start?: number }[];
+/** Top-level keys of a block mapping and the line ranges they own (positions from the `yaml` package). */
+export function topLevelEntries(yaml: string): Entry[] {
+  const doc = parseDocument(yaml, { keepSourceTokens: false, uniqueKeys: false });
   const starts: { key: string; at: number }[] = [];
-  let depth = 0;
-  let inRootMap = false;
-  let childIndex = 0;
-  for (const ev of events) {
-    if (ev.type === jsyaml.EVENT_MAPPING || ev.type === jsyaml.EVENT_SEQUENCE) {
-      if (depth === 0) inRootMap = ev.type === jsyaml.EVENT_MAPPING;
-      else if (depth === 1 && inRootMap) childIndex++;
-      depth++;
-      continue;
-    }
-    if (ev.type === jsyaml.EVENT_POP) {
-      depth--;
-      continue;
-    }
-    if ((ev.type === jsyaml.EVENT_SCALAR || ev.type === jsyaml.EVENT_ALIAS) && depth === 1 && inRootMap) {
-      if (childIndex % 2 === 0 && typeof ev.valueStart === 'number') {
-        const lineStart = yaml.lastIndexOf('\n', ev.valueStart - 1) + 1;
-        const keyText = jsyaml.getScalarValue(yaml, ev as never);
-        starts.push({ key: String(keyText), at: lineStart });
-      }
-      childIndex++;
+  if (isMap(doc.contents)) {
+    for (const pair of doc.contents.items) {
+      const key = pair.key as { range?: [number, number, number]; value?: unknown } | null;
+      if (!key?.range) continue;
+      starts.push({ key: String(isScalar(key) ? key.value : key), at: yaml.lastIndexOf('\n', key.range[0] - 1) + 1 });
     }
   }
+  return withEnds(yaml, starts);
+}
+
+function withEnds(yaml: string, starts: readonly { key: string; at: number }[]): Entry[] {
   return starts.map((s, i) => ({ key: s.key, start: s.at, end: ownedEnd(yaml, s.at, i + 1 < starts.length ? starts[i + 1].at : yaml.length) }));
 }
 

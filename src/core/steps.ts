@@ -113,24 +113,33 @@ export function oneLine(s: string): string {
 export function quickStepCounts(body: string): { total: number; done: number } {
   let total = 0;
   let done = 0;
-  const at = body.search(/^##[ \t]+Steps[ \t]*\r?$/im);
-  if (at < 0) return { total, done };
-  let pos = body.indexOf('\n', at) + 1;
+  const at = STEPS_HEADING.exec(body);
+  if (!at) return { total, done };
+  let pos = body.indexOf('\n', at.index) + 1;
   if (pos === 0) return { total, done };
   let inFence = false;
   while (pos < body.length) {
     let end = body.indexOf('\n', pos);
     if (end === -1) end = body.length;
-    const line = body.slice(pos, end);
-    pos = end + 1;
-    if (/^ {0,3}(```|~~~)/.test(line)) inFence = !inFence;
-    if (inFence) continue;
-    if (/^#{1,2}[ \t]/.test(line)) break;
-    const m = /^(?:\d{1,9}[.)]|[-*+])[ \t]+(\[[ xX]\])?/.exec(line);
-    if (m) {
-      total++;
-      if (m[1] === '[x]' || m[1] === '[X]') done++;
+    const c = body.charCodeAt(pos);
+    if (c === 0x60 /* ` */ || c === 0x7e /* ~ */ || c === 0x20) {
+      if (FENCE.test(body.slice(pos, end))) inFence = !inFence;
+    } else if (!inFence) {
+      if (c === 0x23 /* # */ && SECTION_HEADING.test(body.slice(pos, Math.min(end, pos + 3)))) break;
+      if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2a || c === 0x2b) {
+        const m = ITEM.exec(body.slice(pos, Math.min(end, pos + 16)));
+        if (m) {
+          total++;
+          if (m[1] === '[x]' || m[1] === '[X]') done++;
+        }
+      }
     }
+    pos = end + 1;
   }
   return { total, done };
 }
+
+const STEPS_HEADING = /^##[ \t]+Steps[ \t]*\r?$/im;
+const FENCE = /^ {0,3}(```|~~~)/;
+const SECTION_HEADING = /^#{1,2}[ \t\r]|^#{1,2}$/;
+const ITEM = /^(?:\d{1,9}[.)]|[-*+])[ \t]+(\[[ xX]\])?/;

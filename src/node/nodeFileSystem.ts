@@ -41,6 +41,17 @@ async function writeTemp(target: string, data: Uint8Array): Promise<string> {
   return tmp;
 }
 
+const SLICE = 200;
+async function inSlices<T, R>(items: readonly T[], fn: (x: T) => R): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  for (let i = 0; i < items.length; i += SLICE) {
+    if (i) await new Promise<void>((r) => setImmediate(r));
+    const end = Math.min(items.length, i + SLICE);
+    for (let j = i; j < end; j++) out[j] = fn(items[j]);
+  }
+  return out;
+}
+
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -53,20 +64,16 @@ function pidAlive(pid: number): boolean {
 /** The real file system: atomic, durable writes; links refused (O_NOFOLLOW, lstat). */
 export class NodeFileSystem implements FileSystemPort {
   async readFile(p: string): Promise<Uint8Array | undefined> {
-    let h: fs.promises.FileHandle;
-    try {
-      h = await fs.promises.open(p, O_RDONLY | O_NOFOLLOW);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      if (code === 'ELOOP') throw linkRefused(p);
-      throw e;
-    }
-    try {
-      return await h.readFile();
-    } finally {
-      await h.close();
-    }
+    return new Promise((resolve, reject) => {
+      // The callback API is several times faster than FileHandle for small files.
+      fs.readFile(p, { flag: (O_RDONLY | O_NOFOLLOW) as unknown as string }, (e, data) => {
+        if (!e) return resolve(data);
+        const code = e.code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') return resolve(undefined);
+        if (code === 'ELOOP') return reject(linkRefused(p));
+        reject(e);
+      });
+    });
   }
 
   async stat(p: string): Promise<FileStat | undefined> {
@@ -78,6 +85,33 @@ export class NodeFileSystem implements FileSystemPort {
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw e;
     }
+  }
+
+  /** Synchronous slices of 200, yielding between slices: several times faster than async I/O per file. */
+  async statMany(paths: readonly string[]): Promise<(FileStat | undefined)[]> {
+    return inSlices(paths, (p) => {
+      try {
+        const s = fs.lstatSync(p);
+        return { size: s.size, mtimeMs: s.mtimeMs, isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink() };
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+        throw e;
+      }
+    });
+  }
+
+  async readMany(paths: readonly string[]): Promise<(Uint8Array | undefined | Error)[]> {
+    return inSlices(paths, (p) => {
+      try {
+        return fs.readFileSync(p, { flag: (O_RDONLY | O_NOFOLLOW) as unknown as string });
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+        if (code === 'ELOOP') return linkRefused(p);
+        return e as Error;
+      }
+    });
   }
 
   async readDir(p: string): Promise<string[]> {

@@ -40,6 +40,7 @@ export interface UpdateOptions {
 
 const encoder = new TextEncoder();
 const CACHE_FORMAT = 1;
+const READ_CHUNK = 256;
 
 /**
  * The plans of one workspace folder: `<root>/.pi/plans`. Every write takes the plan's lock,
@@ -56,6 +57,8 @@ export class PlanStore {
   /** Text of our own latest write per file: a watcher event with the same bytes is our echo. */
   private ownWrites = new Map<string, string>();
   private _config: PlansConfig = DEFAULT_CONFIG;
+  /** Milliseconds spent in the last update: under the lock (read, splice, durable write) and appending its checkpoint. */
+  lastUpdateTimings = { locked: 0, checkpoint: 0 };
   private _configError: PlanError | undefined;
   private loaded = false;
 
@@ -157,6 +160,7 @@ export class PlanStore {
   async update(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions = {}): Promise<{ doc: PlanDocument; result: OpResult }> {
     const path = this.pathOf(id);
     await this.checkFolders();
+    const t0 = performance.now();
     const release = await this.ports.lock.acquire(path);
     let result: OpResult;
     let doc: PlanDocument;
@@ -183,7 +187,9 @@ export class PlanStore {
     } finally {
       await release();
     }
+    const t1 = performance.now();
     await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
+    this.lastUpdateTimings = { locked: t1 - t0, checkpoint: performance.now() - t1 };
     await this.refreshEntries([`${id}.md`, ...(result.created ?? []).map((c) => `${c.id}.md`)]);
     return { doc, result };
   }
@@ -269,18 +275,35 @@ export class PlanStore {
         ev.removed.push(name);
       }
     }
-    for (const name of names) {
-      const path = `${this.plansDir}/${name}`;
-      const st = await this.ports.fs.stat(path);
-      if (!st) continue;
+    const paths = names.map((n) => `${this.plansDir}/${n}`);
+    const stats = await this.ports.fs.statMany(paths);
+    const next = new Map<string, IndexEntry>();
+    const toRead: number[] = [];
+    names.forEach((name, i) => {
+      const st = stats[i];
+      if (!st) return;
       const old = this.entries.get(name) ?? cache?.get(name);
-      let next: IndexEntry;
-      if (old && old.size === st.size && old.mtimeMs === st.mtimeMs && !st.isSymbolicLink) next = old;
-      else next = await this.entryFromDisk(name, path, st);
+      if (old && old.size === st.size && old.mtimeMs === st.mtimeMs && !st.isSymbolicLink) next.set(name, old);
+      else if (st.isSymbolicLink) next.set(name, indexEntryFor(name, undefined, st, true));
+      else toRead.push(i);
+    });
+    // Read and summarize in chunks: only a chunk's bytes are alive at a time.
+    for (let c = 0; c < toRead.length; c += READ_CHUNK) {
+      const chunk = toRead.slice(c, c + READ_CHUNK);
+      const bytes = await this.ports.fs.readMany(chunk.map((i) => paths[i]));
+      chunk.forEach((i, k) => {
+        const b = bytes[k];
+        const st = stats[i]!;
+        next.set(names[i], isPlanError(b, 'UNSAFE_PATH') ? indexEntryFor(names[i], undefined, st, true) : indexEntryFor(names[i], b instanceof Error ? undefined : b, st));
+      });
+    }
+    for (const name of names) {
+      const entry = next.get(name);
+      if (!entry) continue;
       const prev = this.entries.get(name);
-      this.entries.set(name, next);
+      this.entries.set(name, entry);
       if (!prev) ev.added.push(name);
-      else if (!sameEntry(prev, next)) ev.changed.push(name);
+      else if (!sameEntry(prev, entry)) ev.changed.push(name);
     }
     if (emit) this.emit(ev);
     if (this.loaded && (ev.added.length || ev.changed.length || ev.removed.length)) await this.saveIndexCache();

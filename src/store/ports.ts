@@ -19,6 +19,12 @@ export interface FileSystemPort {
   readFile(path: string): Promise<Uint8Array | undefined>;
   /** lstat; undefined when absent. */
   stat(path: string): Promise<FileStat | undefined>;
+  /**
+   * Many stats and reads at once, for index scans: each result as `stat`/`readFile` would give
+   * it (an Error in place of a throw). Adapters may batch; the event loop must stay responsive.
+   */
+  statMany(paths: readonly string[]): Promise<(FileStat | undefined)[]>;
+  readMany(paths: readonly string[]): Promise<(Uint8Array | undefined | Error)[]>;
   /** Names in a folder; [] when absent. */
   readDir(path: string): Promise<string[]>;
   /** Creates a folder and its parents. */

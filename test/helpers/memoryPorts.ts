@@ -17,6 +17,7 @@ export class MemoryFileSystem implements FileSystemPort {
   }
 
   async readFile(p: string): Promise<Uint8Array | undefined> {
+    this.reads++;
     if (this.links.has(p)) throw new PlanError('UNSAFE_PATH', `${p} is a symbolic link`);
     const b = this.files.get(p);
     return b ? new Uint8Array(b) : undefined;
@@ -27,6 +28,13 @@ export class MemoryFileSystem implements FileSystemPort {
     if (b) return { size: b.byteLength, mtimeMs: this.mtimes.get(p) ?? 0, isFile: true, isDirectory: false, isSymbolicLink: false };
     if (this.dirs.has(p)) return { size: 0, mtimeMs: 0, isFile: false, isDirectory: true, isSymbolicLink: false };
     return undefined;
+  }
+  async statMany(paths: readonly string[]): Promise<(FileStat | undefined)[]> {
+    return Promise.all(paths.map((p) => this.stat(p)));
+  }
+  reads = 0;
+  async readMany(paths: readonly string[]): Promise<(Uint8Array | undefined | Error)[]> {
+    return Promise.all(paths.map((p) => this.readFile(p).catch((e: Error) => e)));
   }
   async readDir(p: string): Promise<string[]> {
     const out = new Set<string>();

@@ -1,0 +1,154 @@
+/**
+ * `npm run bench`: prints figures, asserts nothing. Generates a corpus (default 10,000 plans x
+ * 12 steps plus one 200-step plan) and measures, each as a ratio to its floor:
+ *   read floor (every plan file's bytes, plain loop) | cold index build | warm start | list | get
+ *   step update through the full locked, fsynced read-modify-write | bare fsynced temp-write+rename
+ * Options: --plans N, --json, --keep (reuse bench/corpus).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { approve, createPlanText, markStep, parsePlan, startExecution, submit } from '../src/core';
+import { NodeFileSystem, nodePorts, fileIndexCache } from '../src/node';
+import { PlanStore } from '../src/store';
+
+const args = process.argv.slice(2);
+const arg = (name: string, def: number) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : def;
+};
+const N = arg('--plans', 10_000);
+const json = args.includes('--json');
+const root = path.resolve(__dirname, 'corpus', String(N));
+const plans = path.join(root, '.pi/plans');
+const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-cache-'));
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+async function time(fn: () => Promise<unknown> | unknown, runs: number): Promise<number> {
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    out.push(performance.now() - t);
+  }
+  return median(out);
+}
+
+function hex(i: number) {
+  return i.toString(16).padStart(8, '0');
+}
+
+function generate() {
+  if (fs.existsSync(path.join(plans, `PLAN-${hex(N)}.md`))) return;
+  fs.rmSync(root, { recursive: true, force: true });
+  fs.mkdirSync(plans, { recursive: true });
+  const steps = Array.from({ length: 12 }, (_, i) => ({ text: `Step ${i + 1}: change module ${i}`, tool: 'edit', operation: 'update', target: `src/m${i}.ts` }));
+  const template = createPlanText({ id: 'PLAN-00000000', title: 'Generated plan TITLE', goal: 'A generated plan for the benchmark.', steps, risks: ['none'], context: 'Generated.' }, '2026-11-22T10:00:00.000Z');
+  const statuses = ['draft', 'proposed', 'approved', 'executing', 'completed'];
+  for (let i = 0; i < N; i++) {
+    const t = template.replace(/PLAN-00000000/, `PLAN-${hex(i)}`).replace('TITLE', String(i)).replace('status: draft', `status: ${statuses[i % statuses.length]}`);
+    fs.writeFileSync(path.join(plans, `PLAN-${hex(i)}.md`), t);
+  }
+  const big = Array.from({ length: 200 }, (_, i) => ({ text: `Big step ${i + 1}`, tool: 'edit', operation: 'update', target: `src/big${i}.ts` }));
+  fs.writeFileSync(path.join(plans, `PLAN-${hex(N)}.md`), createPlanText({ id: `PLAN-${hex(N)}`, title: 'Big plan', goal: 'Two hundred steps.', steps: big }, '2026-11-22T10:00:00.000Z'));
+}
+
+async function main() {
+  const tg = performance.now();
+  generate();
+  const genMs = performance.now() - tg;
+  const names = fs.readdirSync(plans).filter((n) => n.endsWith('.md'));
+  const readFloor = async () => {
+    let bytes = 0;
+    for (const n of fs.readdirSync(plans)) if (n.endsWith('.md')) bytes += fs.readFileSync(path.join(plans, n)).length;
+    return bytes;
+  };
+  await readFloor(); // warm the OS file cache
+  const floor = await time(readFloor, 5);
+
+  const ports = () => ({ ...nodePorts(root, { indexCache: false }) });
+  const cold = await time(() => PlanStore.open(root, ports()), 3);
+  const cache = fileIndexCache(root, cacheDir);
+  await PlanStore.open(root, { ...ports(), indexCache: cache }); // writes the warm index
+  const warm = await time(() => PlanStore.open(root, { ...ports(), indexCache: cache }), 5);
+
+  const store = await PlanStore.open(root, ports());
+  const list = await time(() => store.list(), 20);
+  const listProposed = await time(() => store.list({ status: ['proposed'] }), 20);
+  const get12 = await time(() => store.read(`PLAN-${hex(7)}`), 20);
+  // A 200-step plan: the first read parses it with remark, later reads hit the outline cache.
+  const bigId = `PLAN-${hex(N)}`;
+  const t200 = performance.now();
+  await store.read(bigId);
+  const get200First = performance.now() - t200;
+  const get200 = await time(() => store.read(bigId), 10);
+
+  // Step updates on an executing 12-step plan.
+  const upId = `PLAN-${hex(1)}`; // proposed in the corpus
+  const cur = await store.read(upId);
+  if (cur.fm.status !== 'executing') {
+    if (cur.fm.status === 'proposed') await store.update(upId, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(upId, 'agent', (d, c) => startExecution(d, c));
+  }
+  const locked: number[] = [];
+  const checkpoint: number[] = [];
+  const statuses = ['in_progress', 'blocked'] as const;
+  for (let i = 0; i < 60; i++) {
+    await store.update(upId, 'agent', (d, c) => markStep(d, 'S003', statuses[i % 2], c, `note ${i}`));
+    locked.push(store.lastUpdateTimings.locked);
+    checkpoint.push(store.lastUpdateTimings.checkpoint);
+  }
+  const bytes = fs.readFileSync(path.join(plans, `${upId}.md`));
+  const nfs = new NodeFileSystem();
+  const bareFile = path.join(plans, 'bare-write-target.txt');
+  const bare = await time(() => nfs.writeFileAtomic(bareFile, bytes), 60);
+  fs.rmSync(bareFile, { force: true });
+  void submit;
+  void parsePlan;
+
+  const rows = [
+    { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },
+    { measure: 'cold index build (no persisted index)', ms: cold, floor },
+    { measure: 'warm start (persisted index)', ms: warm, floor },
+    { measure: 'list (in memory, all)', ms: list, floor },
+    { measure: 'list --status proposed (in memory)', ms: listProposed, floor },
+    { measure: 'get (12 steps, full parse)', ms: get12, floor: bare },
+    { measure: 'get (200 steps, first parse)', ms: get200First, floor: bare },
+    { measure: 'get (200 steps, cached outline)', ms: get200, floor: bare },
+    { measure: 'bare fsynced temp-write + rename', ms: bare, floor: bare },
+    { measure: 'step update (lock, read, splice, fsynced write)', ms: median(locked), floor: bare },
+    { measure: 'checkpoint append (fsynced, reported separately)', ms: median(checkpoint), floor: bare },
+  ];
+  const out = {
+    plans: names.length,
+    corpusBytes: await readFloor(),
+    generateMs: genMs,
+    machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
+    rows: rows.map((r) => ({ ...r, ratio: r.ms / r.floor })),
+    targets: {
+      coldIndexVsFloor: { value: cold / floor, target: 3 },
+      warmStartVsFloor: { value: warm / floor, target: 1 },
+      stepUpdateVsBareWrite: { value: median(locked) / bare, target: 2 },
+    },
+  };
+  if (json) {
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  } else {
+    console.log(`Corpus: ${out.plans} plan files, ${(out.corpusBytes / 1e6).toFixed(1)} MB (${out.machine})`);
+    console.log('');
+    console.log(`${'measure'.padEnd(52)} ${'ms'.padStart(10)}  ratio`);
+    for (const r of out.rows) console.log(`${r.measure.padEnd(52)} ${r.ms.toFixed(2).padStart(10)}  ${r.ratio.toFixed(2)}x ${r.floor === floor ? 'floor' : 'bare write'}`);
+    console.log('');
+    for (const [k, v] of Object.entries(out.targets)) console.log(`${k.padEnd(24)} ${v.value.toFixed(2)}x (target <= ${v.target}x) ${v.value <= v.target ? 'met' : 'NOT met'}`);
+  }
+  fs.rmSync(cacheDir, { recursive: true, force: true });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,32 @@
+// ESLint: TypeScript rules everywhere, plus the house rule that the pure core and the store
+// never touch vscode or the file system (adapters live in src/node and src/vscode).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const forbidden = ['vscode', 'fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'child_process', 'node:child_process'].map((name) => ({
+  name,
+  message: 'src/core and src/store are pure: put I/O behind a port (src/store/ports.ts) and implement it in src/node or src/vscode.',
+}));
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.tools/**', '.scratch/**', 'bench/corpus/**', 'test/helpers/*.cjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.mjs', '**/*.cjs', '**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+  },
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    files: ['src/core/**/*.ts', 'src/store/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: forbidden, patterns: [{ group: ['node:*'], message: 'src/core and src/store use no Node modules: add a port.' }] }],
+      'no-restricted-globals': ['error', { name: 'process', message: 'pass configuration in; the core has no process' }, { name: 'require', message: 'import instead' }],
+    },
+  },
+);
