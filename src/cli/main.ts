@@ -25,10 +25,11 @@ export interface CliIo {
 
 const realIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
 
-function entryLine(e: IndexEntry): string {
+function entryLine(e: IndexEntry, flag?: string): string {
   if (!e.valid) return `${e.id}  INVALID  .pi/plans/${e.file}${e.error?.line ? `:${e.error.line}` : ''}: ${e.error?.message}`;
   const steps = e.steps ? `${e.stepsDone}/${e.steps} steps` : 'no steps';
-  return `${e.id}  ${e.status!.padEnd(12)} v${String(e.version).padEnd(4)} ${steps.padEnd(12)} ${e.title}`;
+  const note = flag === 'stalled' ? '  (no activity within executor_timeout_minutes: stalled?)' : flag === 'stale' ? '  (stale: waiting for review longer than stale_after_days)' : '';
+  return `${e.id}  ${e.status!.padEnd(12)} v${String(e.version).padEnd(4)} ${steps.padEnd(12)} ${e.title}${note}`;
 }
 
 function docJson(doc: PlanDocument) {
@@ -64,9 +65,10 @@ export function buildProgram(io: CliIo = realIo): Command {
     .action(async (o: { status?: PlanStatus[]; json?: boolean }) => {
       const s = await store();
       const rows = s.list({ status: o.status });
-      if (o.json) io.out(JSON.stringify(rows, null, 2) + '\n');
+      const flags = await Promise.all(rows.map((r) => s.attention(r)));
+      if (o.json) io.out(JSON.stringify(rows.map((r, i) => (flags[i] ? { ...r, attention: flags[i] } : r)), null, 2) + '\n');
       else if (!rows.length) io.out(`No plans${o.status ? ` with status ${o.status.join(', ')}` : ''} in ${path.join(s.root, '.pi/plans')}.\n`);
-      else io.out(rows.map(entryLine).join('\n') + '\n');
+      else io.out(rows.map((r, i) => entryLine(r, flags[i])).join('\n') + '\n');
     });
 
   program

@@ -115,6 +115,11 @@ function parseUnlocated(text: string): PlanDocument {
   const body = text.slice(block.bodyStart);
   const nl = text.indexOf('\n');
   const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
+  // Refuse a hostile step count before the Markdown parse, which grows with it.
+  const quick = quickStepCounts(body);
+  if (quick.total > LIMITS.steps) {
+    throw new PlanError('TOO_LARGE', `the plan has ${quick.total} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, { line: lineOf(text, block.bodyStart) });
+  }
   const outline = outlineFor(body);
   if (outline.steps.length > LIMITS.steps) {
     throw new PlanError('TOO_LARGE', `the plan has ${outline.steps.length} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, {

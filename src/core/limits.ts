@@ -4,7 +4,7 @@
  */
 export const LIMITS = {
   /** Whole plan file, bytes. */
-  fileBytes: 1024 * 1024,
+  fileBytes: 256 * 1024,
   /** Frontmatter block, characters. */
   frontmatterChars: 16 * 1024,
   /** Steps in one plan. */

@@ -9,7 +9,10 @@ import {
   DEFAULT_CONFIG,
   isPlanError,
   isPlanId,
+  isStale,
+  LIMITS,
   isStalled,
+  Frontmatter,
   OpContext,
   OpResult,
   parsePlan,
@@ -21,7 +24,7 @@ import {
   changeStatus,
 } from '../core';
 import { IndexEntry, indexEntryFor, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
-import { Disposable, StorePorts } from './ports';
+import { Disposable, StorePorts, WatcherPort } from './ports';
 
 /** What changed in the plans folder, by file name. */
 export interface PlansChangeEvent {
@@ -54,8 +57,10 @@ export class PlanStore {
   readonly configPath: string;
   private entries = new Map<string, IndexEntry>();
   private listeners = new Set<(e: PlansChangeEvent) => void>();
-  /** Text of our own latest write per file: a watcher event with the same bytes is our echo. */
-  private ownWrites = new Map<string, string>();
+  /** Our own latest write per file and the entry it gave: a watcher event with the same bytes is our echo. */
+  private ownWrites = new Map<string, { text: string; entry?: IndexEntry }>();
+  /** Checkpoint logs we appended to, with their size after our append (to detect a torn last line). */
+  private logSizes = new Map<string, number>();
   private _config: PlansConfig = DEFAULT_CONFIG;
   /** Milliseconds spent in the last update: under the lock (read, splice, durable write) and appending its checkpoint. */
   lastUpdateTimings = { locked: 0, checkpoint: 0 };
@@ -129,9 +134,8 @@ export class PlanStore {
   async read(id: string): Promise<PlanDocument> {
     const path = this.pathOf(id);
     await this.checkFolders();
-    const bytes = await this.ports.fs.readFile(path);
-    if (!bytes) throw this.notFound(id);
-    return parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path));
+    const bytes = await this.readPlanBytes(id, path);
+    return this.checkId(id, path, parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path)));
   }
 
   /** Creates a plan (draft unless `status` says proposed) with a new id. */
@@ -165,9 +169,8 @@ export class PlanStore {
     let result: OpResult;
     let doc: PlanDocument;
     try {
-      const bytes = await this.ports.fs.readFile(path);
-      if (!bytes) throw this.notFound(id);
-      const before = parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path));
+      const bytes = await this.readPlanBytes(id, path);
+      const before = this.checkId(id, path, parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path)));
       if (opts.expectedVersion !== undefined && opts.expectedVersion !== before.fm.version) {
         throw new PlanError(
           'VERSION_CONFLICT',
@@ -183,7 +186,7 @@ export class PlanStore {
       for (const c of result.created ?? []) await this.writeNew(c.id, c.text);
       await this.ports.writeGuard?.(path);
       await this.ports.fs.writeFileAtomic(path, encoder.encode(result.text));
-      this.ownWrites.set(`${id}.md`, result.text);
+      this.ownWrites.set(`${id}.md`, { text: result.text });
     } finally {
       await release();
     }
@@ -228,6 +231,21 @@ export class PlanStore {
     return stalled;
   }
 
+  /**
+   * What needs a person's attention, without changing anything: `stalled` for an executing plan
+   * with no activity for `executor_timeout_minutes`, `stale` for a proposed plan waiting longer
+   * than `stale_after_days`.
+   */
+  async attention(entry: IndexEntry): Promise<'stalled' | 'stale' | undefined> {
+    if (!entry.valid || !entry.updatedAt || !entry.status) return undefined;
+    const now = this.ports.clock.now().toISOString();
+    const fm = { status: entry.status, updated_at: entry.updatedAt } as Frontmatter;
+    if (entry.status === 'proposed') return isStale(fm, now, this._config) ? 'stale' : undefined;
+    if (entry.status !== 'executing') return undefined;
+    const last = (await this.readCheckpoints(entry.id)).at(-1)?.at;
+    return isStalled(fm, last, now, this._config) ? 'stalled' : undefined;
+  }
+
   /** The checkpoint log of a plan. Lines that are not ours (pi-planner's) or are broken are skipped. */
   async readCheckpoints(id: string): Promise<Checkpoint[]> {
     this.pathOf(id);
@@ -249,9 +267,20 @@ export class PlanStore {
   /** Appends one event to `sessions/<id>.jsonl` (fsynced). */
   async checkpoint(id: string, cp: Omit<Checkpoint, 'plan' | 'at'>): Promise<void> {
     await this.ports.fs.mkdirp(this.sessionsDir);
+    const path = `${this.sessionsDir}/${id}.jsonl`;
     const line: Checkpoint = { type: cp.type, plan: id, at: this.ports.clock.now().toISOString() };
     for (const k of ['version', 'step', 'status', 'note', 'actor'] as const) if (cp[k] !== undefined) (line as Record<string, unknown>)[k] = cp[k];
-    await this.ports.fs.appendFile(`${this.sessionsDir}/${id}.jsonl`, encoder.encode(JSON.stringify(line) + '\n'));
+    let text = JSON.stringify(line) + '\n';
+    // A writer that crashed mid-line left no line break: start on a fresh line so both survive.
+    // Checked by reading the log only when it is not as our last append left it.
+    const st = await this.ports.fs.stat(path);
+    if (st && st.size > 0 && this.logSizes.get(path) !== st.size) {
+      const old = await this.ports.fs.readFile(path);
+      if (old && old.byteLength && old[old.byteLength - 1] !== 0x0a) text = '\n' + text;
+    }
+    const data = encoder.encode(text);
+    await this.ports.fs.appendFile(path, data);
+    this.logSizes.set(path, (st?.size ?? 0) + data.byteLength);
   }
 
   /**
@@ -262,6 +291,33 @@ export class PlanStore {
     const name = path.slice(path.lastIndexOf('/') + 1);
     if (!PLAN_FILE_PATTERN.test(name) || path.slice(0, path.length - name.length - 1) !== this.plansDir) return;
     await this.refreshEntries([name]);
+  }
+
+  /**
+   * Follows a watcher: each event re-reads its file at once (events are hints), and a re-scan
+   * after every burst reconciles whatever the events missed or merged.
+   */
+  watch(watcher: WatcherPort, settleMs = 300): Disposable {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let chain = Promise.resolve();
+    const queue = (fn: () => Promise<unknown>) => {
+      chain = chain.then(fn).then(
+        () => undefined,
+        () => undefined,
+      );
+    };
+    const onEvent = (path: string) => {
+      queue(() => this.fileChanged(path));
+      clearTimeout(timer);
+      timer = setTimeout(() => queue(() => this.rescan()), settleMs);
+    };
+    const sub = watcher.watch(this.plansDir, { onDidCreate: onEvent, onDidChange: onEvent, onDidDelete: onEvent });
+    return {
+      dispose: () => {
+        clearTimeout(timer);
+        sub.dispose();
+      },
+    };
   }
 
   /** Re-scans the folder and reconciles the index with it (after missed watcher events). */
@@ -285,6 +341,7 @@ export class PlanStore {
       const old = this.entries.get(name) ?? cache?.get(name);
       if (old && old.size === st.size && old.mtimeMs === st.mtimeMs && !st.isSymbolicLink) next.set(name, old);
       else if (st.isSymbolicLink) next.set(name, indexEntryFor(name, undefined, st, true));
+      else if (st.size > LIMITS.fileBytes) next.set(name, indexEntryFor(name, new Uint8Array(st.size), st));
       else toRead.push(i);
     });
     // Read and summarize in chunks: only a chunk's bytes are alive at a time.
@@ -327,6 +384,24 @@ export class PlanStore {
     return path.startsWith(this.root) ? path.slice(this.root.replace(/[\\/]+$/, '').length + 1) : path;
   }
 
+  private checkId(id: string, path: string, doc: PlanDocument): PlanDocument {
+    if (doc.fm.id !== id) {
+      throw new PlanError('INVALID_FILE', `the id in the file (${doc.fm.id}) is not the file name's (${id}): make them the same`, { file: this.rel(path), line: 2 });
+    }
+    return doc;
+  }
+
+  /** A plan file's bytes; a file over the size cap is refused without being read. */
+  private async readPlanBytes(id: string, path: string): Promise<Uint8Array> {
+    const st = await this.ports.fs.stat(path);
+    if (st && st.size > LIMITS.fileBytes) {
+      throw new PlanError('TOO_LARGE', `the file is ${st.size} bytes, over the ${LIMITS.fileBytes}-byte limit: split the plan or move context into .pi/plans/artifacts/`, { file: this.rel(path) });
+    }
+    const bytes = await this.ports.fs.readFile(path);
+    if (!bytes) throw this.notFound(id);
+    return bytes;
+  }
+
   private notFound(id: string): PlanError {
     return new PlanError('NOT_FOUND', `${id} does not exist in ${this.rel(this.plansDir)}: list the plans to find the right id`);
   }
@@ -339,7 +414,7 @@ export class PlanStore {
   private async writeNew(id: string, text: string): Promise<void> {
     const path = this.pathOf(id);
     await this.ports.fs.createFileExclusive(path, encoder.encode(text));
-    this.ownWrites.set(`${id}.md`, text);
+    this.ownWrites.set(`${id}.md`, { text });
     await this.refreshEntries([`${id}.md`]);
   }
 
@@ -375,10 +450,13 @@ export class PlanStore {
       throw e;
     }
     const own = this.ownWrites.get(name);
-    const prev = this.entries.get(name);
-    if (own !== undefined && prev && bytes && new TextDecoder().decode(bytes) === own) {
-      // Our own write echoed back (same content): nothing to re-parse, nothing changed.
-      return { ...prev, size: st.size, mtimeMs: st.mtimeMs };
+    if (own && bytes && bytes.byteLength === st.size) {
+      const text = new TextDecoder().decode(bytes);
+      if (text === own.text) {
+        // Our own write (or its echo): parse it once, then reuse that entry for every echo.
+        own.entry ??= indexEntryFor(name, bytes, st);
+        return { ...own.entry, size: st.size, mtimeMs: st.mtimeMs };
+      }
     }
     return indexEntryFor(name, bytes, st);
   }
