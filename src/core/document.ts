@@ -137,18 +137,13 @@ function parseUnlocated(text: string): PlanDocument {
     if (s.text.length > LIMITS.stepText) {
       throw new PlanError('TOO_LARGE', `step ${s.id} text is ${s.text.length} characters, over ${LIMITS.stepText}: shorten it, or move detail to its details`, { line: line() });
     }
-    ids.add(s.id);
+    if (s.hasId) ids.add(s.id);
     steps.push({ ...s, index });
   });
-  // Provisional ids (pi-planner steps) must not collide with real ones.
-  const seen = new Set<string>();
-  let next = Math.max(fm.step_seq ?? 0, ...steps.filter((s) => s.hasId).map((s) => Number(s.id.slice(1))), 0);
-  for (const s of steps) {
-    if (!s.hasId && (ids.has(s.id) && steps.some((o) => o.hasId && o.id === s.id) || seen.has(s.id))) {
-      s.id = `S${String(++next).padStart(3, '0')}`;
-    }
-    seen.add(s.id);
-  }
+  // Steps written without an id (pi-planner's form) get the ids the next write will give them:
+  // from the counter, in order, never one that was issued before.
+  let next = Math.max(fm.step_seq ?? 0, 0, ...steps.filter((s) => s.hasId).map((s) => Number(s.id.slice(1))));
+  for (const s of steps) if (!s.hasId) s.id = `S${String(++next).padStart(3, '0')}`;
   const rejections: Rejection[] = [];
   for (const sec of outline.sections) {
     const m = REJECTION_TITLE.exec(sec.title);

@@ -108,6 +108,9 @@ function checkNewStep(s: NewStep): void {
   if (oneLine(s.text).length > LIMITS.stepText) throw new PlanError('TOO_LARGE', `step text is over ${LIMITS.stepText} characters: shorten it and put detail in "details"`);
   if ((s.details ?? '').length > LIMITS.stepDetails) throw new PlanError('TOO_LARGE', `step details are over ${LIMITS.stepDetails} characters: shorten them`);
   if ((s.tool && !s.operation) || (!s.tool && s.operation)) throw new PlanError('INVALID_INPUT', 'give both "tool" and "operation" for a step annotation, or neither');
+  if (s.target !== undefined && !/^(?:[^()\r\n]|\([^()\r\n]*\))+$/.test(s.target.trim())) {
+    throw new PlanError('INVALID_INPUT', `the target "${oneLine(s.target).slice(0, 60)}" must be one line with parentheses only in pairs; rewrite it`);
+  }
   for (const w of [s.tool, s.operation]) {
     if (w !== undefined && !/^[^\s():]{1,60}$/.test(w)) throw new PlanError('INVALID_INPUT', `"${w}" must be one word (no spaces, colons or parentheses)`);
   }
@@ -382,13 +385,20 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
   }
   if (md.length > LIMITS.fileBytes / 2) throw new PlanError('TOO_LARGE', `the Markdown is over ${LIMITS.fileBytes / 2} characters: split the plan`);
   const eol = doc.eol;
-  const newBody = `${eol}${withEol(md.trim(), eol)}${eol}`;
+  // The review history is not the author's to rewrite: drop any `## Rejection` sections sent,
+  // and keep the plan's own at the end.
+  const history = reviewHistory(doc);
+  const sent = stripReviewHistory(md.trim());
+  const newBody = `${eol}${withEol(sent, eol)}${eol}${history ? `${eol}${withEol(history, eol)}${eol}` : ''}`;
   if (doc.fm.status === 'executing') {
     if (!opts.revisionId) throw new PlanError('INVALID_INPUT', 'a revision needs a new plan id');
     nextStatus(doc.fm.id, doc.fm.status, 'revise', ctx.actor);
     const carried = new Map(doc.steps.filter((s) => s.status === 'done' || s.status === 'skipped').map((s) => [s.id, s.status]));
     const created = createPlanText({ id: opts.revisionId, title: opts.title ?? doc.fm.title, status: 'proposed', planner_model: doc.fm.planner_model, executor_model: doc.fm.executor_model, tools_required: doc.fm.tools_required }, ctx.now);
-    let rev = ensureStepIds(parsePlan(applyEdits(parsePlan(created), { supersedes: doc.fm.id, step_seq: Math.max(doc.fm.step_seq ?? 0, 0) }, [{ start: 0, end: parsePlan(created).body.length, text: newBody }]).text));
+    // A revision is a new file: LF line ends, no BOM, no review history of its own.
+    const revBody = `\n${sent.replace(/\r\n/g, '\n')}\n`;
+    const base = parsePlan(created);
+    let rev = ensureStepIds(parsePlan(applyEdits(base, { supersedes: doc.fm.id, step_seq: Math.max(doc.fm.step_seq ?? 0, 0) }, [{ start: 0, end: base.body.length, text: revBody }]).text));
     const carry = rev.steps.filter((s) => carried.has(s.id) && s.status !== carried.get(s.id));
     if (carry.length) {
       const edits = carry.map((s) => ({ start: rev.outline.steps[s.index].start, end: rev.outline.steps[s.index].end, text: renderStepItem({ ...s, status: carried.get(s.id)! }, s.bullet, rev.eol) }));
@@ -407,6 +417,28 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
   // Steps written without ids get new ones from the counter; ids the model kept stay.
   const normalized = ensureStepIds(replaced);
   return result(normalized.text, 'edit');
+}
+
+const REJECTION_HEADING = /^## Rejection \(v\d+\)[ \t]*\r?$/;
+
+/** The `## Rejection (vN)` sections of a plan, in order, as text (empty when none). */
+function reviewHistory(doc: PlanDocument): string {
+  return doc.outline.sections
+    .filter((s) => s.depth === 2 && /^Rejection \(v\d+\)$/.test(s.title))
+    .map((s) => doc.body.slice(s.start, s.end).trim())
+    .join('\n\n');
+}
+
+/** Markdown without `## Rejection (vN)` sections (each runs to the next `#`/`##` heading). */
+function stripReviewHistory(md: string): string {
+  const out: string[] = [];
+  let skipping = false;
+  for (const line of md.split('\n')) {
+    if (REJECTION_HEADING.test(line)) skipping = true;
+    else if (/^#{1,2}[ \t]/.test(line)) skipping = false;
+    if (!skipping) out.push(line);
+  }
+  return out.join('\n').trim();
 }
 
 // ---------- review ----------
@@ -531,8 +563,9 @@ export function clonePlan(doc: PlanDocument, newId: string, ctx: OpContext): str
     ...drop.map((s) => ({ start: s.start, end: s.end, text: '' })),
     ...src.steps.map((s) => ({ start: src.outline.steps[s.index].start, end: src.outline.steps[s.index].end, text: renderStepItem({ ...s, status: 'pending', note: undefined }, s.bullet, src.eol) })),
   ];
-  const body = applyEdits(src, {}, edits).body.replace(/\s+$/, '') + src.eol;
-  return parsePlan(applyEdits(created, { step_seq: src.fm.step_seq ?? 0 }, [{ start: 0, end: created.body.length, text: body.startsWith(src.eol) ? body : src.eol + body }]).text).text;
+  // A clone is a new file: LF line ends, no BOM.
+  const body = applyEdits(src, {}, edits).body.replace(/\r\n/g, '\n').replace(/\s+$/, '') + '\n';
+  return parsePlan(applyEdits(created, { step_seq: src.fm.step_seq ?? 0 }, [{ start: 0, end: created.body.length, text: body.startsWith('\n') ? body : '\n' + body }]).text).text;
 }
 
 // ---------- detection ----------

@@ -33,9 +33,29 @@ const MARKER_TO_STATUS: Record<string, StepStatus> = {
 
 // `1. [ ] S001 *blocked* text (tool: operation → target)`; everything after the list marker is optional but the text.
 const HEADER =
-  /^(?<bullet>\d{1,9}[.)]|[-*+])(?<sp>[ \t]+)(?:\[(?<check>[ xX])\][ \t]+)?(?:(?<id>S\d{3,4})(?:[ \t]+|$))?(?:\*(?<marker>in progress|blocked|failed|skipped)\*(?:[ \t]+|$))?(?<rest>.*)$/;
+  /^(?<bullet>\d{1,9}[.)]|[-*+])(?<sp>[ \t]+)(?:\[(?<check>[ xX])\][ \t]+)?(?:(?<id>S\d{3,4})(?:[ \t]+|$))?(?:\*(?<marker>in progress|blocked|failed|skipped)\*(?:[ \t]+|$))?(?<rest>.*)$/s;
 // pi-planner's annotation: one-word tool and operation, optional target, at the end of the line.
-const ANNOTATION = /^(?<text>.*?)[ \t]+\((?<tool>[^\s():]+):[ \t]+(?<op>[^\s()]+?)(?:[ \t]+→[ \t]+(?<target>.+?))?\)$/;
+// The text is greedy, so the annotation is the last "(tool: operation ...)" of the line.
+// A target may hold balanced parentheses (`account.move(42)`), nothing unbalanced.
+const ANNOTATION = /^(?<text>.*)[ \t]+\((?<tool>[^\s():]+):[ \t]+(?<op>[^\s()]+?)(?:[ \t]+→[ \t]+(?<target>(?:[^()]|\([^()]*\))+?))?\)$/s;
+/** Text that would read back as a marker or an annotation gets one backslash (Markdown's own escape). */
+const MARKER_START = /^\*(in progress|blocked|failed|skipped)\*/;
+const ESCAPED_MARKER_START = /^\\(\*(?:in progress|blocked|failed|skipped)\*)/;
+const ESCAPED_ANNOTATION_END = /[ \t]\\(\([^\s():]+:[ \t]+[^\s()]+?(?:[ \t]+→[ \t]+(?:[^()]|\([^()]*\))+?)?\))$/s;
+
+function escapeText(text: string, annotated: boolean): string {
+  let t = text;
+  if (MARKER_START.test(t)) t = `\\${t}`;
+  if (!annotated) {
+    const a = ANNOTATION.exec(t)?.groups;
+    if (a) t = `${a.text} \\${t.slice(a.text.length).trimStart()}`;
+  }
+  return t;
+}
+
+function unescapeText(text: string): string {
+  return text.replace(ESCAPED_MARKER_START, '$1').replace(ESCAPED_ANNOTATION_END, ' $1');
+}
 
 /** Parses one step item's source (its first line and continuation lines). */
 export function parseStepItem(src: string, position: number): Step & { bullet: string } {
@@ -54,7 +74,7 @@ export function parseStepItem(src: string, position: number): Step & { bullet: s
     id: g.id ?? provisionalId(position),
     hasId: !!g.id,
     status,
-    text: a ? a.text.trim() : rest.trim(),
+    text: unescapeText(a ? a.text.trim() : rest.trim()),
   };
   if (a) {
     step.tool = a.tool;
@@ -87,8 +107,9 @@ export function stepNumber(id: string): number {
 export function renderStepItem(step: Omit<Step, 'hasId'>, bullet: string, eol: string): string {
   const check = step.status === 'done' || step.status === 'skipped' ? '[x]' : '[ ]';
   const marker = MARKERS[step.status];
-  let head = `${bullet} ${check} ${step.id}${marker ? ` ${marker}` : ''} ${oneLine(step.text)}`;
-  if (step.tool && step.operation) {
+  const annotated = !!(step.tool && step.operation);
+  let head = `${bullet} ${check} ${step.id}${marker ? ` ${marker}` : ''} ${escapeText(oneLine(step.text), annotated)}`;
+  if (annotated) {
     head += ` (${step.tool}: ${step.operation}${step.target ? ` → ${oneLine(step.target)}` : ''})`;
   }
   const indent = ' '.repeat(bullet.length + 1);
@@ -102,7 +123,8 @@ export function renderStepItem(step: Omit<Step, 'hasId'>, bullet: string, eol: s
 
 /** Collapses line breaks so a value stays on its one line. */
 export function oneLine(s: string): string {
-  return s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  // Every line terminator JavaScript and Markdown know, and other control characters, become spaces.
+  return s.replace(/\s*[\r\n\u2028\u2029\u0085\v\f]+\s*/g, ' ').replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, ' ').trim();
 }
 
 /**

@@ -157,7 +157,7 @@ class RemoveStep extends OnPlan {
     p.steps = p.steps.filter((s) => s.id !== sid);
     edited(p);
   }
-  toString = () => `RemoveStep(${this.pick}, ${this.stepPick})`;
+  override toString = () => `RemoveStep(${this.pick}, ${this.stepPick})`;
 }
 
 class Submit extends OnPlan {
@@ -221,7 +221,7 @@ class MarkStep extends OnPlan {
     if (p.steps.every((s) => s.done)) p.status = 'completed';
     assert.equal(result.autoCompleted, p.status === 'completed');
   }
-  toString = () => `MarkStep(${this.pick}, ${this.stepPick})`;
+  override toString = () => `MarkStep(${this.pick}, ${this.stepPick})`;
 }
 
 class Complete extends OnPlan {

@@ -1,0 +1,393 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runCli } from '../../../src/cli/main';
+import { submit } from '../../../src/core';
+import { openNodeStore } from '../../../src/node';
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** A plan file as hand-written (or left by pi-planner / another tool). */
+function planText(id: string, o: { status?: string; version?: number; title?: string; steps?: string[]; extra?: string; updated?: string } = {}): string {
+  const steps = o.steps ?? ['[x] S001 first', '[ ] S002 second'];
+  return [
+    '---',
+    `id: ${id}`,
+    `title: ${o.title ?? 'Fix the thing'}`,
+    `status: ${o.status ?? 'proposed'}`,
+    `version: ${o.version ?? 3}`,
+    'created_at: 2026-01-01T00:00:00.000Z',
+    `updated_at: ${o.updated ?? '2026-01-02T00:00:00.000Z'}`,
+    ...(o.extra ? [o.extra] : []),
+    '---',
+    '',
+    '## Goal',
+    'Make it work',
+    '',
+    '## Steps',
+    ...steps.map((s, i) => `${i + 1}. ${s}`),
+    '',
+  ].join('\n');
+}
+
+describe('pi-plans CLI (in-process, real disk)', function () {
+  this.timeout(20_000);
+  let root: string;
+  let plans: string;
+  let cacheDir: string;
+  let savedCache: string | undefined;
+
+  before(() => {
+    savedCache = process.env.PI_PLANS_CACHE_DIR;
+    cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-cli-cache-'));
+    process.env.PI_PLANS_CACHE_DIR = cacheDir;
+  });
+  after(() => {
+    if (savedCache === undefined) delete process.env.PI_PLANS_CACHE_DIR;
+    else process.env.PI_PLANS_CACHE_DIR = savedCache;
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-cli-'));
+    plans = path.join(root, '.pi', 'plans');
+    fs.mkdirSync(plans, { recursive: true });
+  });
+  afterEach(() => {
+    process.exitCode = 0;
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  async function cli(...args: string[]): Promise<Run> {
+    let out = '';
+    let err = '';
+    const code = await runCli([...args, '--root', root], { out: (s) => (out += s), err: (s) => (err += s) });
+    return { code, out, err };
+  }
+  const put = (id: string, text: string) => fs.writeFileSync(path.join(plans, `${id}.md`), text);
+  const file = (id: string) => fs.readFileSync(path.join(plans, `${id}.md`), 'utf8');
+  const checkpoints = (id: string) =>
+    fs
+      .readFileSync(path.join(plans, 'sessions', `${id}.jsonl`), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  describe('list', () => {
+    it('lists valid and invalid plans as text, oldest first, invalid ones with file:line', async () => {
+      const now = new Date().toISOString();
+      put('PLAN-0000000a', planText('PLAN-0000000a', { updated: now }));
+      put('PLAN-0000000b', planText('PLAN-0000000b', { status: 'draft', version: 1, title: 'Other plan', steps: [], updated: now }));
+      put('PLAN-0000000c', planText('PLAN-0000000d'));
+      // Waiting for review far longer than stale_after_days (30).
+      put('PLAN-0000000e', planText('PLAN-0000000e', { title: 'Old plan', updated: '2000-01-01T00:00:00.000Z' }));
+      fs.writeFileSync(path.join(plans, 'notes.txt'), 'not a plan');
+      const r = await cli('list');
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.err, '');
+      assert.equal(
+        r.out,
+        [
+          'PLAN-0000000c  INVALID  .pi/plans/PLAN-0000000c.md:2: the id in the file (PLAN-0000000d) is not the file name\'s (PLAN-0000000c): make them the same',
+          'PLAN-0000000a  proposed     v3    1/2 steps    Fix the thing',
+          'PLAN-0000000b  draft        v1    no steps     Other plan',
+          'PLAN-0000000e  proposed     v3    1/2 steps    Old plan  (stale: waiting for review longer than stale_after_days)',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    it('--json gives the index entries; --status filters (and drops invalid files)', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      put('PLAN-0000000b', planText('PLAN-0000000b', { status: 'draft', version: 1 }));
+      put('PLAN-0000000c', '---\nid: PLAN-0000000c\ntitle: x\nstatus: nope\n---\n');
+      const r = await cli('list', '--json');
+      assert.equal(r.code, 0, r.err);
+      const rows = JSON.parse(r.out) as { id: string; valid: boolean; status?: string; version?: number; steps: number; stepsDone: number; error?: { code: string; line?: number } }[];
+      assert.deepEqual(
+        rows.map((e) => [e.id, e.valid, e.status, e.version, e.steps, e.stepsDone]),
+        [
+          ['PLAN-0000000c', false, undefined, undefined, 0, 0],
+          ['PLAN-0000000a', true, 'proposed', 3, 2, 1],
+          ['PLAN-0000000b', true, 'draft', 1, 2, 1],
+        ],
+      );
+      assert.deepEqual([rows[0].error?.code, rows[0].error?.line], ['INVALID_FILE', 4]);
+
+      const f = await cli('list', '--status', 'draft', '--json');
+      assert.deepEqual((JSON.parse(f.out) as { id: string }[]).map((e) => e.id), ['PLAN-0000000b']);
+      const t = await cli('list', '--status', 'executing');
+      assert.equal(t.code, 0);
+      assert.equal(t.out, `No plans with status executing in ${path.join(root, '.pi/plans')}.\n`);
+      const bad = await cli('list', '--status', 'bogus');
+      assert.equal(bad.code, 2);
+      assert.match(bad.err, /bogus/);
+    });
+
+    it('--root before the subcommand works too', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      let out = '';
+      const code = await runCli(['--root', root, 'list', '--json'], { out: (s) => (out += s), err: () => undefined });
+      assert.equal(code, 0);
+      assert.deepEqual((JSON.parse(out) as { id: string }[]).map((e) => e.id), ['PLAN-0000000a']);
+    });
+
+    it('an empty workspace says so', async () => {
+      const r = await cli('list');
+      assert.equal(r.code, 0);
+      assert.equal(r.out, `No plans in ${path.join(root, '.pi/plans')}.\n`);
+    });
+  });
+
+  describe('show', () => {
+    it('shows a plan as text and as JSON', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const r = await cli('show', 'PLAN-0000000a');
+      assert.equal(r.code, 0, r.err);
+      assert.equal(
+        r.out,
+        'PLAN-0000000a: Fix the thing\nstatus: proposed   version: 3   steps: 1/2 done   updated: 2026-01-02T00:00:00.000Z\n\n## Goal\nMake it work\n\n## Steps\n1. [x] S001 first\n2. [ ] S002 second\n',
+      );
+      const j = await cli('show', 'PLAN-0000000a', '--json');
+      assert.equal(j.code, 0, j.err);
+      assert.deepEqual(JSON.parse(j.out), {
+        id: 'PLAN-0000000a',
+        title: 'Fix the thing',
+        status: 'proposed',
+        version: 3,
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-02T00:00:00.000Z',
+        steps: [
+          { id: 'S001', status: 'done', text: 'first' },
+          { id: 'S002', status: 'pending', text: 'second' },
+        ],
+        sections: { Goal: 'Make it work' },
+        rejections: [],
+      });
+    });
+
+    it('an unknown id: exit 1, stderr names the fix', async () => {
+      const r = await cli('show', 'PLAN-0000abcd');
+      assert.equal(r.code, 1);
+      assert.equal(r.out, '');
+      assert.equal(r.err, 'pi-plans: PLAN-0000abcd does not exist in .pi/plans: list the plans to find the right id\n');
+    });
+
+    it('a bad id (../x): exit 1 with INVALID_ID, nothing read outside', async () => {
+      fs.writeFileSync(path.join(root, '.pi', 'x.md'), planText('PLAN-0000000a'));
+      const r = await cli('show', '../x');
+      assert.equal(r.code, 1);
+      assert.equal(r.out, '');
+      assert.equal(r.err, 'pi-plans: "../x" is not a plan id: ids are PLAN- and 8 lowercase hex digits, e.g. PLAN-1a2b3c4d; list the plans to find one\n');
+    });
+
+    it('an invalid file: exit 1 with file:line', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a').replace('version: 3', 'version: "3"'));
+      const r = await cli('show', 'PLAN-0000000a');
+      assert.equal(r.code, 1);
+      assert.equal(r.err, 'pi-plans: .pi/plans/PLAN-0000000a.md:5: the field "version" is invalid (Invalid input: expected number, received string): fix its value\n');
+    });
+  });
+
+  describe('validate', () => {
+    it('exit 0 on good plans', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      put('PLAN-0000000b', planText('PLAN-0000000b', { status: 'draft' }));
+      const r = await cli('validate');
+      assert.equal(r.code, 0, r.out + r.err);
+      assert.equal(r.out, '2 plan files checked, 0 problems.\n');
+    });
+
+    it('exit 1 with one file:line: message line per invalid plan; --json', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      put('PLAN-0000000b', planText('PLAN-0000000b').replace('status: proposed', 'status: bogus'));
+      put('PLAN-0000000c', planText('PLAN-0000000c').replace('## Steps', '<<<<<<< HEAD\n## Steps'));
+      // Valid frontmatter, but the full parse refuses the body (duplicate step id).
+      put('PLAN-0000000d', planText('PLAN-0000000d', { steps: ['[ ] S001 one', '[ ] S001 again'] }));
+      const r = await cli('validate');
+      assert.equal(r.code, 1);
+      assert.equal(
+        r.out,
+        [
+          '.pi/plans/PLAN-0000000b.md:4: the field "status" is invalid (Invalid option: expected one of "draft"|"proposed"|"approved"|"executing"|"completed"|"failed"|"stalled"|"rejected"|"needs_review"|"cancelled"|"superseded"): fix its value',
+          '.pi/plans/PLAN-0000000c.md:13: the file has merge-conflict markers: resolve the conflict, then save',
+          '.pi/plans/PLAN-0000000d.md:15: step id S001 is used twice: give the second one a new id or remove it',
+          '4 plan files checked, 3 problems.',
+          '',
+        ].join('\n'),
+      );
+      process.exitCode = 0;
+      const j = await cli('validate', '--json');
+      assert.equal(j.code, 1);
+      const parsed = JSON.parse(j.out) as { checked: number; problems: { file: string; line?: number; code: string }[] };
+      assert.equal(parsed.checked, 4);
+      assert.deepEqual(
+        parsed.problems.map((p) => [p.file, p.line, p.code]),
+        [
+          ['.pi/plans/PLAN-0000000b.md', 4, 'INVALID_FILE'],
+          ['.pi/plans/PLAN-0000000c.md', 13, 'INVALID_FILE'],
+          ['.pi/plans/PLAN-0000000d.md', 15, 'INVALID_FILE'],
+        ],
+      );
+    });
+
+    it('reports an invalid .pi/plans.json', async () => {
+      fs.writeFileSync(path.join(root, '.pi', 'plans.json'), '{"stale_after_days": -1}');
+      const r = await cli('validate');
+      assert.equal(r.code, 1);
+      assert.match(r.out, /^\.pi\/plans\.json: \.pi\/plans\.json: "stale_after_days" .*defaults are used until then\)\n0 plan files checked, 1 problem\.\n$/);
+    });
+  });
+
+  describe('approve', () => {
+    it('proposed -> approved, approved_by cli at the reviewed version', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const r = await cli('approve', 'PLAN-0000000a');
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out, 'PLAN-0000000a approved at v3 (now v4).\n');
+      const text = file('PLAN-0000000a');
+      assert.match(text, /^status: approved$/m);
+      assert.match(text, /^version: 4$/m);
+      assert.match(text, /^approved_by: cli$/m);
+      assert.match(text, /^approved_version: 3$/m);
+      assert.deepEqual(
+        checkpoints('PLAN-0000000a').map((c) => [c.type, c.status, c.actor, c.version]),
+        [['status', 'approved', 'cli', 4]],
+      );
+    });
+
+    it('--seen-version matching the plan approves; a stale one is refused: "changed since you opened it"', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const before = file('PLAN-0000000a');
+      const r = await cli('approve', 'PLAN-0000000a', '--seen-version', '2');
+      assert.equal(r.code, 1);
+      assert.equal(r.err, 'pi-plans: the plan changed since you opened it: you reviewed v2, PLAN-0000000a is now v3. Review the current version, then approve it.\n');
+      assert.equal(file('PLAN-0000000a'), before);
+      const ok = await cli('approve', 'PLAN-0000000a', '--seen-version', '3');
+      assert.equal(ok.code, 0, ok.err);
+      assert.match(file('PLAN-0000000a'), /^status: approved$/m);
+    });
+
+    it('--seen-version that is not a number: usage error', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const r = await cli('approve', 'PLAN-0000000a', '--seen-version', 'abc');
+      assert.notEqual(r.code, 0);
+      assert.match(r.err, /--seen-version takes a whole number/);
+      assert.match(file('PLAN-0000000a'), /^status: proposed$/m);
+    });
+
+    it('approving a draft is refused (exit 1), file unchanged', async () => {
+      const store = await openNodeStore(root, { indexCache: false });
+      const { fm } = await store.create({ title: 'Draft plan', goal: 'g', steps: [{ text: 'a' }] }, 'agent');
+      const before = file(fm.id);
+      const r = await cli('approve', fm.id);
+      assert.equal(r.code, 1);
+      assert.equal(r.err, `pi-plans: ${fm.id} is draft: "approve" is not possible now; edit it, or submit it for review\n`);
+      assert.equal(file(fm.id), before);
+      // Once submitted by the agent, the person approves it from the CLI.
+      await store.update(fm.id, 'agent', (d, ctx) => submit(d, ctx));
+      const ok = await cli('approve', fm.id);
+      assert.equal(ok.code, 0, ok.err);
+      assert.equal(ok.out, `${fm.id} approved at v2 (now v3).\n`);
+    });
+  });
+
+  describe('reject', () => {
+    it('--feedback appends "## Rejection (vN)" and sets rejected', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const r = await cli('reject', 'PLAN-0000000a', '--feedback', 'Add a rollback step');
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out, 'PLAN-0000000a rejected (v4).\n');
+      const text = file('PLAN-0000000a');
+      assert.ok(text.endsWith('2. [ ] S002 second\n\n## Rejection (v3)\nAdd a rollback step\n'), text);
+      assert.match(text, /^status: rejected$/m);
+      assert.match(text, /^version: 4$/m);
+    });
+
+    it('the third rejection lands in needs_review', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a').replace(/\n$/, '\n\n## Rejection (v1)\nno\n\n## Rejection (v2)\nstill no\n'));
+      const r = await cli('reject', 'PLAN-0000000a', '--feedback', 'third time');
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out, 'PLAN-0000000a rejected a third time: needs_review (reopen it to continue) (v4).\n');
+      assert.match(file('PLAN-0000000a'), /^status: needs_review$/m);
+    });
+
+    it('missing --feedback is a usage error (exit 2), file unchanged', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const before = file('PLAN-0000000a');
+      const r = await cli('reject', 'PLAN-0000000a');
+      assert.equal(r.code, 2);
+      assert.match(r.err, /required option '--feedback <text>' not specified/);
+      assert.equal(file('PLAN-0000000a'), before);
+    });
+  });
+
+  describe('cancel, reopen, retry, resume, clone', () => {
+    const cases: { cmd: string; from: string; to: string; refusedFrom: string; hint: string; extra?: string[] }[] = [
+      { cmd: 'cancel', from: 'proposed', to: 'cancelled', refusedFrom: 'completed', hint: 'it is finished: clone it to start a new plan', extra: ['--reason', 'not needed'] },
+      { cmd: 'reopen', from: 'needs_review', to: 'draft', refusedFrom: 'draft', hint: 'edit it, or submit it for review' },
+      { cmd: 'retry', from: 'failed', to: 'approved', refusedFrom: 'proposed', hint: 'wait for a person to approve or reject it, edit it (it stays proposed), or cancel it' },
+      { cmd: 'resume', from: 'stalled', to: 'executing', refusedFrom: 'completed', hint: 'it is finished: clone it to start a new plan' },
+    ];
+    for (const c of cases) {
+      it(`${c.cmd}: ${c.from} -> ${c.to}; refused from ${c.refusedFrom}`, async () => {
+        put('PLAN-0000000a', planText('PLAN-0000000a', { status: c.from }));
+        const r = await cli(c.cmd, 'PLAN-0000000a', ...(c.extra ?? []));
+        assert.equal(r.code, 0, r.err);
+        assert.equal(r.out, `PLAN-0000000a is now ${c.to} (v4).\n`);
+        const text = file('PLAN-0000000a');
+        assert.match(text, new RegExp(`^status: ${c.to}$`, 'm'));
+        assert.match(text, /^version: 4$/m);
+        if (c.cmd === 'cancel') assert.match(text, /^result_summary: "?not needed"?$/m);
+        assert.deepEqual(
+          checkpoints('PLAN-0000000a').map((x) => [x.type, x.status, x.actor, x.version]),
+          [['status', c.to, 'cli', 4]],
+        );
+
+        put('PLAN-0000000b', planText('PLAN-0000000b', { status: c.refusedFrom }));
+        const before = file('PLAN-0000000b');
+        const no = await cli(c.cmd, 'PLAN-0000000b');
+        assert.equal(no.code, 1);
+        assert.equal(no.out, '');
+        assert.equal(no.err, `pi-plans: PLAN-0000000b is ${c.refusedFrom}: "${c.cmd}" is not possible now; ${c.hint}\n`);
+        assert.equal(file('PLAN-0000000b'), before);
+        assert.equal(fs.existsSync(path.join(plans, 'sessions', 'PLAN-0000000b.jsonl')), false);
+      });
+    }
+
+    it('clone: a completed plan -> a new proposed plan; cloning a draft is refused', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a', { status: 'completed', steps: ['[x] S001 first', '[x] S002 second'] }));
+      const before = file('PLAN-0000000a');
+      const r = await cli('clone', 'PLAN-0000000a');
+      assert.equal(r.code, 0, r.err);
+      const m = /^(PLAN-[0-9a-f]{8}) created from PLAN-0000000a \(proposed\)\.\n$/.exec(r.out);
+      assert.ok(m, r.out);
+      const id = m[1];
+      assert.notEqual(id, 'PLAN-0000000a');
+      assert.equal(file('PLAN-0000000a'), before);
+      const shown = await cli('show', id, '--json');
+      const doc = JSON.parse(shown.out) as { status: string; version: number; title: string; steps: { id: string; status: string }[] };
+      assert.deepEqual(
+        [doc.status, doc.version, doc.title, doc.steps.map((s) => [s.id, s.status])],
+        ['proposed', 1, 'Fix the thing', [['S001', 'pending'], ['S002', 'pending']]],
+      );
+      assert.deepEqual(checkpoints(id).map((c) => [c.type, c.status, c.note]), [['created', 'proposed', 'cloned from PLAN-0000000a']]);
+
+      put('PLAN-0000000b', planText('PLAN-0000000b', { status: 'draft' }));
+      const names = fs.readdirSync(plans).sort();
+      const no = await cli('clone', 'PLAN-0000000b');
+      assert.equal(no.code, 1);
+      assert.equal(no.err, 'pi-plans: PLAN-0000000b is draft: "clone" is not possible now; edit it, or submit it for review\n');
+      assert.deepEqual(fs.readdirSync(plans).sort(), names);
+    });
+  });
+
+  it('an unknown command is a usage error (exit 2)', async () => {
+    const r = await cli('frobnicate');
+    assert.equal(r.code, 2);
+  });
+});

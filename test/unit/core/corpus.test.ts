@@ -1,0 +1,502 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import {
+  approve,
+  clonePlan,
+  DEFAULT_CONFIG,
+  editStep,
+  finishExecution,
+  markStep,
+  OpContext,
+  parsePlan,
+  PlanDocument,
+  PlanError,
+  reject,
+  sectionText,
+  setContent,
+  setMetadata,
+  startExecution,
+  submit,
+  summarizePlan,
+} from '../../../src/core';
+
+// Plans written by other tools and by hand, read byte for byte from test/fixtures/corpus/.
+const CORPUS = path.join(__dirname, '..', '..', 'fixtures', 'corpus');
+const fixture = (name: string) => readFileSync(path.join(CORPUS, name), 'utf8');
+
+const NOW = '2026-04-01T12:00:00.000Z';
+const agent: OpContext = { now: NOW, actor: 'agent' };
+const user: OpContext = { now: NOW, actor: 'user' };
+
+function errorOf(fn: () => unknown): PlanError {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof PlanError, `expected a PlanError, got ${String(e)}`);
+    return e;
+  }
+  assert.fail('expected a PlanError, nothing was thrown');
+}
+
+/** Lines removed from `a` and added in `b` (LCS on lines split at "\n", so a "\r" stays part of its line). */
+function diffLines(a: string, b: string): { removed: string[]; added: string[] } {
+  const x = a.split('\n');
+  const y = b.split('\n');
+  const n = x.length;
+  const m = y.length;
+  const L: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+  const removed: string[] = [];
+  const added: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    if (x[i] === y[j]) {
+      i++;
+      j++;
+    } else if (L[i + 1][j] >= L[i][j + 1]) removed.push(x[i++]);
+    else added.push(y[j++]);
+  }
+  while (i < n) removed.push(x[i++]);
+  while (j < m) added.push(y[j++]);
+  return { removed, added };
+}
+
+/** Line breaks not preceded by "\r". */
+const loneLf = (s: string) => (s.match(/(?<!\r)\n/g) ?? []).length;
+const crlf = (lines: string[]) => lines.map((l) => `${l}\r`);
+const stepView = (d: PlanDocument) => d.steps.map((s) => ({ id: s.id, hasId: s.hasId, status: s.status, text: s.text, tool: s.tool, operation: s.operation, target: s.target }));
+
+// ---------- pi-planner's reader (marcfargas/pi-planner, src/persistence/plan-store.ts), reproduced ----------
+
+const PI_STEP = /^\d+\.\s+(.+?)\s+\((\S+?):\s+(\S+?)(?:\s+→\s+(.+?))?\)$/;
+
+function piFrontmatter(raw: string): Record<string, string | string[]> {
+  const result: Record<string, string | string[]> = {};
+  let currentList: string[] | null = null;
+  let currentKey: string | null = null;
+  for (const line of raw.split('\n')) {
+    const listItem = line.match(/^\s+-\s+(.+)$/);
+    if (listItem && currentKey) {
+      if (!currentList) currentList = [];
+      currentList.push(listItem[1].trim());
+      result[currentKey] = currentList;
+      continue;
+    }
+    currentList = null;
+    currentKey = null;
+    const kv = line.match(/^(\S+?):\s*(.*)$/);
+    if (kv) {
+      let value = kv[2].trim();
+      if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1).replace(/\\"/g, '"');
+      if (value === '') currentKey = kv[1];
+      else result[kv[1]] = value;
+    }
+  }
+  return result;
+}
+
+function piParse(content: string) {
+  const fmMatch = content.match(/^---\n([\s\S]*?)\n---\n?([\s\S]*)$/);
+  if (!fmMatch) throw new Error('Invalid plan file: no frontmatter');
+  const fm = piFrontmatter(fmMatch[1]);
+  const body = fmMatch[2].trim();
+  const steps: { description: string; tool: string; operation: string; target?: string }[] = [];
+  const stepsMatch = body.match(/## Steps\n([\s\S]*?)(?=\n## |$)/);
+  if (stepsMatch) {
+    for (const line of stepsMatch[1].trim().split('\n')) {
+      const m = line.match(PI_STEP);
+      if (m) steps.push({ description: m[1], tool: m[2], operation: m[3], target: m[4] });
+    }
+  }
+  const ctx = body.match(/## Context\n([\s\S]*?)(?=\n## |$)/);
+  return { fm, steps, context: ctx ? ctx[1].trim() : undefined };
+}
+
+// ---------- (a) plans written by pi-planner ----------
+
+describe('corpus: pi-planner plans', () => {
+  const PROPOSED = fixture('pi-planner-proposed.md');
+
+  it('the reference reader reads the fixture as pi-planner would (sanity)', () => {
+    const p = piParse(PROPOSED);
+    assert.equal(p.steps.length, 4);
+    assert.deepEqual(p.steps[0], { description: 'Query overdue invoices for Acme Corp', tool: 'odoo-toolbox', operation: 'search', target: 'account.move' });
+    assert.equal(p.fm.title, 'Send overdue invoice reminders to Acme Corp');
+  });
+
+  it('parses: frontmatter, provisional step ids S001.., annotations, context', () => {
+    const d = parsePlan(PROPOSED);
+    assert.deepEqual(
+      { ...d.fm },
+      {
+        id: 'PLAN-3f9a1c2e',
+        title: 'Send overdue invoice reminders to Acme Corp',
+        status: 'proposed',
+        version: 1,
+        created_at: '2026-02-11T12:00:00.000Z',
+        updated_at: '2026-02-11T12:00:00.000Z',
+        planner_model: 'claude-sonnet-4-5',
+        tools_required: ['odoo-toolbox', 'go-easy'],
+        executor_model: 'claude-haiku-4-5',
+      },
+    );
+    assert.equal(d.eol, '\n');
+    assert.equal(d.bom, false);
+    assert.deepEqual(stepView(d), [
+      { id: 'S001', hasId: false, status: 'pending', text: 'Query overdue invoices for Acme Corp', tool: 'odoo-toolbox', operation: 'search', target: 'account.move' },
+      { id: 'S002', hasId: false, status: 'pending', text: 'Send payment reminder email', tool: 'go-easy', operation: 'send', target: 'billing@acme.example' },
+      { id: 'S003', hasId: false, status: 'pending', text: 'Log reminder activity on each invoice', tool: 'odoo-toolbox', operation: 'write', target: 'account.move' },
+      { id: 'S004', hasId: false, status: 'pending', text: 'Confirm the reminders went out', tool: 'go-easy', operation: 'list', target: undefined },
+    ]);
+    assert.deepEqual(d.rejections, []);
+    assert.equal(sectionText(d, 'Context'), 'Acme Corp has 3 invoices overdue by more than 30 days.\nUse the English reminder template.');
+  });
+
+  it('the first write gives every step its id and keeps every other line byte for byte', () => {
+    const r = editStep(parsePlan(PROPOSED), { op: 'update', id: 'S002', text: 'Send the payment reminder email' }, agent);
+    assert.equal(r.status, 'proposed');
+    assert.deepEqual(diffLines(PROPOSED, r.text), {
+      removed: [
+        'version: 1',
+        'updated_at: 2026-02-11T12:00:00.000Z',
+        '1. Query overdue invoices for Acme Corp (odoo-toolbox: search → account.move)',
+        '2. Send payment reminder email (go-easy: send → billing@acme.example)',
+        '3. Log reminder activity on each invoice (odoo-toolbox: write → account.move)',
+        '4. Confirm the reminders went out (go-easy: list)',
+      ],
+      added: [
+        'version: 2',
+        'updated_at: 2026-04-01T12:00:00.000Z',
+        'step_seq: 4',
+        '1. [ ] S001 Query overdue invoices for Acme Corp (odoo-toolbox: search → account.move)',
+        '2. [ ] S002 Send the payment reminder email (go-easy: send → billing@acme.example)',
+        '3. [ ] S003 Log reminder activity on each invoice (odoo-toolbox: write → account.move)',
+        '4. [ ] S004 Confirm the reminders went out (go-easy: list)',
+      ],
+    });
+    const d = parsePlan(r.text);
+    assert.deepEqual(d.steps.map((s) => [s.id, s.hasId]), [['S001', true], ['S002', true], ['S003', true], ['S004', true]]);
+    assert.equal(d.fm.version, 2);
+    assert.equal(d.fm.step_seq, 4);
+  });
+
+  it('after our write, pi-planner\'s own reader still finds every step and every field', () => {
+    const text = editStep(parsePlan(PROPOSED), { op: 'update', id: 'S004', target: 'sent-items' }, agent).text;
+    let p = piParse(text);
+    assert.deepEqual(p.steps, [
+      { description: '[ ] S001 Query overdue invoices for Acme Corp', tool: 'odoo-toolbox', operation: 'search', target: 'account.move' },
+      { description: '[ ] S002 Send payment reminder email', tool: 'go-easy', operation: 'send', target: 'billing@acme.example' },
+      { description: '[ ] S003 Log reminder activity on each invoice', tool: 'odoo-toolbox', operation: 'write', target: 'account.move' },
+      { description: '[ ] S004 Confirm the reminders went out', tool: 'go-easy', operation: 'list', target: 'sent-items' },
+    ]);
+    assert.deepEqual(p.fm, {
+      id: 'PLAN-3f9a1c2e',
+      title: 'Send overdue invoice reminders to Acme Corp',
+      status: 'proposed',
+      version: '2',
+      created_at: '2026-02-11T12:00:00.000Z',
+      updated_at: '2026-04-01T12:00:00.000Z',
+      planner_model: 'claude-sonnet-4-5',
+      tools_required: ['odoo-toolbox', 'go-easy'],
+      executor_model: 'claude-haiku-4-5',
+      step_seq: '4',
+    });
+    assert.equal(p.context, 'Acme Corp has 3 invoices overdue by more than 30 days.\nUse the English reminder template.');
+
+    // Through approval and execution, with markers and notes: pi-planner still reads all four steps.
+    let d = parsePlan(text);
+    d = parsePlan(setContent(d, d.body.replace('## Steps', '## Goal\nRemind Acme.\n\n## Steps'), agent).text);
+    assert.equal(d.fm.status, 'proposed');
+    d = parsePlan(approve(d, d.fm.version, user).text);
+    d = parsePlan(startExecution(d, agent).text);
+    d = parsePlan(markStep(d, 'S001', 'done', agent, 'found 3').text);
+    d = parsePlan(markStep(d, 'S002', 'in_progress', agent).text);
+    d = parsePlan(markStep(d, 'S003', 'skipped', agent).text);
+    p = piParse(d.text);
+    assert.deepEqual(p.steps.map((s) => s.description), [
+      '[x] S001 Query overdue invoices for Acme Corp',
+      '[ ] S002 *in progress* Send payment reminder email',
+      '[x] S003 *skipped* Log reminder activity on each invoice',
+      '[ ] S004 Confirm the reminders went out',
+    ]);
+    assert.equal(p.fm.status, 'executing');
+    assert.equal(p.fm.execution_started_at, NOW);
+  });
+
+  it('rejected plan: rejections read, title with escaped quotes, history kept byte for byte on edit', () => {
+    const src = fixture('pi-planner-rejected.md');
+    const d = parsePlan(src);
+    assert.equal(d.fm.title, 'Archive the "Q3" leads');
+    assert.equal(d.fm.status, 'rejected');
+    assert.deepEqual(d.rejections, [
+      { version: 1, feedback: 'Only leads from the EU pipeline.' },
+      { version: 3, feedback: 'Keep leads that have an open quote.\nSay how many leads that is.' },
+    ]);
+    assert.deepEqual(d.steps.map((s) => [s.id, s.tool, s.operation, s.target]), [
+      ['S001', 'odoo-toolbox', 'search', 'crm.lead'],
+      ['S002', 'odoo-toolbox', 'write', 'crm.lead'],
+    ]);
+    const r = editStep(d, { op: 'update', id: 'S002', text: 'Archive the EU leads without an open quote' }, agent);
+    assert.equal(r.status, 'draft');
+    assert.deepEqual(diffLines(src, r.text), {
+      removed: [
+        'status: rejected',
+        'version: 4',
+        'updated_at: 2026-02-10T11:45:00.000Z',
+        '1. Find Q3 leads with no activity (odoo-toolbox: search → crm.lead)',
+        '2. Archive them (odoo-toolbox: write → crm.lead)',
+      ],
+      added: [
+        'status: draft',
+        'version: 5',
+        'updated_at: 2026-04-01T12:00:00.000Z',
+        'step_seq: 2',
+        '1. [ ] S001 Find Q3 leads with no activity (odoo-toolbox: search → crm.lead)',
+        '2. [ ] S002 Archive the EU leads without an open quote (odoo-toolbox: write → crm.lead)',
+      ],
+    });
+    assert.ok(r.text.endsWith('Leads older than 90 days.\n\n\n\n## Rejection (v1)\nOnly leads from the EU pipeline.\n\n## Rejection (v3)\nKeep leads that have an open quote.\nSay how many leads that is.\n'));
+  });
+
+  it('rejected plan: the two pi-planner rejections count, so the next one lands in needs_review', () => {
+    let d = parsePlan(fixture('pi-planner-rejected.md'));
+    d = parsePlan(editStep(d, { op: 'update', id: 'S001', text: 'Find EU Q3 leads' }, agent).text);
+    d = parsePlan(submit(d, { ...agent, config: { ...DEFAULT_CONFIG, required_sections: [] } }).text);
+    assert.equal(d.fm.status, 'proposed');
+    const r = reject(d, 'Still no count.', user);
+    assert.equal(r.status, 'needs_review');
+    assert.deepEqual(parsePlan(r.text).rejections.map((x) => x.version), [1, 3, 6]);
+  });
+
+  it('executing plan: markStep gives ids on the first write, then touches only its step', () => {
+    const src = fixture('pi-planner-executing.md');
+    const r1 = markStep(parsePlan(src), 'S001', 'done', agent, 'imported 212 lines');
+    assert.equal(r1.status, 'executing');
+    assert.deepEqual(diffLines(src, r1.text), {
+      removed: [
+        'version: 3',
+        'updated_at: 2026-02-11T08:30:00.000Z',
+        '1. Import the statement (odoo-toolbox: import → account.bank.statement)',
+        '2. Match payments to invoices (odoo-toolbox: reconcile)',
+        '3. Report unmatched lines (odoo-toolbox: search → account.bank.statement.line)',
+      ],
+      added: [
+        'version: 4',
+        'updated_at: 2026-04-01T12:00:00.000Z',
+        'step_seq: 3',
+        '1. [x] S001 Import the statement (odoo-toolbox: import → account.bank.statement)',
+        '   > Note: imported 212 lines',
+        '2. [ ] S002 Match payments to invoices (odoo-toolbox: reconcile)',
+        '3. [ ] S003 Report unmatched lines (odoo-toolbox: search → account.bank.statement.line)',
+      ],
+    });
+    const r2 = markStep(parsePlan(r1.text), 'S002', 'blocked', { ...agent, now: '2026-04-01T12:05:00.000Z' });
+    assert.deepEqual(diffLines(r1.text, r2.text), {
+      removed: ['version: 4', 'updated_at: 2026-04-01T12:00:00.000Z', '2. [ ] S002 Match payments to invoices (odoo-toolbox: reconcile)'],
+      added: ['version: 5', 'updated_at: 2026-04-01T12:05:00.000Z', '2. [ ] S002 *blocked* Match payments to invoices (odoo-toolbox: reconcile)'],
+    });
+    assert.deepEqual(piParse(r2.text).steps.map((s) => s.description), [
+      '[x] S001 Import the statement',
+      '[ ] S002 *blocked* Match payments to invoices',
+      '[ ] S003 Report unmatched lines',
+    ]);
+    assert.equal(piParse(r2.text).fm.execution_session, 'sess-4821');
+  });
+});
+
+// ---------- (b) plans edited by hand ----------
+
+describe('corpus: hand-edited plans', () => {
+  const HAND = fixture('hand-edited.md');
+
+  it('parses reordered and unknown sections, comments, unknown keys, bullets, odd spacing', () => {
+    const d = parsePlan(HAND);
+    assert.equal(d.fm.id, 'PLAN-a1b2c3d4');
+    assert.equal(d.fm.title, 'Tidy the release checklist');
+    assert.equal(d.fm.status, 'draft');
+    assert.equal(d.fm.version, 7);
+    assert.equal(d.fm.created_at, '2026-01-05T10:00:00Z');
+    assert.equal(d.fm.updated_at, '2026-01-06T17:30:00Z');
+    assert.equal(d.fm.step_seq, 3);
+    assert.equal((d.fm as Record<string, unknown>).owner, undefined, 'unknown keys are not fields');
+    assert.deepEqual(d.outline.sections.map((s) => [s.title, s.depth]), [
+      ['Context', 2],
+      ['Goal', 2],
+      ['Notes from the meeting', 2],
+      ['Steps', 2],
+      ['Appendix', 1],
+    ]);
+    assert.equal(sectionText(d, 'Goal'), 'Make the checklist short enough to follow.');
+    assert.deepEqual(stepView(d), [
+      { id: 'S001', hasId: true, status: 'done', text: 'Collect the current checklist', tool: 'fs', operation: 'read', target: 'docs/RELEASE.md' },
+      { id: 'S002', hasId: true, status: 'pending', text: 'Remove duplicated items', tool: undefined, operation: undefined, target: undefined },
+      { id: 'S003', hasId: true, status: 'pending', text: 'Reorder by phase', tool: 'edit', operation: 'update', target: 'docs/RELEASE.md' },
+    ]);
+    assert.equal(d.steps[1].details, 'details written by hand, indented more than usual');
+    assert.deepEqual(d.steps.map((s) => s.bullet), ['-', '-', '-']);
+  });
+
+  it('a step update rewrites that step only; comments, unknown keys, prose and sections stay byte for byte', () => {
+    const r = editStep(parsePlan(HAND), { op: 'update', id: 'S002', text: 'Remove duplicates' }, agent);
+    assert.equal(r.status, 'draft');
+    assert.deepEqual(diffLines(HAND, r.text), {
+      removed: ['version: 7', "updated_at: '2026-01-06T17:30:00Z'", '-   [ ]   S002   Remove duplicated items', '    details written by hand, indented more than usual'],
+      added: ['version: 8', 'updated_at: 2026-04-01T12:00:00.000Z', '- [ ] S002 Remove duplicates', '  details written by hand, indented more than usual'],
+    });
+  });
+
+  it('adding a step keeps the other items as written, with their bullets', () => {
+    const r = editStep(parsePlan(HAND), { op: 'add', text: 'Publish the checklist', after: 'S001' }, agent);
+    assert.equal(r.step, 'S004');
+    assert.deepEqual(diffLines(HAND, r.text), {
+      removed: ['version: 7', "updated_at: '2026-01-06T17:30:00Z'", 'step_seq: 3'],
+      added: ['version: 8', 'updated_at: 2026-04-01T12:00:00.000Z', 'step_seq: 4', '- [ ] S004 Publish the checklist'],
+    });
+    assert.deepEqual(parsePlan(r.text).steps.map((s) => s.id), ['S001', 'S004', 'S002', 'S003']);
+  });
+
+  it('setMetadata replaces a section in place under its odd heading', () => {
+    const r = setMetadata(parsePlan(HAND), { goal: 'A checklist that fits on one page.' }, {}, agent);
+    assert.deepEqual(diffLines(HAND, r.text), {
+      removed: ['version: 7', "updated_at: '2026-01-06T17:30:00Z'", 'Make the checklist short enough to follow.'],
+      added: ['version: 8', 'updated_at: 2026-04-01T12:00:00.000Z', 'A checklist that fits on one page.'],
+    });
+  });
+
+  it('the same hand-edited plan with CRLF and a BOM: edits keep both', () => {
+    const src = '\ufeff' + HAND.replace(/\n/g, '\r\n');
+    const d = parsePlan(src);
+    assert.equal(d.eol, '\r\n');
+    assert.equal(d.bom, true);
+    assert.deepEqual(d.steps.map((s) => [s.id, s.status, s.text]), [
+      ['S001', 'done', 'Collect the current checklist'],
+      ['S002', 'pending', 'Remove duplicated items'],
+      ['S003', 'pending', 'Reorder by phase'],
+    ]);
+    const r = editStep(d, { op: 'update', id: 'S002', text: 'Remove duplicates' }, agent);
+    assert.ok(r.text.startsWith('\ufeff---\r\n'), 'BOM kept');
+    assert.equal(loneLf(r.text), 0, 'CRLF everywhere');
+    assert.deepEqual(diffLines(src, r.text), {
+      removed: crlf(['version: 7', "updated_at: '2026-01-06T17:30:00Z'", '-   [ ]   S002   Remove duplicated items', '    details written by hand, indented more than usual']),
+      added: crlf(['version: 8', 'updated_at: 2026-04-01T12:00:00.000Z', '- [ ] S002 Remove duplicates', '  details written by hand, indented more than usual']),
+    });
+  });
+
+  it('CRLF + BOM file (crlf-bom.md): parses, and start + markStep keep CRLF, the BOM and every untouched line', () => {
+    const src = fixture('crlf-bom.md');
+    assert.ok(src.startsWith('\ufeff---\r\n') && loneLf(src) === 0, 'fixture is CRLF with a BOM (check .gitattributes)');
+    const d = parsePlan(src);
+    assert.equal(d.eol, '\r\n');
+    assert.equal(d.bom, true);
+    assert.equal(d.fm.id, 'PLAN-c0ffee00');
+    assert.equal(d.fm.title, 'Windows-edited plan');
+    assert.deepEqual(d.fm.tools_required, ['bash']);
+    assert.deepEqual(stepView(d), [
+      { id: 'S001', hasId: false, status: 'pending', text: 'Run the build', tool: 'bash', operation: 'run', target: 'npm run build' },
+      { id: 'S002', hasId: false, status: 'pending', text: 'Run the tests', tool: 'bash', operation: 'run', target: undefined },
+      { id: 'S003', hasId: false, status: 'pending', text: 'Tag the release', tool: undefined, operation: undefined, target: undefined },
+    ]);
+    assert.equal(sectionText(d, 'Goal'), 'Ship the build on Windows.');
+
+    const started = startExecution(d, user);
+    assert.equal(started.status, 'executing');
+    assert.ok(started.text.startsWith('\ufeff---\r\n'));
+    assert.equal(loneLf(started.text), 0);
+    assert.deepEqual(diffLines(src, started.text), {
+      removed: crlf([
+        'status: approved',
+        'version: 2',
+        'updated_at: 2026-03-01T09:10:00.000Z',
+        '1. Run the build (bash: run → npm run build)',
+        '2. Run the tests (bash: run)',
+        '3. Tag the release',
+      ]),
+      added: crlf([
+        'status: executing',
+        'version: 3',
+        'updated_at: 2026-04-01T12:00:00.000Z',
+        'step_seq: 3',
+        'execution_started_at: 2026-04-01T12:00:00.000Z',
+        '1. [ ] S001 Run the build (bash: run → npm run build)',
+        '2. [ ] S002 Run the tests (bash: run)',
+        '3. [ ] S003 Tag the release',
+      ]),
+    });
+
+    const marked = markStep(parsePlan(started.text), 'S002', 'done', { ...agent, now: '2026-04-01T12:10:00.000Z' }, 'all green');
+    assert.ok(marked.text.startsWith('\ufeff---\r\n'));
+    assert.equal(loneLf(marked.text), 0);
+    assert.deepEqual(diffLines(started.text, marked.text), {
+      removed: crlf(['version: 3', 'updated_at: 2026-04-01T12:00:00.000Z', '2. [ ] S002 Run the tests (bash: run)']),
+      added: crlf(['version: 4', 'updated_at: 2026-04-01T12:10:00.000Z', '2. [x] S002 Run the tests (bash: run)', '   > Note: all green']),
+    });
+    const back = parsePlan(marked.text);
+    assert.equal(back.steps[1].status, 'done');
+    assert.equal(back.steps[1].note, 'all green');
+  });
+
+  it('CRLF + BOM: setMetadata, setContent and reject write CRLF only', () => {
+    const d = parsePlan(fixture('crlf-bom.md'));
+    const meta = setMetadata(d, { risks: ['flaky runner', 'slow disk'], verification: 'one\ntwo' }, { title: 'Windows build' }, agent);
+    assert.equal(loneLf(meta.text), 0);
+    assert.ok(meta.text.startsWith('\ufeff'));
+    assert.ok(meta.text.includes('\r\n## Risks\r\n- flaky runner\r\n- slow disk\r\n\r\n## Verification\r\none\r\ntwo\r\n\r\n## Context\r\n'), JSON.stringify(meta.text));
+    const content = setContent(d, '## Goal\nG\n\n## Steps\n1. Build (bash: run)\n', agent);
+    assert.equal(content.status, 'proposed');
+    assert.equal(loneLf(content.text), 0);
+    assert.ok(content.text.startsWith('\ufeff'));
+    const rejected = reject(parsePlan(content.text), 'Add the tests.\nAnd a tag.', user);
+    assert.equal(loneLf(rejected.text), 0);
+    assert.ok(rejected.text.endsWith('\r\n\r\n## Rejection (v3)\r\nAdd the tests.\r\nAnd a tag.\r\n'), JSON.stringify(rejected.text));
+  });
+
+  const mixed = (t: string) => t.includes('\r\n') && loneLf(t) > 0;
+  const executingCrlf = () => parsePlan(markStep(parsePlan(startExecution(parsePlan(fixture('crlf-bom.md')), user).text), 'S001', 'done', agent).text);
+
+  it('CRLF + BOM: a revision uses one line-end style throughout', () => {
+    const rev = setContent(executingCrlf(), '## Steps\n1. [ ] S001 Run the build\n2. [ ] S002 Run all tests\n', agent, { revisionId: 'PLAN-0000beef' });
+    assert.equal(loneLf(rev.text), 0, 'the superseded plan stays CRLF');
+    const revText = rev.created![0].text;
+    assert.equal(mixed(revText), false, `revision mixes CRLF and LF: ${JSON.stringify(revText)}`);
+  });
+
+  it('CRLF + BOM: a clone uses one line-end style throughout', () => {
+    const failed = parsePlan(finishExecution(executingCrlf(), 'fail', 'runner down', agent).text);
+    const clone = clonePlan(failed, 'PLAN-11112222', agent);
+    assert.equal(mixed(clone), false, `clone mixes CRLF and LF: ${JSON.stringify(clone)}`);
+  });
+});
+
+// ---------- (c) merge conflicts ----------
+
+describe('corpus: merge-conflict files', () => {
+  const cases: [string, number][] = [
+    ['conflict.md', 11],
+    ['conflict-frontmatter.md', 4],
+  ];
+  for (const [name, line] of cases) {
+    it(`${name}: INVALID_FILE at the line of <<<<<<< (${line})`, () => {
+      const src = fixture(name);
+      assert.equal(src.split('\n')[line - 1].slice(0, 7), '<<<<<<<', 'fixture sanity');
+      const e = errorOf(() => parsePlan(src));
+      assert.equal(e.code, 'INVALID_FILE');
+      assert.equal(e.details.line, line);
+      assert.ok(/merge-conflict/.test(e.message), e.message);
+      const named = errorOf(() => parsePlan(src, `.pi/plans/${name}`));
+      assert.equal(named.details.file, `.pi/plans/${name}`);
+      assert.equal(named.details.line, line);
+      assert.equal(named.toLocatedString().startsWith(`.pi/plans/${name}:${line}: `), true);
+      const quick = errorOf(() => summarizePlan(src));
+      assert.equal(quick.code, 'INVALID_FILE');
+      assert.equal(quick.details.line, line);
+    });
+    it(`${name} with CRLF and a BOM: same error, same line`, () => {
+      const src = '\ufeff' + fixture(name).replace(/\n/g, '\r\n');
+      const e = errorOf(() => parsePlan(src));
+      assert.equal(e.code, 'INVALID_FILE');
+      assert.equal(e.details.line, line);
+    });
+  }
+});
