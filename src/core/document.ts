@@ -46,11 +46,36 @@ export function decodePlanBytes(bytes: Uint8Array, file?: string): string {
   try {
     return strictUtf8.decode(bytes);
   } catch {
-    // The first replacement character of a lossy decode marks the first bad sequence.
-    const lossy = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
-    const line = lineOf(lossy, Math.max(0, lossy.indexOf('\ufffd')));
+    const line = lineOfFirstInvalidByte(bytes);
     throw new PlanError('INVALID_FILE', 'the file is not valid UTF-8: re-save it as UTF-8', { file, line });
   }
+}
+
+/**
+ * The line of the first byte that is not valid UTF-8: the shortest prefix a streaming strict
+ * decoder refuses (binary search; a valid prefix that ends mid-character is not refused).
+ */
+function lineOfFirstInvalidByte(bytes: Uint8Array): number {
+  const refuses = (n: number) => {
+    try {
+      new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, n), { stream: true });
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  let lo = 0;
+  let hi = bytes.length;
+  if (!refuses(hi)) hi = bytes.length; // only a truncated last character: report the end
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (refuses(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  // bytes[lo - 1] completes the refusal; a line break there ends a truncated sequence on the line before it.
+  let line = 1;
+  for (let i = 0; i < Math.min(lo - 1, bytes.length); i++) if (bytes[i] === 0x0a) line++;
+  return line;
 }
 
 /** 1-based line of an offset. */
@@ -159,7 +184,7 @@ function parseUnlocated(text: string): PlanDocument {
 
 function validateFrontmatter(data: unknown, block: FrontmatterBlock, text: string): Frontmatter {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new PlanError('INVALID_FILE', 'frontmatter must be YAML "key: value" fields', { line: 2 });
+    throw new PlanError('INVALID_FILE', 'frontmatter must be YAML fields: write them as "key: value" lines', { line: 2 });
   }
   const r = FrontmatterSchema.safeParse(data);
   if (r.success) return r.data;

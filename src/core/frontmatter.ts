@@ -20,7 +20,7 @@ function refuseEngine(language: string) {
   return () => {
     throw new PlanError(
       'INVALID_FILE',
-      `frontmatter in "${language}" is never evaluated: plan frontmatter must be YAML, opened by a line "---"`,
+      `frontmatter in "${language}" is never evaluated: rewrite it as YAML fields between two "---" lines`,
       { line: 1 },
     );
   };
@@ -97,7 +97,7 @@ export function splitFrontmatter(text: string): { data: unknown; block: Frontmat
   if (firstLine !== '---') {
     const lang = /^---\s*(\S+)/.exec(firstLine)?.[1];
     if (lang) refuseEngine(lang)();
-    throw new PlanError('INVALID_FILE', 'no frontmatter: a plan file starts with a line "---", its YAML fields, and a closing "---"', { line: 1 });
+    throw new PlanError('INVALID_FILE', 'no frontmatter: add a "---" line, the YAML fields (id, title, status, version, created_at, updated_at) and a closing "---" at the top of the file', { line: 1 });
   }
   // gray-matter copies its whole input; give it only the frontmatter lines (through the first
   // "\n---" line, which is where it would stop too) so a long body costs nothing here.
@@ -190,7 +190,7 @@ export function patchFrontmatterYaml(
   for (const e of entries) {
     push(yaml.slice(at, e.start));
     at = e.end;
-    if (!(e.key in patch)) {
+    if (!Object.hasOwn(patch, e.key)) {
       next.push({ key: e.key, start: outLen, end: outLen + (e.end - e.start) });
       push(yaml.slice(e.start, e.end));
       continue;

@@ -124,6 +124,7 @@ export function renderStepItem(step: Omit<Step, 'hasId'>, bullet: string, eol: s
 /** Collapses line breaks so a value stays on its one line. */
 export function oneLine(s: string): string {
   // Every line terminator JavaScript and Markdown know, and other control characters, become spaces.
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   return s.replace(/\s*[\r\n\u2028\u2029\u0085\v\f]+\s*/g, ' ').replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, ' ').trim();
 }
 
