@@ -167,9 +167,9 @@ export class NodeFileSystem implements FileSystemPort {
     }
   }
 
-  async sweepTempFiles(dir: string): Promise<number> {
+  async sweepTempFiles(dir: string, names?: readonly string[]): Promise<number> {
     let n = 0;
-    for (const name of await this.readDir(dir)) {
+    for (const name of names ?? (await this.readDir(dir))) {
       const m = TEMP.exec(name);
       if (!m) continue;
       const p = path.join(dir, name);

@@ -66,6 +66,8 @@ export class PlanStore {
   lastUpdateTimings = { locked: 0, checkpoint: 0 };
   private _configError: PlanError | undefined;
   private loaded = false;
+  /** How many files the last scan had to read (0: everything came from the index or the cache). */
+  private lastScanReads = 0;
 
   constructor(
     readonly root: string,
@@ -95,12 +97,14 @@ export class PlanStore {
   /** Sweeps temp files, reads config and builds the index (from the warm cache where it still holds). */
   async load(): Promise<void> {
     await this.checkFolders();
-    if ((await this.ports.fs.stat(this.plansDir))?.isDirectory) await this.ports.fs.sweepTempFiles(this.plansDir);
+    const names = await this.ports.fs.readDir(this.plansDir);
+    if (names.length) await this.ports.fs.sweepTempFiles(this.plansDir, names);
     await this.loadConfig();
     const cached = await this.readIndexCache();
-    await this.rescan(cached, false);
+    await this.rescan(cached, false, names);
     this.loaded = true;
-    await this.saveIndexCache();
+    // Save only when the cache did not already hold exactly this index.
+    if (!cached || this.lastScanReads > 0 || cached.size !== this.entries.size) await this.saveIndexCache();
   }
 
   /** Subscribes to index changes. */
@@ -321,8 +325,8 @@ export class PlanStore {
   }
 
   /** Re-scans the folder and reconciles the index with it (after missed watcher events). */
-  async rescan(cache?: Map<string, IndexEntry>, emit = true): Promise<PlansChangeEvent> {
-    const names = (await this.ports.fs.readDir(this.plansDir)).filter((n) => PLAN_FILE_PATTERN.test(n));
+  async rescan(cache?: Map<string, IndexEntry>, emit = true, listed?: readonly string[]): Promise<PlansChangeEvent> {
+    const names = (listed ?? (await this.ports.fs.readDir(this.plansDir))).filter((n) => PLAN_FILE_PATTERN.test(n));
     const ev: PlansChangeEvent = { added: [], changed: [], removed: [] };
     const present = new Set(names);
     for (const name of [...this.entries.keys()]) {
@@ -344,6 +348,7 @@ export class PlanStore {
       else if (st.size > LIMITS.fileBytes) next.set(name, indexEntryFor(name, new Uint8Array(st.size), st));
       else toRead.push(i);
     });
+    this.lastScanReads = toRead.length;
     // Read and summarize in chunks: only a chunk's bytes are alive at a time.
     for (let c = 0; c < toRead.length; c += READ_CHUNK) {
       const chunk = toRead.slice(c, c + READ_CHUNK);

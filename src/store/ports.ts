@@ -38,8 +38,8 @@ export interface FileSystemPort {
   createFileExclusive(path: string, data: Uint8Array): Promise<void>;
   /** Appends and fsyncs (the checkpoint log). Refuses links. */
   appendFile(path: string, data: Uint8Array): Promise<void>;
-  /** Removes temp files a crashed writer left in `dir`; returns how many. */
-  sweepTempFiles(dir: string): Promise<number>;
+  /** Removes temp files a crashed writer left in `dir` (`names`: its listing, when the caller has it); returns how many. */
+  sweepTempFiles(dir: string, names?: readonly string[]): Promise<number>;
 }
 
 /** A cross-process lock on one file. */
