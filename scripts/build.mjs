@@ -1,8 +1,53 @@
-// One esbuild script for every entry point. `--watch` rebuilds on change.
+// One esbuild script for every entry point: the extension (vscode external), the CLI, and the
+// integration-test bundle. `--watch` rebuilds on change; `--production` minifies without maps;
+// `--meta` prints what takes room in the extension bundle.
 import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
+const meta = process.argv.includes('--meta');
+
+/** gray-matter's own js-yaml 3 backs engines we replace: keep it out of the bundle. */
+const dropGrayMatterYaml = {
+  name: 'drop-gray-matter-yaml',
+  setup(build) {
+    build.onResolve({ filter: /^js-yaml$/ }, (args) =>
+      args.importer.includes('/gray-matter/') ? { path: 'gray-matter-js-yaml', namespace: 'stub' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
+      contents: 'module.exports = { load() { throw new Error("disabled") }, safeLoad() { throw new Error("disabled") }, dump() { throw new Error("disabled") }, safeDump() { throw new Error("disabled") } };',
+      loader: 'js',
+    }));
+  },
+};
+
+/** zod re-exports every locale's messages; we use English only (its default). */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
+      args.importer.includes('/zod/') ? { path: new URL('../node_modules/zod/v4/locales/en.js', import.meta.url).pathname, namespace: 'zod-locales' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      loader: 'js',
+      resolveDir: '.',
+    }));
+  },
+};
+
+/** Problem-matcher friendly output for `npm run watch` in VS Code. */
+const problemMatcher = {
+  name: 'problem-matcher',
+  setup(build) {
+    build.onStart(() => console.log('[watch] build started'));
+    build.onEnd((r) => {
+      for (const e of r.errors) console.error(`✘ [ERROR] ${e.text}\n    ${e.location?.file}:${e.location?.line}:${e.location?.column}:`);
+      console.log('[watch] build finished');
+    });
+  },
+};
 
 /** @type {esbuild.BuildOptions} */
 const common = {
@@ -12,15 +57,30 @@ const common = {
   format: 'cjs',
   sourcemap: !production,
   minify: production,
-  logLevel: 'info',
+  logLevel: 'warning',
+  plugins: [dropGrayMatterYaml, zodEnglishOnly, ...(watch ? [problemMatcher] : [])],
 };
 
 const builds = [
+  { ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], metafile: meta },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
 ];
+if (fs.existsSync('test/integration')) {
+  builds.push({
+    ...common,
+    entryPoints: fs.readdirSync('test/integration').filter((f) => f.endsWith('.ts') && !f.startsWith('run')).map((f) => `test/integration/${f}`),
+    outdir: 'out/test/integration',
+    external: ['vscode', 'mocha'],
+    sourcemap: true,
+    minify: false,
+  });
+}
 
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+  const results = await Promise.all(builds.map((b) => esbuild.build(b)));
+  const size = fs.statSync('dist/extension.js').size;
+  console.log(`dist/extension.js ${(size / 1024).toFixed(0)} KB${production ? ' (minified)' : ''}, dist/cli.js ${(fs.statSync('dist/cli.js').size / 1024).toFixed(0)} KB`);
+  if (meta) console.log(await esbuild.analyzeMetafile(results[0].metafile, { verbose: false }));
 }

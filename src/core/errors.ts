@@ -52,7 +52,11 @@ export class PlanError extends Error {
   }
 }
 
-/** True when `e` is a PlanError (of `code`, when given). */
+/**
+ * True when `e` is a PlanError (of `code`, when given). Checked by shape, not class, so errors
+ * from another bundle of this code (another extension host module, a test bundle) count too.
+ */
 export function isPlanError(e: unknown, code?: PlanErrorCode): e is PlanError {
-  return e instanceof PlanError && (code === undefined || e.code === code);
+  const ok = e instanceof PlanError || (e instanceof Error && e.name === 'PlanError' && typeof (e as PlanError).code === 'string' && typeof (e as PlanError).details === 'object');
+  return ok && (code === undefined || (e as PlanError).code === code);
 }

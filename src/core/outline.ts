@@ -1,4 +1,5 @@
-import { remark } from 'remark';
+import { unified } from 'unified';
+import remarkParse from 'remark-parse';
 import remarkGfm from 'remark-gfm';
 import { toString } from 'mdast-util-to-string';
 import type { Root, RootContent, List } from 'mdast';
@@ -34,7 +35,8 @@ export interface Outline {
   steps: OutlineItem[];
 }
 
-const processor = remark().use(remarkGfm);
+/** remark's parser with GFM (task lists, tables); nothing is ever stringified back by remark. */
+const processor = unified().use(remarkParse).use(remarkGfm);
 
 /** Lines that close the previous section: headings of depth 1 or 2. */
 const SECTION_DEPTH = 2;

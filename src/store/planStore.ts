@@ -136,6 +136,10 @@ export class PlanStore {
 
   /** Reads and fully parses a plan. NOT_FOUND, INVALID_FILE (with file and line), UNSAFE_PATH. */
   async read(id: string): Promise<PlanDocument> {
+    return this.reported(`read ${id}`, () => this.readUnreported(id));
+  }
+
+  private async readUnreported(id: string): Promise<PlanDocument> {
     const path = this.pathOf(id);
     await this.checkFolders();
     const bytes = await this.readPlanBytes(id, path);
@@ -144,6 +148,10 @@ export class PlanStore {
 
   /** Creates a plan (draft unless `status` says proposed) with a new id. */
   async create(input: Omit<CreateInput, 'id'>, actor: Actor): Promise<PlanDocument> {
+    return this.reported('create', () => this.createUnreported(input, actor));
+  }
+
+  private async createUnreported(input: Omit<CreateInput, 'id'>, actor: Actor): Promise<PlanDocument> {
     await this.ensureFolders();
     const ctx = this.ctx(actor);
     for (let attempt = 0; ; attempt++) {
@@ -166,6 +174,10 @@ export class PlanStore {
    * the index. A refused op changes nothing.
    */
   async update(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions = {}): Promise<{ doc: PlanDocument; result: OpResult }> {
+    return this.reported(`update ${id}`, () => this.updateUnreported(id, actor, op, opts));
+  }
+
+  private async updateUnreported(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions): Promise<{ doc: PlanDocument; result: OpResult }> {
     const path = this.pathOf(id);
     await this.checkFolders();
     const t0 = performance.now();
@@ -203,7 +215,11 @@ export class PlanStore {
 
   /** A new proposed plan from a finished, rejected or failed one. */
   async clone(id: string, actor: Actor): Promise<PlanDocument> {
-    const src = await this.read(id);
+    return this.reported(`clone ${id}`, () => this.cloneUnreported(id, actor));
+  }
+
+  private async cloneUnreported(id: string, actor: Actor): Promise<PlanDocument> {
+    const src = await this.readUnreported(id);
     await this.ensureFolders();
     const ctx = this.ctx(actor);
     const newId = `PLAN-${this.ports.random.hex8()}`;
@@ -380,6 +396,20 @@ export class PlanStore {
   }
 
   // ---------- internals ----------
+
+  /** Runs an operation; an error it throws is reported to `ports.onError`, then rethrown. */
+  private async reported<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      try {
+        this.ports.onError?.(operation, e);
+      } catch {
+        /* a broken reporter must not hide the error */
+      }
+      throw e;
+    }
+  }
 
   private ctx(actor: Actor): OpContext {
     return { now: this.ports.clock.now().toISOString(), actor, config: this._config };

@@ -92,4 +92,6 @@ export interface StorePorts {
   random: RandomPort;
   indexCache?: IndexCachePort;
   writeGuard?: WriteGuard;
+  /** Told of every error a store operation throws (the VS Code face logs them). */
+  onError?: (operation: string, error: unknown) => void;
 }

@@ -1,0 +1,77 @@
+import * as vscode from 'vscode';
+import type { PlanDocument } from '../core';
+import type { PlanStore } from '../store';
+import { PlanStatusBar } from './statusBar';
+import { FolderEntry, PlansChange, WorkspacePlans } from './workspacePlans';
+
+/** What other extensions get from `vscode.extensions.getExtension('pi-plans.pi-plans').exports`. */
+export interface PiPlansApi {
+  readonly apiVersion: 1;
+  /** Resolves when the plan indexes have loaded. */
+  readonly ready: Promise<void>;
+  /** Every plan in every workspace folder (invalid files too, with their reason). */
+  listPlans(): FolderEntry[];
+  /** A plan, parsed: fields, steps with ids and statuses, sections. */
+  readPlan(id: string): Promise<PlanDocument>;
+  /** Plans added, changed or removed, in any folder, from any writer. */
+  readonly onDidChangePlans: vscode.Event<PlansChange>;
+  /** Milliseconds `activate` took (the index loads after it, in the background). */
+  readonly activationMs: number;
+  /** @internal The store of a folder, for this extension's own tests. Not a stable API. */
+  _storeFor(folder: vscode.Uri): PlanStore | undefined;
+  /** @internal The latest lines logged as errors, for this extension's own tests. */
+  _recentErrors(): readonly string[];
+}
+
+/** Composition root: creates the log, the stores, the status bar; registers commands. */
+export function activate(context: vscode.ExtensionContext): PiPlansApi {
+  const t0 = performance.now();
+  const log = vscode.window.createOutputChannel('Pi Plans', { log: true });
+  context.subscriptions.push(log);
+  const plans = new WorkspacePlans(log, context.globalStorageUri?.fsPath);
+  context.subscriptions.push(plans);
+  context.subscriptions.push(new PlanStatusBar(plans));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('piPlans.showLog', () => log.show()),
+    vscode.commands.registerCommand('piPlans.refresh', () => plans.rescanAll()),
+    vscode.commands.registerCommand('piPlans.showPlans', () => showPlansPick(plans)),
+  );
+  plans.start();
+  const activationMs = performance.now() - t0;
+  log.info(`Activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (Restricted Mode: read-only)'}.`);
+  return {
+    apiVersion: 1,
+    get ready() {
+      return plans.ready;
+    },
+    listPlans: () => plans.list(),
+    readPlan: (id) => plans.read(id),
+    onDidChangePlans: plans.onDidChangePlans,
+    activationMs,
+    _storeFor: (folder) => plans.storeFor(folder),
+    _recentErrors: () => [...plans.recentErrors],
+  };
+}
+
+export function deactivate(): void {
+  /* everything is disposed through context.subscriptions */
+}
+
+async function showPlansPick(plans: WorkspacePlans): Promise<void> {
+  await plans.ready;
+  const items = plans.list().map((e) => ({
+    label: e.valid ? `${e.title}` : `$(warning) ${e.file}`,
+    description: e.valid ? `${e.status} · v${e.version} · ${e.stepsDone}/${e.steps} steps` : vscode.l10n.t('invalid'),
+    detail: e.valid ? e.id : `${e.error?.message ?? ''}${e.error?.line ? ` (line ${e.error.line})` : ''}`,
+    entry: e,
+  }));
+  if (!items.length) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('No plans yet: an agent creates them in .pi/plans.'));
+    return;
+  }
+  const pick = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Open a plan'), matchOnDescription: true, matchOnDetail: true });
+  if (!pick) return;
+  const uri = vscode.Uri.joinPath(pick.entry.folder, '.pi', 'plans', pick.entry.file);
+  const line = pick.entry.error?.line;
+  await vscode.window.showTextDocument(uri, line ? { selection: new vscode.Range(line - 1, 0, line - 1, 0) } : undefined);
+}

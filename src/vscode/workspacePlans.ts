@@ -1,0 +1,170 @@
+import * as vscode from 'vscode';
+import { isPlanError, PlanDocument } from '../core';
+import { fileIndexCache, nodePorts } from '../node';
+import { IndexEntry, PlanStore, StorePorts } from '../store';
+import { DisposableScope } from './disposable';
+import { readOnly } from './readOnlyFs';
+import { VsCodeWatcher } from './vscodeWatcher';
+import { dirtyDocumentGuard } from './writeGuard';
+
+/** A change in one workspace folder's plans, by file name. */
+export interface PlansChange {
+  folder: vscode.Uri;
+  added: string[];
+  changed: string[];
+  removed: string[];
+}
+
+/** A plan's index entry and the folder it lives in. */
+export interface FolderEntry extends IndexEntry {
+  folder: vscode.Uri;
+}
+
+interface FolderPlans {
+  folder: vscode.WorkspaceFolder;
+  store: PlanStore;
+  subs: vscode.Disposable[];
+}
+
+/**
+ * One plan store per `file:` workspace folder (multi-root works), each followed by a VS Code
+ * watcher. Loads in the background with progress in the status bar area; every store error
+ * lands in the log. In Restricted Mode the stores are read-only until the workspace is trusted.
+ */
+export class WorkspacePlans extends DisposableScope {
+  private readonly folders = new Map<string, FolderPlans>();
+  private readonly changed = this.register(new vscode.EventEmitter<PlansChange>());
+  /** Fires when plans are added, changed or removed in any folder. */
+  readonly onDidChangePlans = this.changed.event;
+  private loading: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly cacheDir: string | undefined,
+  ) {
+    super();
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => this.track(this.syncFolders(e.removed))));
+    this.register(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.log.info('Workspace trusted: plans are writable now.');
+        this.track(this.reopenAll());
+      }),
+    );
+    this.register({ dispose: () => this.closeAll() });
+  }
+
+  /** True when writes are allowed (a trusted workspace). */
+  get writable(): boolean {
+    return vscode.workspace.isTrusted;
+  }
+
+  /** Starts loading every folder's index (in the background); `ready` resolves when done. */
+  start(): void {
+    this.track(this.syncFolders([]));
+  }
+
+  /** Resolves when the indexes that were loading have loaded. */
+  get ready(): Promise<void> {
+    return this.loading;
+  }
+
+  /** Every plan of every folder, oldest first per folder. */
+  list(): FolderEntry[] {
+    return [...this.folders.values()].flatMap((f) => f.store.list().map((e) => ({ ...e, folder: f.folder.uri })));
+  }
+
+  /** The store of a folder. */
+  storeFor(folder: vscode.Uri): PlanStore | undefined {
+    return this.folders.get(folder.toString())?.store;
+  }
+
+  /** The folder store holding a plan id (multi-root: the id is looked up in every folder). */
+  storeOf(id: string): PlanStore | undefined {
+    return [...this.folders.values()].find((f) => f.store.entry(id))?.store;
+  }
+
+  /** Reads a plan from whichever folder has it. */
+  async read(id: string): Promise<PlanDocument> {
+    const store = this.storeOf(id) ?? [...this.folders.values()][0]?.store;
+    if (!store) throw new Error(vscode.l10n.t('No workspace folder is open: open a folder that has .pi/plans.'));
+    return store.read(id);
+  }
+
+  /** Re-scans every folder (after missed events, or on request). */
+  async rescanAll(): Promise<void> {
+    for (const f of this.folders.values()) await f.store.rescan().catch((e) => this.logError(`rescan ${f.folder.name}`, e));
+  }
+
+  /** The latest errors logged (newest last), for the extension's own tests. */
+  readonly recentErrors: string[] = [];
+
+  /** Logs a store error with its file and line. */
+  logError(what: string, e: unknown): void {
+    const line = `${what}: ${isPlanError(e) ? e.toLocatedString() : e instanceof Error ? e.message : String(e)}`;
+    this.log.error(line);
+    this.recentErrors.push(line);
+    if (this.recentErrors.length > 50) this.recentErrors.shift();
+  }
+
+  private track(p: Promise<void>): void {
+    const run = this.loading.then(() =>
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Pi Plans: loading plans') }, () => p),
+    );
+    this.loading = run.catch((e) => this.logError('loading plans', e));
+  }
+
+  private async syncFolders(removed: readonly vscode.WorkspaceFolder[]): Promise<void> {
+    for (const f of removed) this.close(f.uri.toString());
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (this.folders.has(folder.uri.toString())) continue;
+      if (folder.uri.scheme !== 'file') {
+        this.log.warn(`${folder.name}: ${folder.uri.scheme}: folders are not supported (plans need a local file system for atomic writes).`);
+        continue;
+      }
+      await this.open(folder);
+    }
+  }
+
+  private async open(folder: vscode.WorkspaceFolder): Promise<void> {
+    const root = folder.uri.fsPath.split('\\').join('/');
+    const base = nodePorts(root, { indexCache: false });
+    const ports: StorePorts = {
+      ...base,
+      fs: this.writable ? base.fs : readOnly(base.fs, () => vscode.l10n.t('This workspace is in Restricted Mode, so Pi Plans is read-only: trust the workspace to change plans.')),
+      indexCache: this.cacheDir ? fileIndexCache(root, this.cacheDir) : undefined,
+      writeGuard: dirtyDocumentGuard,
+      onError: (op, e) => this.logError(`${folder.name}: ${op}`, e),
+    };
+    const t0 = Date.now();
+    const store = await PlanStore.open(root, ports);
+    const subs: vscode.Disposable[] = [];
+    const w = store.watch(new VsCodeWatcher());
+    subs.push({ dispose: () => w.dispose() });
+    const s = store.onDidChangePlans((e) => this.changed.fire({ folder: folder.uri, ...e }));
+    subs.push({ dispose: () => s.dispose() });
+    this.folders.set(folder.uri.toString(), { folder, store, subs });
+    const invalid = store.list().filter((e) => !e.valid);
+    this.log.info(`${folder.name}: ${store.list().length} plan(s) indexed in ${Date.now() - t0} ms${this.writable ? '' : ' (read-only: Restricted Mode)'}.`);
+    for (const e of invalid) this.log.warn(`${folder.name}: .pi/plans/${e.file}${e.error?.line ? `:${e.error.line}` : ''}: ${e.error?.message}`);
+    if (store.configError) this.log.warn(`${folder.name}: ${store.configError.message}`);
+    this.changed.fire({ folder: folder.uri, added: store.list().map((e) => e.file), changed: [], removed: [] });
+  }
+
+  private async reopenAll(): Promise<void> {
+    const all = [...this.folders.values()].map((f) => f.folder);
+    for (const f of all) this.close(f.uri.toString());
+    for (const f of all) await this.open(f);
+  }
+
+  private close(key: string): void {
+    const f = this.folders.get(key);
+    if (!f) return;
+    for (const s of f.subs) s.dispose();
+    this.folders.delete(key);
+    this.changed.fire({ folder: f.folder.uri, added: [], changed: [], removed: f.store.list().map((e) => e.file) });
+  }
+
+  private closeAll(): void {
+    for (const key of [...this.folders.keys()]) this.close(key);
+  }
+}

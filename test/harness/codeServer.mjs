@@ -1,0 +1,161 @@
+// Starts a real VS Code (code-server from .tools/, bound to 127.0.0.1, throwaway state) and a
+// headless Debian chromium driving its workbench. Shared by the integration shim, the UI tests
+// and `npm run demo`. Everything it creates is removed by stop(); nothing goes to $HOME.
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const TOOLS = path.join(ROOT, '.tools');
+export const NODE24 = path.join(TOOLS, 'node/bin/node');
+export const CODE_SERVER = path.join(TOOLS, 'code-server/node_modules/code-server/out/node/entry.js');
+export const CHROMIUM = process.env.PI_PLANS_CHROMIUM || '/usr/bin/chromium';
+
+/** Throws with the fix when the setup has not run. */
+export function checkSetup() {
+  for (const [p, what] of [[NODE24, 'Node 24'], [CODE_SERVER, 'code-server'], [CHROMIUM, 'chromium']]) {
+    if (!fs.existsSync(p)) throw new Error(`${what} is missing (${p}): run \`bash scripts/setup-vscode.sh\` first`);
+  }
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A temp folder that stop() removes. */
+function tmp(prefix) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `pi-plans-${prefix}-`));
+}
+
+const NOISE = /^\[[A-Z][A-Za-z]+\] |open-vsx|copilot|ERR_NAME_NOT_RESOLVED|ENOTFOUND|telemetry|marketplace|Failed to load resource|getaddrinfo|net::ERR_/i;
+
+/**
+ * Starts code-server. `extensionsDir` may be given (e.g. with a .vsix installed); otherwise a
+ * fresh one is made. Returns { port, url(folder, payload), stop(), log }.
+ */
+export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true } = {}) {
+  checkSetup();
+  const home = tmp('home');
+  const created = [home];
+  const dirs = {
+    userData: userDataDir ?? (created.push(tmp('user-data')), created.at(-1)),
+    extensions: extensionsDir ?? (created.push(tmp('extensions')), created.at(-1)),
+  };
+  fs.writeFileSync(path.join(home, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
+  const env = {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local/share'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_STATE_HOME: path.join(home, '.local/state'),
+    NODE_COMPILE_CACHE: path.join(home, 'node-compile-cache'),
+    PI_PLANS_CACHE_DIR: path.join(home, 'pi-plans-cache'),
+  };
+  delete env.NODE_OPTIONS;
+  if (vsix) {
+    const r = spawnSync(NODE24, [CODE_SERVER, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData, '--config', path.join(home, 'config.yaml'), '--install-extension', vsix], { env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`installing ${vsix} failed: ${r.stderr || r.stdout}`);
+  }
+  const port = await freePort();
+  const args = [
+    CODE_SERVER,
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--auth', 'none',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--vscode-option', 'enable-smoke-test-driver',
+    '--user-data-dir', dirs.userData,
+    '--extensions-dir', dirs.extensions,
+    '--config', path.join(home, 'config.yaml'),
+  ];
+  const child = spawn(NODE24, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  const onData = (d) => {
+    log += d;
+    if (!quiet) for (const line of String(d).split('\n')) if (line.trim() && !NOISE.test(line)) process.stderr.write(`[code-server] ${line}\n`);
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`code-server exited (${child.exitCode}):\n${log}`);
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (r.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`code-server did not answer on 127.0.0.1:${port}:\n${log}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  let stopped = false;
+  return {
+    port,
+    dirs,
+    get log() {
+      return log;
+    },
+    /** Workbench URL for a folder, with an optional payload (extension development, tests). */
+    url(folder, payload) {
+      const q = new URLSearchParams({ folder });
+      if (payload) q.set('payload', JSON.stringify(payload));
+      return `http://127.0.0.1:${port}/?${q}`;
+    },
+    /** `vscode-remote://` URI of a path on this machine, as the payload wants it. */
+    remote(p) {
+      return `vscode-remote://127.0.0.1:${port}${p}`;
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL'); // the whole group: language servers included
+      } catch {
+        /* already gone */
+      }
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      for (const d of created) fs.rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Launches headless chromium with a throwaway profile. Returns { browser, page, stop() }. */
+export async function startBrowser({ width = 1400, height = 900 } = {}) {
+  const { chromium } = await import('playwright-core');
+  const home = tmp('chromium-home');
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    env: { ...process.env, HOME: home },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  const context = await browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  return {
+    browser,
+    page,
+    async stop() {
+      await browser.close().catch(() => undefined);
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Console text without the workbench's %c styling. */
+export function consoleText(msg) {
+  return msg.text().replace(/%c/g, '').trim();
+}
+export { NOISE };

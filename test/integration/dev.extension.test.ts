@@ -1,0 +1,134 @@
+// The extension in the real extension host of VS Code 1.139 (code-server), in development mode,
+// on a fresh copy of the sample workspace. Outside writes use plain fs, as git or another agent would.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { editStep, isPlanError, markStep } from '../../src/core';
+import { api, EXTENSION_ID, folder, say, sleep, until } from './helpers';
+
+const plansDir = () => path.join(folder().uri.fsPath, '.pi', 'plans');
+const planFile = (id: string) => path.join(plansDir(), `${id}.md`);
+const NEW_PLAN = (id: string, title: string) =>
+  `---\nid: ${id}\ntitle: "${title}"\nstatus: draft\nversion: 1\ncreated_at: 2026-11-22T10:00:00.000Z\nupdated_at: 2026-11-22T10:00:00.000Z\n---\n\n## Goal\nG\n\n## Steps\n1. [ ] S001 first\n`;
+
+describe('Pi Plans in a real VS Code', function () {
+  this.timeout(60_000);
+
+  it('activates on a workspace with .pi/plans and indexes the sample plans', async () => {
+    const a = await api();
+    assert.equal(vscode.extensions.getExtension(EXTENSION_ID)?.isActive, true);
+    const ids = a.listPlans().map((e) => e.id).sort();
+    assert.deepEqual(ids, ['PLAN-19ab77c0', 'PLAN-3f9a1c2e', 'PLAN-7b2d4e61', 'PLAN-a04c9d13', 'PLAN-c81e5f70', 'PLAN-e5d2b8a9']);
+    const exec = a.listPlans().find((e) => e.id === 'PLAN-3f9a1c2e')!;
+    assert.equal(exec.status, 'executing');
+    assert.equal(exec.stepsDone, 2);
+    assert.equal(exec.steps, 5);
+    const doc = await a.readPlan('PLAN-19ab77c0');
+    assert.equal(doc.steps.length, 3, 'the pi-planner plan is read as it is');
+    say(`activation: ${a.activationMs.toFixed(1)} ms`);
+  });
+
+  it('reflects a plan created, edited and deleted from outside within one debounce interval', async () => {
+    const a = await api();
+    const events: string[] = [];
+    const sub = a.onDidChangePlans((e) => events.push(...e.added.map((f) => `+${f}`), ...e.changed.map((f) => `~${f}`), ...e.removed.map((f) => `-${f}`)));
+    try {
+      const id = 'PLAN-0e0e0e0e';
+      let t = Date.now();
+      fs.writeFileSync(planFile(id), NEW_PLAN(id, 'Created outside'));
+      await until('the created plan in the index', () => a.listPlans().find((e) => e.id === id));
+      const created = Date.now() - t;
+      t = Date.now();
+      fs.writeFileSync(planFile(id), NEW_PLAN(id, 'Edited outside').replace('version: 1', 'version: 2'));
+      await until('the edit in the index', () => a.listPlans().find((e) => e.id === id && e.title === 'Edited outside' && e.version === 2));
+      const edited = Date.now() - t;
+      t = Date.now();
+      fs.unlinkSync(planFile(id));
+      await until('the deletion in the index', () => !a.listPlans().some((e) => e.id === id));
+      const deleted = Date.now() - t;
+      say(`outside create ${created} ms, edit ${edited} ms, delete ${deleted} ms`);
+      assert.ok(events.includes(`+${id}.md`) && events.includes(`~${id}.md`) && events.includes(`-${id}.md`), events.join(' '));
+    } finally {
+      sub.dispose();
+    }
+  });
+
+  it('lists an invalid file written from outside with its reason, and never rewrites it', async () => {
+    const a = await api();
+    const id = 'PLAN-0bad0bad';
+    const bad = '---\nid: PLAN-0bad0bad\ntitle: "Broken"\ntitle: "twice"\n---\n';
+    fs.writeFileSync(planFile(id), bad);
+    const e = await until('the invalid entry', () => a.listPlans().find((x) => x.id === id));
+    assert.equal(e.valid, false);
+    assert.match(e.error!.message, /duplicate/);
+    assert.equal(e.error!.line, 4);
+    const store = a._storeFor(folder().uri)!;
+    await assert.rejects(store.update(id, 'agent', (d, c) => editStep(d, { op: 'add', text: 'x' }, c)), (err: unknown) => isPlanError(err, 'INVALID_FILE'));
+    assert.equal(fs.readFileSync(planFile(id), 'utf8'), bad);
+    fs.unlinkSync(planFile(id));
+  });
+
+  it('our own writes cause one change event each, and no reload loop', async () => {
+    const a = await api();
+    const store = a._storeFor(folder().uri)!;
+    const id = 'PLAN-a04c9d13';
+    await sleep(500); // let earlier events settle
+    let events = 0;
+    const sub = a.onDidChangePlans((e) => {
+      if (e.changed.includes(`${id}.md`)) events++;
+    });
+    try {
+      const before = (await store.read(id)).fm.version;
+      for (let i = 0; i < 3; i++) await store.update(id, 'agent', (d, c) => editStep(d, { op: 'add', text: `own write ${i}` }, c));
+      await sleep(1500); // several debounce intervals and the re-scan after the burst
+      assert.equal((await store.read(id)).fm.version, before + 3);
+      assert.equal(events, 3, 'one event per write: the watcher echoes were recognised');
+    } finally {
+      sub.dispose();
+    }
+  });
+
+  it('refuses to write a plan whose editor has unsaved changes, leaves the buffer untouched, logs the error', async () => {
+    const a = await api();
+    const store = a._storeFor(folder().uri)!;
+    const id = 'PLAN-3f9a1c2e';
+    const uri = vscode.Uri.file(planFile(id));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(doc);
+    await editor.edit((b) => b.insert(new vscode.Position(doc.lineCount - 1, 0), 'An unsaved note by the user.\n'));
+    const buffer = doc.getText();
+    assert.equal(doc.isDirty, true);
+    const onDisk = fs.readFileSync(planFile(id), 'utf8');
+    const err = await store.update(id, 'agent', (d, c) => markStep(d, 'S003', 'done', c)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(isPlanError(err, 'EDIT_CONFLICT'), String(err));
+    assert.match((err as Error).message, /unsaved changes/);
+    assert.equal(doc.getText(), buffer, 'the buffer is untouched');
+    assert.equal(doc.isDirty, true);
+    assert.equal(fs.readFileSync(planFile(id), 'utf8'), onDisk, 'nothing written');
+    assert.ok(a._recentErrors().some((l) => l.includes(`update ${id}`) && l.includes('unsaved changes')), a._recentErrors().join('\n'));
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  it('a clean open document follows a store write', async () => {
+    const a = await api();
+    const store = a._storeFor(folder().uri)!;
+    const id = 'PLAN-3f9a1c2e';
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(planFile(id)));
+    await vscode.window.showTextDocument(doc);
+    assert.equal(doc.isDirty, false);
+    await store.update(id, 'agent', (d, c) => markStep(d, 'S003', 'done', c, 'done from the test'));
+    await until('the document to reload', () => doc.getText().includes('done from the test'), 10_000);
+    assert.equal(doc.isDirty, false);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('contributes its commands and a status bar item', async () => {
+    const cmds = await vscode.commands.getCommands(true);
+    for (const c of ['piPlans.showPlans', 'piPlans.refresh', 'piPlans.showLog']) assert.ok(cmds.includes(c), c);
+    await vscode.commands.executeCommand('piPlans.refresh');
+  });
+});

@@ -1,0 +1,40 @@
+import * as vscode from 'vscode';
+import type { PiPlansApi } from '../../src/vscode/extension';
+
+export const EXTENSION_ID = 'pi-plans.pi-plans';
+
+/** Marks the lines the test runner prints (see test/harness/vscode-shim.mjs). */
+export const MARK = '\u200b[pi-plans-test] ';
+
+/** Prints a line of test output (a measured figure, say). */
+export function say(...args: unknown[]): void {
+  console.log(MARK + args.map(String).join(' '));
+}
+
+/** The activated extension's API (activates it if needed). */
+export async function api(): Promise<PiPlansApi> {
+  const ext = vscode.extensions.getExtension<PiPlansApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`${EXTENSION_ID} is not installed`);
+  const a = ext.isActive ? ext.exports : await ext.activate();
+  await a.ready;
+  return a;
+}
+
+export function folder(): vscode.WorkspaceFolder {
+  const f = vscode.workspace.workspaceFolders?.[0];
+  if (!f) throw new Error('the test workspace has no folder');
+  return f;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns a value (not undefined/false) or the time runs out. */
+export async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for: ${what}`);
+    await sleep(25);
+  }
+}
