@@ -82,5 +82,13 @@ if (watch) {
   const results = await Promise.all(builds.map((b) => esbuild.build(b)));
   const size = fs.statSync('dist/extension.js').size;
   console.log(`dist/extension.js ${(size / 1024).toFixed(0)} KB${production ? ' (minified)' : ''}, dist/cli.js ${(fs.statSync('dist/cli.js').size / 1024).toFixed(0)} KB`);
-  if (meta) console.log(await esbuild.analyzeMetafile(results[0].metafile, { verbose: false }));
+  if (meta) {
+    const byPackage = new Map();
+    for (const [file, info] of Object.entries(results[0].metafile.outputs['dist/extension.js'].inputs)) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
+      const key = m ? m[1] : file.split('/').slice(0, 2).join('/');
+      byPackage.set(key, (byPackage.get(key) ?? 0) + info.bytesInOutput);
+    }
+    for (const [k, v] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${(v / 1024).toFixed(1).padStart(7)} KB  ${k}`);
+  }
 }

@@ -1,6 +1,5 @@
 import matter from 'gray-matter';
 import * as jsyaml from 'js-yaml';
-import { Document, isMap, isScalar, parseDocument, Scalar, YAMLSeq } from 'yaml';
 import { PlanError } from './errors';
 import { LIMITS } from './limits';
 
@@ -148,29 +147,22 @@ function plainSafe(s: string): boolean {
 }
 
 /**
- * One `key: value` entry in the YAML subset pi-planner reads: plain scalars where that is
- * exact (ids, statuses, times, numbers, tool names), double-quoted strings otherwise, and
- * `  - item` lists. Serialized by the `yaml` package, never by hand.
+ * One `key: value` entry in the YAML subset pi-planner reads: plain scalars where that reads
+ * back exactly (ids, statuses, times, numbers, tool names), double-quoted strings otherwise, and
+ * `  - item` lists. Serialized by js-yaml, never by hand.
  */
 export function stringifyEntry(key: string, value: FrontmatterValue, eol: string): string {
-  const doc = new Document({ [key]: value });
-  const map = doc.contents as unknown as { items: { value: unknown }[] };
-  const node = map.items[0].value;
-  const style = (n: unknown) => {
-    if (n instanceof Scalar && typeof n.value === 'string') {
-      n.type = plainSafe(n.value) ? Scalar.PLAIN : Scalar.QUOTE_DOUBLE;
-    }
-  };
-  if (node instanceof YAMLSeq) node.items.forEach(style);
-  else style(node);
-  const out = doc.toString({ lineWidth: 0, indentSeq: true, indent: 2 }).replace(/\n$/, '');
+  const quote = typeof value === 'string' && !plainSafe(value);
+  const out = jsyaml
+    .dump({ [key]: value }, { schema: jsyaml.CORE_SCHEMA, quotingType: '"', forceQuotes: quote, lineWidth: -1, noRefs: true })
+    .replace(/\n$/, '');
   return eol === '\n' ? out : out.split('\n').join(eol);
 }
 
 /**
  * Rewrites a frontmatter YAML text: each key in `patch` is replaced in place (its lines only),
  * set to undefined is removed, and new keys are appended in order. Every other line, comments
- * and unknown keys included, stays byte for byte. Key positions come from the `yaml` package's document.
+ * and unknown keys included, stays byte for byte. Key positions come from js-yaml's parse events.
  */
 export function patchFrontmatterYaml(
   yaml: string,
@@ -244,17 +236,30 @@ export interface Entry {
   end: number;
 }
 
-/** Top-level keys of a block mapping and the line ranges they own (positions from the `yaml` package). */
+/**
+ * Top-level keys of a block mapping and the line ranges they own. Positions come from js-yaml's
+ * parse events (its `listener`): a child of the root mapping opens at depth 1, keys and values
+ * alternate.
+ */
 export function topLevelEntries(yaml: string): Entry[] {
-  const doc = parseDocument(yaml, { keepSourceTokens: false, uniqueKeys: false });
   const starts: { key: string; at: number }[] = [];
-  if (isMap(doc.contents)) {
-    for (const pair of doc.contents.items) {
-      const key = pair.key as { range?: [number, number, number]; value?: unknown } | null;
-      if (!key?.range) continue;
-      starts.push({ key: String(isScalar(key) ? key.value : key), at: yaml.lastIndexOf('\n', key.range[0] - 1) + 1 });
-    }
-  }
+  let depth = 0;
+  let child = 0;
+  let openedAt = 0;
+  jsyaml.load(yaml, {
+    schema: jsyaml.CORE_SCHEMA,
+    listener(event: string, state: { position: number; result: unknown }) {
+      if (event === 'open') {
+        if (depth === 1) openedAt = state.position;
+        depth++;
+        return;
+      }
+      depth--;
+      if (depth !== 1) return;
+      if (child % 2 === 0) starts.push({ key: String(state.result), at: yaml.lastIndexOf('\n', openedAt - 1) + 1 });
+      child++;
+    },
+  } as jsyaml.LoadOptions);
   return withEnds(yaml, starts);
 }
 

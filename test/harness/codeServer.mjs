@@ -21,11 +21,12 @@ export function checkSetup() {
   }
 }
 
-export function freePort() {
+/** A free TCP port on 127.0.0.1 (`preferred` when it is free). */
+export function freePort(preferred = 0) {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
+    s.on('error', (e) => (preferred ? freePort(0).then(resolve, reject) : reject(e)));
+    s.listen(preferred, '127.0.0.1', () => {
       const { port } = s.address();
       s.close(() => resolve(port));
     });
@@ -43,7 +44,7 @@ const NOISE = /^\[[A-Z][A-Za-z]+\] |open-vsx|copilot|ERR_NAME_NOT_RESOLVED|ENOTF
  * Starts code-server. `extensionsDir` may be given (e.g. with a .vsix installed); otherwise a
  * fresh one is made. Returns { port, url(folder, payload), stop(), log }.
  */
-export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true } = {}) {
+export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true, trust = false, port: wanted } = {}) {
   checkSetup();
   const home = tmp('home');
   const created = [home];
@@ -67,14 +68,14 @@ export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet 
     const r = spawnSync(NODE24, [CODE_SERVER, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData, '--config', path.join(home, 'config.yaml'), '--install-extension', vsix], { env, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`installing ${vsix} failed: ${r.stderr || r.stdout}`);
   }
-  const port = await freePort();
+  const port = wanted ?? (await freePort());
   const args = [
     CODE_SERVER,
     '--bind-addr', `127.0.0.1:${port}`,
     '--auth', 'none',
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(trust ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     '--vscode-option', 'enable-smoke-test-driver',
     '--user-data-dir', dirs.userData,
@@ -118,6 +119,7 @@ export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet 
     remote(p) {
       return `vscode-remote://127.0.0.1:${port}${p}`;
     },
+    /** Stops the server (the whole process group) and removes what it created. */
     async stop() {
       if (stopped) return;
       stopped = true;

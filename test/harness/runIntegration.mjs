@@ -3,6 +3,7 @@
 // headless chromium (vscode-shim.sh). Suites, each on a fresh copy of examples/:
 //   dev   the extension in development mode (this folder)
 //   vsix  the extension installed from the .vsix `npm run package` builds
+//   bench (only when named) prints the activation time for `npm run bench`
 // Sets up Node 24, code-server and chromium on first use.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -42,6 +43,7 @@ async function suite(name, { devPath = ROOT, vsix } = {}) {
 }
 
 await suite('dev');
+if (only.includes('bench')) await suite('bench');
 if (!only.length || only.includes('vsix')) {
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));

@@ -1,0 +1,138 @@
+// UI end to end: the extension installed from its .vsix into a real VS Code (code-server),
+// driven by Debian chromium through playwright-core, as a user sees it. Screenshots of failures
+// go to test-results/; `npm run screenshots` also writes the README's pictures to docs/images/.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
+import { freshWorkspace } from '../harness/fixtures.mjs';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
+const RESULTS = path.join(ROOT, 'test-results');
+const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
+
+async function shot(page, name) {
+  fs.mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: path.join(RESULTS, `${name}.png`) }).catch(() => undefined);
+}
+async function picture(page, name, clip) {
+  if (!PICTURES) return;
+  fs.mkdirSync(PICTURES, { recursive: true });
+  await page.screenshot({ path: path.join(PICTURES, `${name}.png`), clip });
+}
+
+/** The status bar item of Pi Plans. */
+const statusItem = (page) => page.locator('.statusbar-item').filter({ hasText: /\d+ plans/ }).first();
+
+async function openWorkbench(server, browser, ws) {
+  await browser.page.goto(server.url(ws));
+  await browser.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+}
+
+describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let server;
+  let browser;
+  let ws;
+
+  before(function () {
+    if (!fs.existsSync(VSIX)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && browser) await shot(browser.page, this.currentTest.title.replace(/\W+/g, '-'));
+  });
+
+  describe('a trusted workspace', () => {
+    before(async () => {
+      ws = freshWorkspace('e2e');
+      server = await startCodeServer({ vsix: VSIX });
+      browser = await startBrowser();
+      await openWorkbench(server, browser, ws);
+    });
+    after(async () => {
+      await browser?.stop();
+      await server?.stop();
+      fs.rmSync(ws, { recursive: true, force: true });
+    });
+
+    it('shows the plans in the status bar once the index has loaded', async () => {
+      const item = statusItem(browser.page);
+      await item.waitFor({ timeout: 60_000 });
+      await assert.doesNotReject(async () => {
+        const text = await item.innerText();
+        assert.match(text, /6 plans, 2 to review, 1 running/);
+      });
+      const box = await browser.page.locator('.part.statusbar').boundingBox();
+      await picture(browser.page, 'status-bar', box ? { x: 0, y: box.y - 4, width: 700, height: box.height + 8 } : undefined);
+    });
+
+    it('opens a plan from the status bar with the keyboard', async () => {
+      const page = browser.page;
+      await statusItem(page).click();
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10_000 });
+      const rows = page.locator('.quick-input-list .monaco-list-row');
+      await rows.first().waitFor();
+      assert.equal(await rows.count(), 6);
+      await picture(page, 'open-a-plan', { x: 300, y: 0, width: 800, height: 330 });
+      await input.fill('rate limiting');
+      await page.keyboard.press('Enter');
+      await page.locator('.tab', { hasText: 'PLAN-3f9a1c2e.md' }).waitFor({ timeout: 10_000 });
+      await page.locator('.view-lines', { hasText: 'Add a token-bucket limiter module' }).waitFor({ timeout: 10_000 });
+      await picture(page, 'plan-in-editor');
+    });
+
+    it('follows a plan written from outside (as git or another agent would)', async () => {
+      const id = 'PLAN-0e2e0e2e';
+      fs.writeFileSync(
+        path.join(ws, '.pi/plans', `${id}.md`),
+        `---\nid: ${id}\ntitle: "Written by another agent"\nstatus: proposed\nversion: 1\ncreated_at: 2026-11-22T10:00:00.000Z\nupdated_at: 2026-11-22T10:00:00.000Z\n---\n\n## Goal\nG\n\n## Steps\n1. [ ] S001 a\n`,
+      );
+      await browser.page.locator('.statusbar-item', { hasText: '7 plans, 3 to review, 1 running' }).waitFor({ timeout: 15_000 });
+    });
+
+    it('flags an invalid plan in the status bar', async () => {
+      fs.writeFileSync(path.join(ws, '.pi/plans', 'PLAN-0bad0bad.md'), '---\nid: PLAN-0bad0bad\nversion: "3"\n---\n');
+      await browser.page.locator('.statusbar-item', { hasText: '1 invalid' }).waitFor({ timeout: 15_000 });
+    });
+  });
+
+  describe('Restricted Mode', () => {
+    before(async () => {
+      ws = freshWorkspace('e2e-untrusted');
+      server = await startCodeServer({ vsix: VSIX, trust: true });
+      browser = await startBrowser();
+      await openWorkbench(server, browser, ws);
+    });
+    after(async () => {
+      await browser?.stop();
+      await server?.stop();
+      fs.rmSync(ws, { recursive: true, force: true });
+    });
+
+    it('says plainly that plans are read-only until the workspace is trusted', async () => {
+      const page = browser.page;
+      // Depending on the version, VS Code asks first or opens the folder in Restricted Mode directly.
+      const no = page.getByRole('button', { name: /No, I don.t trust/i });
+      await no.click({ timeout: 5_000 }).catch(() => undefined);
+      await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).waitFor({ timeout: 60_000 });
+      const item = page.locator('.statusbar-item', { hasText: '(read-only)' });
+      await item.waitFor({ timeout: 60_000 });
+      assert.match(await item.innerText(), /6 plans.*\(read-only\)/s);
+      await item.hover();
+      await page.locator('.monaco-hover, .workbench-hover', { hasText: 'read-only in Restricted Mode' }).first().waitFor({ timeout: 10_000 });
+      await picture(page, 'restricted-mode', { x: 0, y: 800, width: 800, height: 100 });
+    });
+  });
+});
+
+describe('npm run demo', function () {
+  this.timeout(300_000);
+  it('starts VS Code with the extension on the sample workspace and answers at the printed URL', () => {
+    const out = execFileSync(process.execPath, [path.join(ROOT, 'scripts/demo.mjs'), '--check'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PI_PLANS_DEMO_PORT: '0' } });
+    assert.match(out, /\[demo\] ok: the workbench answered at http:\/\/127\.0\.0\.1:\d+\/\?folder=/);
+  });
+});
