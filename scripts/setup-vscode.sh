@@ -42,6 +42,9 @@ if [ ! -x "$CS/node_modules/.bin/code-server" ] || [ ! -f "$CS/.installed-$CODE_
   echo '{"name":"pi-plans-tools","private":true}' > "$CS/package.json"
   (
     cd "$CS"
+    # An outer `npm run`/`npm test` leaves npm_* variables (npm_config_user_agent names Node 20):
+    # the inner install must see its own Node 24.
+    for v in $(env | grep -o '^npm_[A-Za-z0-9_]*' || true); do unset "$v"; done
     export PATH="$TOOLS/node/bin:$PATH"
     export npm_config_nodedir="$TOOLS/node"
     npm install --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION" 2>&1 | grep -v 'Unknown user config' || true

@@ -6,17 +6,27 @@ import type { LockPort } from '../store';
 /**
  * A cross-process lock per plan file (proper-lockfile: an atomic mkdir, refreshed while held,
  * taken over when its holder died and it went stale). The lock folder sits beside the plan as
- * `.<name>.lock`.
+ * `.<name>.lock`. An uncontended lock is taken and released with proper-lockfile's synchronous
+ * calls (microseconds); a contended one waits with its asynchronous retries.
  */
 export class NodeLock implements LockPort {
   constructor(private readonly opts: { staleMs?: number; retries?: number } = {}) {}
 
   async acquire(file: string): Promise<() => Promise<void>> {
+    const options = {
+      realpath: false,
+      lockfilePath: path.join(path.dirname(file), `.${path.basename(file)}.lock`),
+      stale: this.opts.staleMs ?? 10_000,
+    };
+    try {
+      const release = lockfile.lockSync(file, options);
+      return async () => release();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ELOCKED') throw e;
+    }
     try {
       return await lockfile.lock(file, {
-        realpath: false,
-        lockfilePath: path.join(path.dirname(file), `.${path.basename(file)}.lock`),
-        stale: this.opts.staleMs ?? 10_000,
+        ...options,
         retries: { retries: this.opts.retries ?? 200, factor: 1.3, minTimeout: 2, maxTimeout: 100, randomize: true },
       });
     } catch (e) {
