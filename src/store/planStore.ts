@@ -125,6 +125,11 @@ export class PlanStore {
     return this.entries.get(`${id}.md`);
   }
 
+  /** A fresh plan id (not checked against the folder: creating the file refuses a clash). */
+  newPlanId(): string {
+    return `PLAN-${this.ports.random.hex8()}`;
+  }
+
   /** The path of a plan file. Refuses anything that is not a plan id before a path is built. */
   pathOf(id: string): string {
     if (!isPlanId(id)) {

@@ -1,6 +1,10 @@
 import * as vscode from 'vscode';
 import type { PlanDocument } from '../core';
 import type { PlanStore } from '../store';
+import { WorkspaceActivePlans } from './activePlans';
+import { registerLmTools } from './lmTools';
+import { registerReviewCommands } from './reviewCommands';
+import { VsCodeReviewGate } from './reviewGate';
 import { PlanStatusBar } from './statusBar';
 import { FolderEntry, PlansChange, WorkspacePlans } from './workspacePlans';
 
@@ -30,7 +34,11 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   context.subscriptions.push(log);
   const plans = new WorkspacePlans(log, context.globalStorageUri?.fsPath);
   context.subscriptions.push(plans);
-  context.subscriptions.push(new PlanStatusBar(plans));
+  const active = new WorkspaceActivePlans(context.workspaceState);
+  context.subscriptions.push(active);
+  context.subscriptions.push(new PlanStatusBar(plans, active));
+  context.subscriptions.push(...registerLmTools(plans, active, new VsCodeReviewGate()));
+  context.subscriptions.push(...registerReviewCommands(plans, active));
   context.subscriptions.push(
     vscode.commands.registerCommand('piPlans.showLog', () => log.show()),
     vscode.commands.registerCommand('piPlans.refresh', () => plans.rescanAll()),

@@ -1,13 +1,20 @@
 import * as vscode from 'vscode';
+import type { WorkspaceActivePlans } from './activePlans';
 import { DisposableScope } from './disposable';
 import type { WorkspacePlans } from './workspacePlans';
 
 /** The status bar item: how many plans, how many need review or are running; read-only state. */
 export class PlanStatusBar extends DisposableScope {
   private readonly item = this.register(vscode.window.createStatusBarItem('piPlans.status', vscode.StatusBarAlignment.Left, 50));
+  private readonly work = this.register(vscode.window.createStatusBarItem('piPlans.activePlan', vscode.StatusBarAlignment.Left, 49));
 
-  constructor(private readonly plans: WorkspacePlans) {
+  constructor(
+    private readonly plans: WorkspacePlans,
+    private readonly active: WorkspaceActivePlans,
+  ) {
     super();
+    this.work.name = vscode.l10n.t('Pi Plans: active plan');
+    this.register(active.onDidChange(() => this.update()));
     this.item.name = vscode.l10n.t('Pi Plans');
     this.item.command = 'piPlans.showPlans';
     this.register(plans.onDidChangePlans(() => this.update()));
@@ -32,5 +39,13 @@ export class PlanStatusBar extends DisposableScope {
       ? vscode.l10n.t('Pi Plans: click to open a plan')
       : vscode.l10n.t('Pi Plans is read-only in Restricted Mode: trust this workspace to approve or change plans.');
     this.item.backgroundColor = invalid ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    const current = this.active.list()[0];
+    const entry = current ? all.find((e) => e.id === current.id) : undefined;
+    if (current && entry) {
+      this.work.text = `$(play) ${entry.title ?? entry.id} · ${entry.stepsDone}/${entry.steps}`;
+      this.work.tooltip = vscode.l10n.t('Plan work is active on {0} ({1}). Click to end plan work.', entry.id, entry.status ?? '');
+      this.work.command = 'piPlans.endWork';
+      this.work.show();
+    } else this.work.hide();
   }
 }

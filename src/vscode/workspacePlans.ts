@@ -32,7 +32,7 @@ interface FolderPlans {
  * lands in the log. In Restricted Mode the stores are read-only until the workspace is trusted.
  */
 export class WorkspacePlans extends DisposableScope {
-  private readonly folders = new Map<string, FolderPlans>();
+  private readonly folders_ = new Map<string, FolderPlans>();
   private readonly changed = this.register(new vscode.EventEmitter<PlansChange>());
   /** Fires when plans are added, changed or removed in any folder. */
   readonly onDidChangePlans = this.changed.event;
@@ -70,29 +70,34 @@ export class WorkspacePlans extends DisposableScope {
 
   /** Every plan of every folder, oldest first per folder. */
   list(): FolderEntry[] {
-    return [...this.folders.values()].flatMap((f) => f.store.list().map((e) => ({ ...e, folder: f.folder.uri })));
+    return [...this.folders_.values()].flatMap((f) => f.store.list().map((e) => ({ ...e, folder: f.folder.uri })));
+  }
+
+  /** Every folder's store with its name (the tools' view of the workspace). */
+  folders(): { name: string; store: PlanStore }[] {
+    return [...this.folders_.values()].map((f) => ({ name: f.folder.name, store: f.store }));
   }
 
   /** The store of a folder. */
   storeFor(folder: vscode.Uri): PlanStore | undefined {
-    return this.folders.get(folder.toString())?.store;
+    return this.folders_.get(folder.toString())?.store;
   }
 
   /** The folder store holding a plan id (multi-root: the id is looked up in every folder). */
   storeOf(id: string): PlanStore | undefined {
-    return [...this.folders.values()].find((f) => f.store.entry(id))?.store;
+    return [...this.folders_.values()].find((f) => f.store.entry(id))?.store;
   }
 
   /** Reads a plan from whichever folder has it. */
   async read(id: string): Promise<PlanDocument> {
-    const store = this.storeOf(id) ?? [...this.folders.values()][0]?.store;
+    const store = this.storeOf(id) ?? [...this.folders_.values()][0]?.store;
     if (!store) throw new Error(vscode.l10n.t('No workspace folder is open: open a folder that has .pi/plans.'));
     return store.read(id);
   }
 
   /** Re-scans every folder (after missed events, or on request). */
   async rescanAll(): Promise<void> {
-    for (const f of this.folders.values()) await f.store.rescan().catch((e) => this.logError(`rescan ${f.folder.name}`, e));
+    for (const f of this.folders_.values()) await f.store.rescan().catch((e) => this.logError(`rescan ${f.folder.name}`, e));
   }
 
   /** The latest errors logged (newest last), for the extension's own tests. */
@@ -116,7 +121,7 @@ export class WorkspacePlans extends DisposableScope {
   private async syncFolders(removed: readonly vscode.WorkspaceFolder[]): Promise<void> {
     for (const f of removed) this.close(f.uri.toString());
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      if (this.folders.has(folder.uri.toString())) continue;
+      if (this.folders_.has(folder.uri.toString())) continue;
       if (folder.uri.scheme !== 'file') {
         this.log.warn(`${folder.name}: ${folder.uri.scheme}: folders are not supported (plans need a local file system for atomic writes).`);
         continue;
@@ -142,7 +147,7 @@ export class WorkspacePlans extends DisposableScope {
     subs.push({ dispose: () => w.dispose() });
     const s = store.onDidChangePlans((e) => this.changed.fire({ folder: folder.uri, ...e }));
     subs.push({ dispose: () => s.dispose() });
-    this.folders.set(folder.uri.toString(), { folder, store, subs });
+    this.folders_.set(folder.uri.toString(), { folder, store, subs });
     const invalid = store.list().filter((e) => !e.valid);
     this.log.info(`${folder.name}: ${store.list().length} plan(s) indexed in ${Date.now() - t0} ms${this.writable ? '' : ' (read-only: Restricted Mode)'}.`);
     for (const e of invalid) this.log.warn(`${folder.name}: .pi/plans/${e.file}${e.error?.line ? `:${e.error.line}` : ''}: ${e.error?.message}`);
@@ -151,20 +156,20 @@ export class WorkspacePlans extends DisposableScope {
   }
 
   private async reopenAll(): Promise<void> {
-    const all = [...this.folders.values()].map((f) => f.folder);
+    const all = [...this.folders_.values()].map((f) => f.folder);
     for (const f of all) this.close(f.uri.toString());
     for (const f of all) await this.open(f);
   }
 
   private close(key: string): void {
-    const f = this.folders.get(key);
+    const f = this.folders_.get(key);
     if (!f) return;
     for (const s of f.subs) s.dispose();
-    this.folders.delete(key);
+    this.folders_.delete(key);
     this.changed.fire({ folder: f.folder.uri, added: [], changed: [], removed: f.store.list().map((e) => e.file) });
   }
 
   private closeAll(): void {
-    for (const key of [...this.folders.keys()]) this.close(key);
+    for (const key of [...this.folders_.keys()]) this.close(key);
   }
 }

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { changeStatus } from '../core';
+import { defineTool, guarded, idField, locate, result, text, versionField } from './toolkit';
+
+export const cancelPlanTool = defineTool({
+  name: 'pi_plan_cancel',
+  displayName: 'Cancel Plan',
+  toolReferenceName: 'planCancel',
+  userDescription: 'Cancel or withdraw a plan (asks for confirmation).',
+  modelDescription: 'Cancel a plan (withdraw your own proposal, or stop a draft, approved or executing plan) with a reason. Final: clone it to start again.',
+  icon: '$(close)',
+  gated: false,
+  schema: z.object({ id: idField.optional(), reason: text(1000).optional(), version: versionField.optional() }),
+  invocationMessage: (i) => `Cancelling ${i.id ?? 'the active plan'}`,
+  confirmation: (i) => ({ title: `Cancel ${i.id ?? 'the active plan'}?`, message: `The plan becomes cancelled (final).${i.reason ? ` Reason: ${i.reason}` : ''}` }),
+  run: (i, ctx) =>
+    guarded(i.id, async () => {
+      const { store, id } = locate(ctx, i.id);
+      const { doc } = await store.update(id, 'agent', (d, c) => changeStatus(d, 'cancel', c, i.reason), { expectedVersion: i.version });
+      await ctx.active.clear(id);
+      return result(doc, 'Cancelled.');
+    }),
+});

@@ -1,0 +1,55 @@
+import type { PlanStore } from '../store';
+import type { IndexEntry } from '../store';
+
+/** The plan stores a face serves: one per workspace folder (one for the CLI and MCP server). */
+export interface PlanStores {
+  /** Every folder's store, with a name a model can pass back as `folder`. */
+  folders(): { name: string; store: PlanStore }[];
+}
+
+/** The per-folder "active plan" pointer (plan work mode). UI state, never plan content. */
+export interface ActivePlans {
+  /** Active plan ids, with the folder each is in. */
+  list(): { id: string; folder: string }[];
+  set(id: string, folder: string): void | Promise<void>;
+  clear(id: string): void | Promise<void>;
+}
+
+/** A person's decision on a submitted plan, as the review gate sees it. */
+export type ReviewOutcome =
+  | { kind: 'approved'; version: number; by: string }
+  | { kind: 'rejected'; feedback: string; version: number; status: string }
+  | { kind: 'changed'; status: string }
+  | { kind: 'cancelled' };
+
+/** A face's way to put a plan in front of a person and wait for the decision. Optional. */
+export interface ReviewGate {
+  awaitDecision(store: PlanStore, id: string, signal: AbortSignal): Promise<ReviewOutcome>;
+}
+
+/** The user's settings the tools obey. */
+export interface ToolSettings {
+  /** Application-scoped opt-in: an agent may approve plans. Off by default. */
+  agentMayApprove: boolean;
+  /** `always`: every tool is available; `activePlan`: step and execution tools need plan work mode. */
+  gating: 'always' | 'activePlan';
+  /** Submit waits for the person's decision (true) or returns at once with "awaiting review". */
+  waitForReview: boolean;
+}
+
+/** Everything a tool handler may use. */
+export interface ToolContext {
+  stores: PlanStores;
+  active: ActivePlans;
+  settings: ToolSettings;
+  review?: ReviewGate;
+  /** Aborted when the chat request is cancelled. */
+  signal?: AbortSignal;
+}
+
+/** An index entry with its folder. */
+export interface Located {
+  store: PlanStore;
+  folder: string;
+  entry?: IndexEntry;
+}

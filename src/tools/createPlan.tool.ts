@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { PlanError, reviewProblems, submit } from '../core';
+import { defineTool, guarded, list, result, text } from './toolkit';
+
+const stepInput = z.object({
+  text: text(500).min(1),
+  tool: text(60).optional(),
+  operation: text(60).optional(),
+  target: text(200).optional(),
+  details: text(2000).optional(),
+});
+
+export const createPlanTool = defineTool({
+  name: 'pi_plan_create',
+  displayName: 'Create Plan',
+  toolReferenceName: 'planCreate',
+  userDescription: 'Create a plan document in .pi/plans (a draft, or proposed for review).',
+  modelDescription:
+    'Create a persistent plan (a Markdown file the user reviews). Give title and goal; optionally steps (text, tool, operation, target) and sections. propose=true submits it for review at once (validated); otherwise it is a draft you extend with pi_plan_step/pi_plan_update, then pi_plan_submit. Pass folder (a workspace folder name) when several are open. Returns the id (PLAN-xxxxxxxx) and version; it becomes the active plan.',
+  icon: '$(new-file)',
+  gated: false,
+  schema: z.object({
+    title: text(200).min(1),
+    goal: text(20000).optional(),
+    steps: z.array(stepInput).max(100).optional(),
+    assumptions: list(500).optional(),
+    risks: list(500).optional(),
+    verification: list(500).optional(),
+    files: list(300).optional(),
+    context: text(50000).optional(),
+    tools_required: list(100, 20).optional(),
+    propose: z.boolean().optional(),
+    folder: text(200).optional(),
+  }),
+  invocationMessage: (i) => `${i.propose ? 'Proposing' : 'Creating'} plan "${i.title}"`,
+  run: (i, ctx) =>
+    guarded(undefined, async () => {
+      const folders = ctx.stores.folders();
+      const target = i.folder ? folders.find((f) => f.name === i.folder) : folders[0];
+      if (!target) {
+        throw new PlanError('NOT_FOUND', i.folder ? `No workspace folder named "${i.folder}" (folders: ${folders.map((f) => f.name).join(', ')}).` : 'No workspace folder is open.');
+      }
+      if (!i.folder && folders.length > 1) {
+        throw new PlanError('INVALID_INPUT', `Several workspace folders are open (${folders.map((f) => f.name).join(', ')}): pass "folder".`);
+      }
+      const { propose, folder: _f, ...input } = i;
+      let doc = await target.store.create(input, 'agent');
+      await ctx.active.set(doc.fm.id, target.name);
+      if (propose) {
+        const problems = reviewProblems(doc, target.store.config);
+        if (problems.length) {
+          return result(doc, `Created as a draft, not proposed: ${problems.join('; ')}.`);
+        }
+        doc = (await target.store.update(doc.fm.id, 'agent', (d, c) => submit(d, c))).doc;
+      }
+      return result(doc, `Created in ${target.name}/.pi/plans/${doc.fm.id}.md; steps: ${doc.steps.map((s) => s.id).join(', ') || 'none'}.`);
+    }),
+});

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { editStep } from '../core';
+import { defineTool, guarded, idField, locate, result, stepIdField, text, versionField } from './toolkit';
+
+export const editStepTool = defineTool({
+  name: 'pi_plan_step',
+  displayName: 'Edit Plan Step',
+  toolReferenceName: 'planStep',
+  userDescription: 'Add, update, remove or move a step of a plan.',
+  modelDescription:
+    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start", default end) returns the new id. op=update (step + fields), op=remove (step), op=move (step, after). Ids (S001...) are never reused. Not while executing: use pi_plan_set_content for a revision. In every tool, id defaults to the active plan and version (the version you last saw) guards against lost updates.',
+  icon: '$(list-ordered)',
+  gated: true,
+  schema: z.object({
+    id: idField.optional(),
+    op: z.enum(['add', 'update', 'remove', 'move']),
+    step: stepIdField.optional(),
+    text: text(500).optional(),
+    tool: text(60).optional(),
+    operation: text(60).optional(),
+    target: text(200).optional(),
+    details: text(2000).optional(),
+    after: z.union([stepIdField, z.literal('start')]).optional(),
+    version: versionField.optional(),
+  }),
+  invocationMessage: (i) => `${{ add: 'Adding a step to', update: `Updating ${i.step} in`, remove: `Removing ${i.step} from`, move: `Moving ${i.step} in` }[i.op]} ${i.id ?? 'the active plan'}`,
+  confirmation: (i) => (i.op === 'remove' ? { title: `Remove step ${i.step}?`, message: `Step ${i.step} is removed from ${i.id ?? 'the active plan'}; its id is never reused.` } : undefined),
+  run: (i, ctx) =>
+    guarded(i.id, async () => {
+      const { store, id } = locate(ctx, i.id, { gated: true });
+      const need = (what: string) => {
+        throw new Error(`op=${i.op} needs "${what}". Call again with it.`);
+      };
+      if (i.op !== 'add' && !i.step) need('step');
+      if (i.op === 'add' && !i.text) need('text');
+      const op =
+        i.op === 'add'
+          ? { op: 'add' as const, text: i.text!, tool: i.tool, operation: i.operation, target: i.target, details: i.details, after: i.after }
+          : i.op === 'update'
+            ? { op: 'update' as const, id: i.step!, text: i.text, tool: i.tool, operation: i.operation, target: i.target, details: i.details }
+            : i.op === 'remove'
+              ? { op: 'remove' as const, id: i.step! }
+              : { op: 'move' as const, id: i.step!, after: i.after };
+      const { doc, result: r } = await store.update(id, 'agent', (d, c) => editStep(d, op, c), { expectedVersion: i.version });
+      return result(doc, `${i.op === 'add' ? 'Added' : i.op === 'update' ? 'Updated' : i.op === 'remove' ? 'Removed' : 'Moved'} ${r.step}. Steps: ${doc.steps.map((s) => s.id).join(', ') || 'none'}.`);
+    }),
+});

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { finishExecution, markStep, startExecution, PlanError } from '../core';
+import { defineTool, guarded, idField, locate, result, stepIdField, text, versionField } from './toolkit';
+
+export const executePlanTool = defineTool({
+  name: 'pi_plan_execute',
+  displayName: 'Track Plan Execution',
+  toolReferenceName: 'planExecute',
+  userDescription: 'Start an approved plan, mark its steps, complete or fail it.',
+  modelDescription:
+    'Track execution of an approved plan. op=start; op=mark (step, status: in_progress|done|blocked|failed|skipped|pending, optional note) after each step, the last step done completes the plan; op=complete or op=fail with summary. Every event is logged. Each result names the next step and the call for it.',
+  icon: '$(run)',
+  gated: true,
+  schema: z.object({
+    id: idField.optional(),
+    op: z.enum(['start', 'mark', 'complete', 'fail']),
+    step: stepIdField.optional(),
+    status: z.enum(['in_progress', 'done', 'blocked', 'failed', 'skipped', 'pending']).optional(),
+    note: z.string().max(1000).optional(),
+    summary: text(4000).optional(),
+    version: versionField.optional(),
+  }),
+  invocationMessage: (i) =>
+    i.op === 'mark' ? `Marking ${i.step} ${i.status?.replace('_', ' ')} in ${i.id ?? 'the active plan'}` : `${{ start: 'Starting', complete: 'Completing', fail: 'Failing' }[i.op]} ${i.id ?? 'the active plan'}`,
+  run: (i, ctx) =>
+    guarded(i.id, async () => {
+      const { store, id } = locate(ctx, i.id, { gated: true });
+      const opts = { expectedVersion: i.version };
+      if (i.op === 'start') {
+        const { doc } = await store.update(id, 'agent', (d, c) => startExecution(d, c), opts);
+        const folder = ctx.stores.folders().find((f) => f.store === store)?.name ?? '';
+        await ctx.active.set(id, folder);
+        return result(doc, 'Execution started.');
+      }
+      if (i.op === 'mark') {
+        if (!i.step || !i.status) throw new PlanError('INVALID_INPUT', 'op=mark needs "step" and "status".');
+        const { doc, result: r } = await store.update(id, 'agent', (d, c) => markStep(d, i.step!, i.status!, c, i.note), opts);
+        if (r.autoCompleted) await ctx.active.clear(id);
+        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`);
+      }
+      const { doc } = await store.update(id, 'agent', (d, c) => finishExecution(d, i.op as 'complete' | 'fail', i.summary, c), opts);
+      await ctx.active.clear(id);
+      return result(doc, i.op === 'complete' ? 'Completed.' : 'Marked failed; the user may retry or resume it.');
+    }),
+});

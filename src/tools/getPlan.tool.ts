@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { SECTION_NAMES } from '../core';
+import { asData, bodyFor, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
+
+export const getPlanTool = defineTool({
+  name: 'pi_plan_get',
+  displayName: 'Read Plan',
+  toolReferenceName: 'planGet',
+  userDescription: 'Read a plan: its status, version, steps and sections.',
+  modelDescription:
+    'Read a plan (the active plan when no id is given): status, version, step ids and statuses, and its Markdown as data. Use it to reload after context loss or a version conflict. section reads one section of a large plan.',
+  icon: '$(book)',
+  gated: false,
+  schema: z.object({ id: idField.optional(), section: z.enum([...SECTION_NAMES, 'Rejection']).optional() }),
+  invocationMessage: (i) => `Reading ${i.id ?? 'the active plan'}`,
+  run: (i, ctx) =>
+    guarded(i.id, async () => {
+      const { store, id } = locate(ctx, i.id);
+      const doc = await store.read(id);
+      const rejections = doc.rejections.length ? `Review history: ${doc.rejections.map((r) => `rejected at v${r.version}`).join(', ')} (feedback in the data).` : undefined;
+      const approved = doc.fm.approved_by ? `Approved by ${doc.fm.approved_by} at v${doc.fm.approved_version}.` : undefined;
+      const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## Rejection (v${r.version})\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
+      return [header(doc), approved, rejections, nextAction(doc), asData(doc, section)].filter(Boolean).join('\n');
+    }),
+});

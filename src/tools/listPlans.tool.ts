@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { PLAN_STATUSES } from '../core';
+import { defineTool, guarded } from './toolkit';
+
+export const listPlansTool = defineTool({
+  name: 'pi_plan_list',
+  displayName: 'List Plans',
+  toolReferenceName: 'planList',
+  userDescription: 'List the plans of the workspace, optionally by status.',
+  modelDescription: 'List plans (id, status, version, steps done, title), optionally filtered by status. Marks the active plan. Invalid files are listed with their reason.',
+  icon: '$(list-unordered)',
+  gated: false,
+  schema: z.object({ status: z.array(z.enum(PLAN_STATUSES)).max(11).optional() }),
+  invocationMessage: (i) => `Listing plans${i.status?.length ? ` (${i.status.join(', ')})` : ''}`,
+  run: (i, ctx) =>
+    guarded(undefined, async () => {
+      const active = new Set(ctx.active.list().map((a) => a.id));
+      const rows: string[] = [];
+      for (const { name, store } of ctx.stores.folders()) {
+        for (const e of store.list({ status: i.status })) {
+          rows.push(
+            e.valid
+              ? `- ${e.id}${active.has(e.id) ? ' (active)' : ''} · ${e.status} · v${e.version} · ${e.stepsDone}/${e.steps} steps · ${JSON.stringify(e.title)} · ${name}`
+              : `- ${e.id} · INVALID (${e.error?.message}${e.error?.line ? `, line ${e.error.line}` : ''}) · ${name}`,
+          );
+        }
+      }
+      return rows.length ? `${rows.length} plan(s):\n${rows.join('\n')}` : `No plans${i.status?.length ? ` with status ${i.status.join(', ')}` : ''}. Create one with pi_plan_create.`;
+    }),
+});

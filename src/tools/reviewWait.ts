@@ -1,0 +1,40 @@
+import type { PlanStore } from '../store';
+import type { ReviewOutcome } from './context';
+
+/**
+ * Resolves when a proposed plan leaves `proposed`, from the store's change events: a decision
+ * made anywhere (an editor, another window, the CLI) reaches it. `signal` ends the wait
+ * (the chat request was cancelled); the plan stays as it is then.
+ */
+export function waitForDecision(store: PlanStore, id: string, signal: AbortSignal): Promise<ReviewOutcome> {
+  return new Promise<ReviewOutcome>((resolve) => {
+    let done = false;
+    const finish = (o: ReviewOutcome) => {
+      if (done) return;
+      done = true;
+      sub.dispose();
+      signal.removeEventListener('abort', onAbort);
+      resolve(o);
+    };
+    const check = async () => {
+      const e = store.entry(id);
+      if (!e || !e.valid) return finish({ kind: 'changed', status: e ? 'invalid' : 'deleted' });
+      if (e.status === 'proposed') return;
+      const doc = await store.read(id).catch(() => undefined);
+      if (!doc) return finish({ kind: 'changed', status: 'unreadable' });
+      if (doc.fm.status === 'approved') return finish({ kind: 'approved', version: doc.fm.approved_version ?? doc.fm.version, by: doc.fm.approved_by ?? 'unknown' });
+      const last = doc.rejections.at(-1);
+      if ((doc.fm.status === 'rejected' || doc.fm.status === 'needs_review') && last) {
+        return finish({ kind: 'rejected', feedback: last.feedback, version: last.version, status: doc.fm.status });
+      }
+      finish({ kind: 'changed', status: doc.fm.status });
+    };
+    const onAbort = () => finish({ kind: 'cancelled' });
+    const sub = store.onDidChangePlans((ev) => {
+      if ([...ev.changed, ...ev.removed].includes(`${id}.md`)) void check();
+    });
+    signal.addEventListener('abort', onAbort);
+    if (signal.aborted) onAbort();
+    else void check();
+  });
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { submit } from '../core';
+import type { ReviewOutcome } from './context';
+import { defineTool, guarded, idField, locate, result, versionField } from './toolkit';
+
+export const submitPlanTool = defineTool({
+  name: 'pi_plan_submit',
+  displayName: 'Submit Plan for Review',
+  toolReferenceName: 'planSubmit',
+  userDescription: 'Submit a draft for the user\'s review and (by default) wait for the decision.',
+  modelDescription:
+    'Finalize a draft: validates it (goal, at least one step, required sections) and moves it to proposed for the user\'s review; problems come back as a list to fix. A plan with no steps is cancelled. Depending on the user\'s setting it waits for the decision and returns it (approved: start executing; rejected: the feedback to revise with), or returns "awaiting review".',
+  icon: '$(check)',
+  gated: false,
+  schema: z.object({ id: idField.optional(), version: versionField.optional(), wait: z.boolean().optional() }),
+  invocationMessage: (i) => `Submitting ${i.id ?? 'the active plan'} for review`,
+  run: (i, ctx) =>
+    guarded(i.id, async () => {
+      const { store, id } = locate(ctx, i.id);
+      const { doc } = await store.update(id, 'agent', (d, c) => submit(d, c), { expectedVersion: i.version });
+      if (doc.fm.status === 'cancelled') return result(doc, 'It had no steps, so it was cancelled (nothing to review).');
+      const wait = (i.wait ?? ctx.settings.waitForReview) && ctx.review;
+      if (!wait) return result(doc, 'Submitted: awaiting the user\'s review.');
+      const outcome: ReviewOutcome = await ctx.review!.awaitDecision(store, id, ctx.signal ?? new AbortController().signal);
+      const now = await store.read(id);
+      switch (outcome.kind) {
+        case 'approved':
+          return result(now, `Approved by ${outcome.by} at v${outcome.version}.`);
+        case 'rejected':
+          return result(now, `Rejected at v${outcome.version}${now.fm.status === 'needs_review' ? ' for the third time (needs_review)' : ''}. Feedback:`, `<feedback>${outcome.feedback}</feedback>`);
+        case 'changed':
+          return result(now, `The review ended: the plan is now ${outcome.status}.`);
+        default:
+          return result(now, 'Stopped waiting (the request was cancelled); the plan stays proposed and the user can still decide.');
+      }
+    }),
+});

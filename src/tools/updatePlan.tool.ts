@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { setMetadata } from '../core';
+import { defineTool, guarded, idField, list, locate, result, text, versionField } from './toolkit';
+
+export const updatePlanTool = defineTool({
+  name: 'pi_plan_update',
+  displayName: 'Update Plan Sections',
+  toolReferenceName: 'planUpdate',
+  userDescription: 'Set a plan\'s title, goal, assumptions, risks, verification, files, context or required tools.',
+  modelDescription:
+    'Set plan metadata. Each given section replaces the old one whole (lists become "- item" lines; an empty value removes the section): goal, assumptions, risks, verification, files, context; fields title, tools_required, executor_model. Not while executing.',
+  icon: '$(edit)',
+  gated: true,
+  schema: z.object({
+    id: idField.optional(),
+    title: text(200).optional(),
+    goal: text(20000).optional(),
+    assumptions: list(500).optional(),
+    risks: list(500).optional(),
+    verification: list(500).optional(),
+    files: list(300).optional(),
+    context: text(50000).optional(),
+    tools_required: list(100, 20).optional(),
+    executor_model: text(200).optional(),
+    version: versionField.optional(),
+  }),
+  invocationMessage: (i) => `Updating ${i.id ?? 'the active plan'}`,
+  run: (i, ctx) =>
+    guarded(i.id, async () => {
+      const { store, id } = locate(ctx, i.id, { gated: true });
+      const { id: _i, version, title, tools_required, executor_model, ...sections } = i;
+      const { doc } = await store.update(id, 'agent', (d, c) => setMetadata(d, sections, { title, tools_required, executor_model }, c), { expectedVersion: version });
+      return result(doc, 'Updated.');
+    }),
+});

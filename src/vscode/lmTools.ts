@@ -1,0 +1,63 @@
+import * as vscode from 'vscode';
+import { ALL_TOOLS, PlanTool, ToolContext } from '../tools';
+import type { WorkspaceActivePlans } from './activePlans';
+import type { VsCodeReviewGate } from './reviewGate';
+import type { WorkspacePlans } from './workspacePlans';
+
+/** Settings the tools obey, read fresh on every call. */
+export function toolSettings(): ToolContext['settings'] {
+  const c = vscode.workspace.getConfiguration('piPlans');
+  // Application scope only: a workspace or folder value (an agent can edit those files) is ignored.
+  const approval = c.inspect<boolean>('agentApproval.enabled');
+  return {
+    agentMayApprove: approval?.globalValue === true,
+    gating: c.get<'always' | 'activePlan'>('tools.gating', 'always') === 'activePlan' ? 'activePlan' : 'always',
+    waitForReview: c.get<boolean>('review.wait', true),
+  };
+}
+
+/**
+ * Registers every tool of src/tools with `vscode.lm.registerTool`: input validated with the
+ * tool's zod schema, invocation messages and confirmations from the tool, results as text.
+ */
+export function registerLmTools(plans: WorkspacePlans, active: WorkspaceActivePlans, review: VsCodeReviewGate): vscode.Disposable[] {
+  const ctxFor = (token: vscode.CancellationToken): ToolContext => {
+    const abort = new AbortController();
+    token.onCancellationRequested(() => abort.abort());
+    return { stores: plans, active, settings: toolSettings(), review, signal: abort.signal };
+  };
+  return ALL_TOOLS.map((tool) =>
+    vscode.lm.registerTool<Record<string, unknown>>(tool.name, {
+      prepareInvocation(options) {
+        const parsed = tool.schema.safeParse(options.input);
+        if (!parsed.success) return { invocationMessage: tool.displayName };
+        const confirmation = tool.confirmation?.(parsed.data as never);
+        return {
+          invocationMessage: tool.invocationMessage(parsed.data as never),
+          ...(confirmation ? { confirmationMessages: { title: confirmation.title, message: new vscode.MarkdownString(confirmation.message) } } : {}),
+        };
+      },
+      async invoke(options, token) {
+        const text = await run(tool, options.input, ctxFor(token), plans);
+        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+      },
+    }),
+  );
+}
+
+async function run(tool: PlanTool, input: unknown, ctx: ToolContext, plans: WorkspacePlans): Promise<string> {
+  if (!vscode.workspace.isTrusted && !['pi_plan_get', 'pi_plan_list'].includes(tool.name)) {
+    throw new Error('This workspace is in Restricted Mode: plans are read-only. Ask the user to trust the workspace, then call again.');
+  }
+  const parsed = tool.schema.safeParse(input);
+  if (!parsed.success) {
+    throw new Error(`Invalid input for ${tool.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}. Fix the arguments and call again.`);
+  }
+  await plans.ready;
+  try {
+    return await tool.run(parsed.data as never, ctx);
+  } catch (e) {
+    plans.logError(tool.name, e);
+    throw e;
+  }
+}

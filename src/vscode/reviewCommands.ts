@@ -1,0 +1,104 @@
+import * as vscode from 'vscode';
+import { approve, isPlanError, PLAN_ID_PATTERN, reject } from '../core';
+import type { PlanStore } from '../store';
+import type { WorkspaceActivePlans } from './activePlans';
+import type { WorkspacePlans } from './workspacePlans';
+
+/** What the approve/reject commands take: `{ id, version }` (CodeLens, notifications), a plan file Uri, or nothing (the active editor). */
+type PlanArg = { id?: string; version?: number } | vscode.Uri | undefined;
+
+async function resolve(plans: WorkspacePlans, arg: PlanArg): Promise<{ store: PlanStore; id: string; version?: number } | undefined> {
+  let id: string | undefined;
+  let version: number | undefined;
+  if (arg instanceof vscode.Uri) id = /(PLAN-[0-9a-f]{8})\.md$/.exec(arg.path)?.[1];
+  else if (arg?.id) ({ id, version } = arg);
+  if (!id) {
+    const ed = vscode.window.activeTextEditor;
+    id = ed ? /(PLAN-[0-9a-f]{8})\.md$/.exec(ed.document.uri.path)?.[1] : undefined;
+  }
+  if (!id) {
+    await plans.ready;
+    const proposed = plans.list().filter((e) => e.status === 'proposed');
+    const pick = await vscode.window.showQuickPick(
+      proposed.map((e) => ({ label: e.title ?? e.id, description: `${e.id} · v${e.version}`, id: e.id, version: e.version })),
+      { placeHolder: vscode.l10n.t('Which plan?') },
+    );
+    if (!pick) return undefined;
+    ({ id, version } = pick);
+  }
+  if (!id || !PLAN_ID_PATTERN.test(id)) return undefined;
+  const store = plans.storeOf(id);
+  if (!store) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('{0} is not in this workspace.', id));
+    return undefined;
+  }
+  return { store, id, version };
+}
+
+/** The version the user is looking at: the open, saved editor of the plan, or the one given. */
+function seenVersion(store: PlanStore, id: string, given: number | undefined): number | undefined {
+  if (given !== undefined) return given;
+  const uri = vscode.Uri.file(store.pathOf(id)).toString();
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+  const m = doc && !doc.isDirty ? /^version:\s*(\d+)\s*$/m.exec(doc.getText()) : null;
+  return m ? Number(m[1]) : store.entry(id)?.version;
+}
+
+/** The human review commands (the CodeLens and the review notification run them) and plan work mode. */
+export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceActivePlans): vscode.Disposable[] {
+  const report = (e: unknown) => {
+    const msg = isPlanError(e) ? e.message : e instanceof Error ? e.message : String(e);
+    void vscode.window.showErrorMessage(msg);
+  };
+  return [
+    vscode.commands.registerCommand('piPlans.approve', async (arg?: PlanArg) => {
+      const t = await resolve(plans, arg);
+      if (!t) return undefined;
+      try {
+        const seen = seenVersion(t.store, t.id, t.version);
+        const { doc } = await t.store.update(t.id, 'user', (d, c) => approve(d, seen ?? d.fm.version, c));
+        void vscode.window.showInformationMessage(vscode.l10n.t('{0} approved at v{1}.', t.id, String(doc.fm.approved_version)));
+        return { id: t.id, status: doc.fm.status, version: doc.fm.version };
+      } catch (e) {
+        report(e);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('piPlans.reject', async (arg?: PlanArg & { feedback?: string }) => {
+      const t = await resolve(plans, arg);
+      if (!t) return undefined;
+      const given = arg && !(arg instanceof vscode.Uri) ? (arg as { feedback?: string }).feedback : undefined;
+      const feedback =
+        given ??
+        (await vscode.window.showInputBox({
+          title: vscode.l10n.t('Reject {0}', t.id),
+          prompt: vscode.l10n.t('What must change? The agent revises the plan with this feedback.'),
+          validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Feedback is required.')),
+          ignoreFocusOut: true,
+        }));
+      if (!feedback) return undefined;
+      try {
+        const { doc } = await t.store.update(t.id, 'user', (d, c) => reject(d, feedback, c, seenVersion(t.store, t.id, t.version)));
+        return { id: t.id, status: doc.fm.status, version: doc.fm.version };
+      } catch (e) {
+        report(e);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('piPlans.startWork', async (arg?: PlanArg) => {
+      await plans.ready;
+      let id = arg && !(arg instanceof vscode.Uri) ? arg.id : undefined;
+      if (!id) {
+        const pick = await vscode.window.showQuickPick(
+          plans.list().filter((e) => e.valid && !['completed', 'cancelled', 'superseded'].includes(e.status!)).map((e) => ({ label: e.title!, description: `${e.id} · ${e.status}`, id: e.id })),
+          { placeHolder: vscode.l10n.t('Work on which plan?') },
+        );
+        id = pick?.id;
+      }
+      const f = id ? plans.folders().find((x) => x.store.entry(id!)) : undefined;
+      if (!id || !f) return;
+      await active.set(id, f.name);
+    }),
+    vscode.commands.registerCommand('piPlans.endWork', async () => active.clearAll()),
+  ];
+}
