@@ -73,9 +73,9 @@ export async function guarded<T>(id: string | undefined, fn: () => Promise<T>): 
     if (isPlanError(e)) {
       const h = hint(e, id ?? /PLAN-[0-9a-f]{8}/.exec(e.message)?.[0]);
       const msg = e.toLocatedString();
-      throw new Error(`${msg}${h ? `${/[.!?]$/.test(msg) ? '' : '.'} ${h}` : ''}`);
+      throw new Error(`${msg}${h ? `${/[.!?]$/.test(msg) ? '' : '.'} ${h}` : ''}`, { cause: e });
     }
-    if (e instanceof z.ZodError) throw new Error(`Invalid input: ${e.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}. Fix the arguments and call again.`);
+    if (e instanceof z.ZodError) throw new Error(`Invalid input: ${e.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}. Fix the arguments and call again.`, { cause: e });
     throw e;
   }
 }

@@ -66,7 +66,7 @@ describe('agent tools (handlers on in-memory stores)', () => {
     assert.match(r, /Added S001/);
     r = await call(ctx, 'pi_plan_step', { op: 'add', text: 'Tests' });
     assert.match(r, /Added S002\. Steps: S001, S002/);
-    r = await call(ctx, 'pi_plan_update', { verification: ['npm test passes'] });
+    await call(ctx, 'pi_plan_update', { verification: ['npm test passes'] });
     r = await call(ctx, 'pi_plan_submit', {});
     assert.match(r, /status: proposed/);
     assert.match(r, /awaiting the user's review/);
