@@ -1,0 +1,195 @@
+// The agent tools called exactly as Copilot agent mode calls them: vscode.lm.invokeTool, through
+// VS Code's own tool service, in the real extension host. The human side goes through the
+// commands the CodeLens and the review notification run.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { parsePlan } from '../../src/core';
+import { api, folder, say, sleep } from './helpers';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(vscode.extensions.getExtension('pi-plans.pi-plans')!.extensionPath, 'package.json'), 'utf8'));
+
+async function invoke(name: string, input: Record<string, unknown>, token?: vscode.CancellationToken): Promise<string> {
+  const r = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, token);
+  return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+}
+async function refusedWith(name: string, input: Record<string, unknown>, pattern: RegExp): Promise<void> {
+  const err = await invoke(name, input).then(
+    (r) => assert.fail(`${name} should have been refused, got:\n${r}`),
+    (e: Error) => e,
+  );
+  assert.match(err.message, pattern);
+}
+const idOf = (t: string) => /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(t)![1];
+const file = (id: string) => path.join(folder().uri.fsPath, '.pi', 'plans', `${id}.md`);
+const onDisk = (id: string) => parsePlan(fs.readFileSync(file(id), 'utf8'));
+const log = (id: string) =>
+  fs
+    .readFileSync(path.join(folder().uri.fsPath, '.pi', 'plans', 'sessions', `${id}.jsonl`), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
+/** File, checkpoint log and index agree on version and status. */
+async function agree(id: string) {
+  const a = await api();
+  const d = onDisk(id);
+  const e = a.listPlans().find((x) => x.id === id)!;
+  const last = log(id).at(-1);
+  assert.equal(e.version, d.fm.version, 'index version = file version');
+  assert.equal(e.status, d.fm.status, 'index status = file status');
+  assert.equal(last.version, d.fm.version, 'last checkpoint = file version');
+  assert.equal(last.status, d.fm.status, 'last checkpoint status = file status');
+}
+
+describe('agent tools through vscode.lm.invokeTool', function () {
+  this.timeout(60_000);
+  before(async () => {
+    await api();
+    await vscode.commands.executeCommand('piPlans.endWork');
+  });
+
+  it('vscode.lm.tools lists every declared tool with the generated schema', () => {
+    const byName = new Map(vscode.lm.tools.map((t) => [t.name, t]));
+    for (const decl of pkg.contributes.languageModelTools) {
+      const t = byName.get(decl.name);
+      assert.ok(t, `${decl.name} is not in vscode.lm.tools`);
+      assert.deepEqual(t.inputSchema, decl.inputSchema, decl.name);
+      assert.equal(t.description, decl.modelDescription, decl.name);
+    }
+    say(`${pkg.contributes.languageModelTools.length} tools listed by vscode.lm.tools`);
+  });
+
+  it('a full session: create, add steps, submit (waits), a person approves with the command, start, mark each step, complete', async () => {
+    // The sample workspace's .pi/plans.json requires Goal and Verification before review.
+    let r = await invoke('pi_plan_create', { title: 'Integration session', goal: 'Prove the loop', verification: ['both steps done'] });
+    const id = idOf(r);
+    await agree(id);
+    r = await invoke('pi_plan_step', { op: 'add', text: 'First', tool: 'edit', operation: 'create', target: 'a.ts' });
+    assert.match(r, /Added S001/);
+    await agree(id);
+    await invoke('pi_plan_step', { op: 'add', text: 'Second' });
+    await agree(id);
+    const submitted = invoke('pi_plan_submit', {});
+    await until(() => onDisk(id).fm.status === 'proposed');
+    const version = onDisk(id).fm.version;
+    const decided = await vscode.commands.executeCommand<{ status: string }>('piPlans.approve', { id, version });
+    assert.equal(decided?.status, 'approved');
+    r = await submitted;
+    assert.match(r, new RegExp(`Approved by user at v${version}\\.`));
+    assert.match(r, /Next: pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"start"\}/);
+    await agree(id);
+    r = await invoke('pi_plan_execute', { op: 'start' });
+    assert.match(r, /Next: do step S001/);
+    await agree(id);
+    r = await invoke('pi_plan_execute', { op: 'mark', step: 'S001', status: 'done', note: 'created a.ts' });
+    assert.match(r, /Next: do step S002/);
+    await agree(id);
+    r = await invoke('pi_plan_execute', { op: 'mark', step: 'S002', status: 'done' });
+    assert.match(r, /status: completed/);
+    await agree(id);
+    const d = onDisk(id);
+    assert.equal(d.fm.approved_by, 'user');
+    assert.equal(d.fm.approved_version, version);
+    assert.deepEqual(log(id).map((c) => c.type), ['created', 'edit', 'edit', 'status', 'status', 'status', 'step', 'step']);
+  });
+
+  it('a scripted agent transcript: context lost halfway, one stale version, a rejection with feedback, a revision, done', async () => {
+    // Turn 1: the model drafts a plan.
+    let r = await invoke('pi_plan_create', { title: 'Rename User to Account', goal: 'Consistent naming', steps: [{ text: 'Rename the class' }, { text: 'Update imports' }] });
+    const id = idOf(r);
+    const v1 = Number(/version: (\d+)/.exec(r)![1]);
+    await invoke('pi_plan_update', { verification: ['npm test passes'], version: v1 });
+    // Turn 2: the model's context was compacted; it only knows to call pi_plan_get.
+    r = await invoke('pi_plan_get', {});
+    assert.match(r, new RegExp(`\\*\\*${id}\\*\\*`));
+    assert.match(r, /1\. \[ \] S001 Rename the class/);
+    // It sends the version it remembered from turn 1: refused, with the call to make.
+    await refusedWith('pi_plan_step', { op: 'add', text: 'Run the tests', version: v1 }, new RegExp(`is at version ${v1 + 1}, you sent ${v1}.*Call pi_plan_get \\{"id":"${id}"\\}`));
+    const v = Number(/version: (\d+)/.exec(await invoke('pi_plan_get', { id }))![1]);
+    await invoke('pi_plan_step', { op: 'add', text: 'Run the tests', version: v });
+    // Turn 3: submit; the reviewer rejects with feedback.
+    const submitted = invoke('pi_plan_submit', {});
+    await until(() => onDisk(id).fm.status === 'proposed');
+    await vscode.commands.executeCommand('piPlans.reject', { id, version: onDisk(id).fm.version, feedback: 'Keep a deprecated User alias for one release.' });
+    r = await submitted;
+    assert.match(r, /Rejected at v\d+\. Feedback:\n<feedback>Keep a deprecated User alias for one release\.<\/feedback>/);
+    // Turn 4: revise and resubmit; approved this time.
+    await invoke('pi_plan_step', { op: 'add', text: 'Add a deprecated User alias', after: 'S001' });
+    assert.equal(onDisk(id).fm.status, 'draft');
+    const again = invoke('pi_plan_submit', {});
+    await until(() => onDisk(id).fm.status === 'proposed');
+    await vscode.commands.executeCommand('piPlans.approve', { id, version: onDisk(id).fm.version });
+    assert.match(await again, /Approved by user/);
+    await invoke('pi_plan_execute', { op: 'start' });
+    for (const s of ['S001', 'S004', 'S002', 'S003']) await invoke('pi_plan_execute', { op: 'mark', step: s, status: 'done' });
+    const d = onDisk(id);
+    assert.equal(d.fm.status, 'completed');
+    assert.deepEqual(
+      d.steps.map((s) => `${s.id} ${s.status} ${s.text}`),
+      ['S001 done Rename the class', 'S004 done Add a deprecated User alias', 'S002 done Update imports', 'S003 done Run the tests'],
+    );
+    assert.deepEqual(d.rejections.map((x) => x.feedback), ['Keep a deprecated User alias for one release.']);
+    assert.match(fs.readFileSync(file(id), 'utf8'), /## Verification\n- npm test passes\n/);
+  });
+
+  it('the review gate ends when the chat request is cancelled, and the plan stays proposed', async () => {
+    const id = idOf(await invoke('pi_plan_create', { title: 'Cancel me', goal: 'G', verification: ['v'], steps: [{ text: 'a' }] }));
+    const cts = new vscode.CancellationTokenSource();
+    const submitted = invoke('pi_plan_submit', { id }, cts.token);
+    await until(() => onDisk(id).fm.status === 'proposed');
+    cts.cancel();
+    const r = await submitted.catch((e: Error) => e.message);
+    assert.match(r, /Stopped waiting|[Cc]ancel/);
+    assert.equal(onDisk(id).fm.status, 'proposed');
+  });
+
+  it('every refusal path is refused with its message, and nothing changes on disk', async () => {
+    const id = idOf(await invoke('pi_plan_create', { title: 'Refusals', goal: 'G', steps: [{ text: 'a' }] }));
+    const before = fs.readFileSync(file(id), 'utf8');
+    await refusedWith('pi_plan_get', { id: 'PLAN-00000bad' }, /not in any workspace folder.*pi_plan_list/);
+    await refusedWith('pi_plan_get', { id: '../../etc/passwd' }, /Invalid input for pi_plan_get: id/);
+    await refusedWith('pi_plan_execute', { id, op: 'start' }, /is draft: "start" is not possible now/);
+    await refusedWith('pi_plan_step', { id, op: 'add', text: 'b', version: 99 }, /is at version 1, you sent 99/);
+    await refusedWith('pi_plan_approve', { id, version: 1 }, /agent approval is off|approving a plan is/i);
+    await refusedWith('pi_plan_step', { id, op: 'add', text: 'x'.repeat(600) }, /Invalid input for pi_plan_step: text/);
+    await vscode.workspace.getConfiguration('piPlans').update('tools.gating', 'activePlan', vscode.ConfigurationTarget.Workspace);
+    try {
+      await vscode.commands.executeCommand('piPlans.endWork');
+      await refusedWith('pi_plan_step', { op: 'add', text: 'b' }, /Plan work mode is not active/);
+    } finally {
+      await vscode.workspace.getConfiguration('piPlans').update('tools.gating', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    assert.equal(fs.readFileSync(file(id), 'utf8'), before);
+  });
+
+  it('a workspace settings file cannot turn on agent approval', async () => {
+    const r = await invoke('pi_plan_create', { title: 'Sneaky', goal: 'G', steps: [{ text: 'a' }], propose: true });
+    assert.match(r, /Created as a draft, not proposed: add a "## Verification" section/);
+    const id = idOf(r);
+    await invoke('pi_plan_update', { id, verification: ['v'] });
+    await invoke('pi_plan_submit', { id, wait: false });
+    await vscode.workspace.getConfiguration('piPlans').update('agentApproval.enabled', true, vscode.ConfigurationTarget.Workspace).then(
+      () => undefined,
+      () => undefined, // VS Code refuses to write an application setting to a workspace: fine too
+    );
+    try {
+      await refusedWith('pi_plan_approve', { id, version: onDisk(id).fm.version }, /agent approval is off|approving a plan is/i);
+      assert.equal(onDisk(id).fm.status, 'proposed');
+    } finally {
+      await vscode.workspace.getConfiguration('piPlans').update('agentApproval.enabled', undefined, vscode.ConfigurationTarget.Workspace).then(
+        () => undefined,
+        () => undefined,
+      );
+    }
+  });
+});
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(25);
+  }
+}
