@@ -50,6 +50,18 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     await vscode.commands.executeCommand('piPlans.endWork');
   });
 
+  it('contributes chat instructions for plan work mode (the compaction-safety reminder), verified in this VS Code', async () => {
+    const listed = async () => JSON.stringify(await vscode.commands.executeCommand<unknown>('_listExtensionPromptFiles')).includes('plan-work.instructions.md');
+    await vscode.commands.executeCommand('piPlans.startWork', { id: 'PLAN-3f9a1c2e' });
+    let seen = false;
+    for (let i = 0; i < 100 && !seen; i++) seen = (await listed()) || (await sleep(50), false);
+    assert.ok(seen, 'the instructions are offered to chat while plan work is active');
+    await vscode.commands.executeCommand('piPlans.endWork');
+    let gone = false;
+    for (let i = 0; i < 100 && !gone; i++) gone = !(await listed()) || (await sleep(50), false);
+    assert.ok(gone, 'and withdrawn when plan work ends');
+  });
+
   it('vscode.lm.tools lists every declared tool with the generated schema', () => {
     const byName = new Map(vscode.lm.tools.map((t) => [t.name, t]));
     for (const decl of pkg.contributes.languageModelTools) {
