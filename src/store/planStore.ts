@@ -31,6 +31,8 @@ export interface PlansChangeEvent {
   added: string[];
   changed: string[];
   removed: string[];
+  /** Of `added` and `changed`: files whose new content this store did not write (an editor, git, another process). */
+  outside?: string[];
 }
 
 /** Options of an update. */
@@ -377,6 +379,9 @@ export class PlanStore {
       chunk.forEach((i, k) => {
         const b = bytes[k];
         const st = stats[i]!;
+        const own = this.ownWrites.get(names[i]);
+        if (own && b && !(b instanceof Error) && new TextDecoder().decode(b) === own.text) this.lastFromUs.add(names[i]);
+        else this.lastFromUs.delete(names[i]);
         next.set(names[i], isPlanError(b, 'UNSAFE_PATH') ? indexEntryFor(names[i], undefined, st, true) : indexEntryFor(names[i], b instanceof Error ? undefined : b, st));
       });
     }
@@ -448,6 +453,7 @@ export class PlanStore {
 
   private emit(ev: PlansChangeEvent): void {
     if (!ev.added.length && !ev.changed.length && !ev.removed.length) return;
+    ev.outside = [...ev.added, ...ev.changed].filter((n) => !this.lastFromUs.has(n));
     for (const l of [...this.listeners]) l(ev);
   }
 
@@ -480,7 +486,11 @@ export class PlanStore {
     this.emit(ev);
   }
 
+  /** Files whose latest index entry came from our own write. */
+  private readonly lastFromUs = new Set<string>();
+
   private async entryFromDisk(name: string, path: string, st: { size: number; mtimeMs: number; isSymbolicLink: boolean }): Promise<IndexEntry> {
+    this.lastFromUs.delete(name);
     if (st.isSymbolicLink) return indexEntryFor(name, undefined, st, true);
     let bytes: Uint8Array | undefined;
     try {
@@ -495,6 +505,7 @@ export class PlanStore {
       if (text === own.text) {
         // Our own write (or its echo): parse it once, then reuse that entry for every echo.
         own.entry ??= indexEntryFor(name, bytes, st);
+        this.lastFromUs.add(name);
         return { ...own.entry, size: st.size, mtimeMs: st.mtimeMs };
       }
     }

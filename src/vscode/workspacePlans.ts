@@ -145,14 +145,33 @@ export class WorkspacePlans extends DisposableScope {
     const subs: vscode.Disposable[] = [];
     const w = store.watch(new VsCodeWatcher());
     subs.push({ dispose: () => w.dispose() });
-    const s = store.onDidChangePlans((e) => this.changed.fire({ folder: folder.uri, ...e }));
+    const s = store.onDidChangePlans((e) => {
+      this.flagOutsideApprovals(folder, store, e.outside ?? []);
+      this.changed.fire({ folder: folder.uri, ...e });
+    });
     subs.push({ dispose: () => s.dispose() });
     this.folders_.set(folder.uri.toString(), { folder, store, subs });
+    for (const e of store.list()) this.statusSeen.set(`${folder.uri.toString()}/${e.file}`, e.status);
     const invalid = store.list().filter((e) => !e.valid);
     this.log.info(`${folder.name}: ${store.list().length} plan(s) indexed in ${Date.now() - t0} ms${this.writable ? '' : ' (read-only: Restricted Mode)'}.`);
     for (const e of invalid) this.log.warn(`${folder.name}: .pi/plans/${e.file}${e.error?.line ? `:${e.error.line}` : ''}: ${e.error?.message}`);
     if (store.configError) this.log.warn(`${folder.name}: ${store.configError.message}`);
     this.changed.fire({ folder: folder.uri, added: store.list().map((e) => e.file), changed: [], removed: [] });
+  }
+
+  /** Approvals that arrive as outside file changes (not through this window) are flagged: a file edit can forge a status line. */
+  private readonly statusSeen = new Map<string, string | undefined>();
+  private flagOutsideApprovals(folder: vscode.WorkspaceFolder, store: PlanStore, outside: readonly string[]): void {
+    for (const e of store.list()) {
+      const key = `${folder.uri.toString()}/${e.file}`;
+      const before = this.statusSeen.get(key);
+      this.statusSeen.set(key, e.status);
+      if (!outside.includes(e.file) || e.status !== 'approved' || before === 'approved' || before === undefined) continue;
+      const msg = vscode.l10n.t('{0} became approved through an outside file change (approved_by: {1}), not through this window. If you did not approve it, review it.', e.id, e.approvedBy ?? 'none');
+      this.log.warn(`${folder.name}: ${msg}`);
+      this.recentErrors.push(msg);
+      void vscode.window.showWarningMessage(msg);
+    }
   }
 
   private async reopenAll(): Promise<void> {

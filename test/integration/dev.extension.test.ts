@@ -126,6 +126,14 @@ describe('Pi Plans in a real VS Code', function () {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
+  it('flags an approval that arrives as an outside file change (a forged status line)', async () => {
+    const a = await api();
+    const id = 'PLAN-7b2d4e61';
+    const text = fs.readFileSync(planFile(id), 'utf8');
+    fs.writeFileSync(planFile(id), text.replace('status: proposed', 'status: approved').replace(/version: (\d+)/, (_m, v) => `version: ${Number(v) + 1}`));
+    await until('the warning', () => a._recentErrors().some((l) => l.includes(`${id} became approved through an outside file change`)));
+  });
+
   it('contributes its commands and a status bar item', async () => {
     const cmds = await vscode.commands.getCommands(true);
     for (const c of ['piPlans.showPlans', 'piPlans.refresh', 'piPlans.showLog']) assert.ok(cmds.includes(c), c);

@@ -363,7 +363,7 @@ describe('PlanStore (memory ports)', () => {
       store.onDidChangePlans((e) => events.push(e));
       fs.put(planPath(fm.id), planText(fm.id, { title: 'Edited outside', version: 7, status: 'draft' }));
       await store.fileChanged(planPath(fm.id));
-      assert.deepEqual(events, [{ added: [], changed: [`${fm.id}.md`], removed: [] }]);
+      assert.deepEqual(events, [{ added: [], changed: [`${fm.id}.md`], removed: [], outside: [`${fm.id}.md`] }]);
       assert.deepEqual([store.entry(fm.id)?.title, store.entry(fm.id)?.version, store.entry(fm.id)?.stepsDone], ['Edited outside', 7, 1]);
       // Paths outside the plans folder or not plan files are ignored.
       await store.fileChanged(`${DIR}/notes.md`);
@@ -380,8 +380,8 @@ describe('PlanStore (memory ports)', () => {
       fs.files.delete(planPath('PLAN-0000aaaa'));
       await store.fileChanged(planPath('PLAN-0000aaaa'));
       assert.deepEqual(events, [
-        { added: ['PLAN-0000aaaa.md'], changed: [], removed: [] },
-        { added: [], changed: [], removed: ['PLAN-0000aaaa.md'] },
+        { added: ['PLAN-0000aaaa.md'], changed: [], removed: [], outside: ['PLAN-0000aaaa.md'] },
+        { added: [], changed: [], removed: ['PLAN-0000aaaa.md'], outside: [] },
       ]);
       assert.deepEqual(store.list(), []);
     });
@@ -425,7 +425,7 @@ describe('PlanStore (memory ports)', () => {
       fs.put(planPath('PLAN-0000cccc'), planText('PLAN-0000cccc', { title: 'C' }));
       fs.put(planPath(b.fm.id), planText(b.fm.id, { title: 'B edited', version: 4 }));
       const ev = await store.rescan();
-      const expected = { added: ['PLAN-0000cccc.md'], changed: [`${b.fm.id}.md`], removed: [`${a.fm.id}.md`] };
+      const expected = { added: ['PLAN-0000cccc.md'], changed: [`${b.fm.id}.md`], removed: [`${a.fm.id}.md`], outside: ['PLAN-0000cccc.md', `${b.fm.id}.md`] };
       assert.deepEqual(ev, expected);
       assert.deepEqual(events, [expected]);
       assert.deepEqual(store.list().map((e) => [e.id, e.title, e.version]).sort(), [
