@@ -52,6 +52,8 @@ export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet 
     userData: userDataDir ?? (created.push(tmp('user-data')), created.at(-1)),
     extensions: extensionsDir ?? (created.push(tmp('extensions')), created.at(-1)),
   };
+  fs.mkdirSync(path.join(home, 'tmp'));
+  fs.mkdirSync(path.join(home, 'run'), { mode: 0o700 });
   fs.writeFileSync(path.join(home, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
   const env = {
     ...process.env,
@@ -61,6 +63,9 @@ export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet 
     XDG_CACHE_HOME: path.join(home, '.cache'),
     XDG_STATE_HOME: path.join(home, '.local/state'),
     NODE_COMPILE_CACHE: path.join(home, 'node-compile-cache'),
+    // IPC sockets (vscode-ipc-*.sock, vscode-git-*.sock) and language-server scratch go here too.
+    TMPDIR: path.join(home, 'tmp'),
+    XDG_RUNTIME_DIR: path.join(home, 'run'),
     PI_PLANS_CACHE_DIR: path.join(home, 'pi-plans-cache'),
   };
   delete env.NODE_OPTIONS;
