@@ -7,10 +7,10 @@ import {
   nextStatus,
   PLAN_STATUSES,
   PlanAction,
-  PlanError,
   PlanStatus,
   TERMINAL_STATUSES,
 } from '../../../src/core';
+import { errorOf } from '../../helpers/assertions';
 
 const ID = 'PLAN-0000abcd';
 
@@ -57,15 +57,6 @@ const EXPECTED: Record<PlanStatus, Partial<Record<PlanAction, PlanStatus>>> = {
 
 const HUMAN_ONLY: readonly PlanAction[] = ['approve', 'reject', 'reopen', 'retry', 'resume'];
 
-function errorOf(fn: () => unknown): PlanError {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof PlanError, `expected a PlanError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected a PlanError, nothing was thrown');
-}
 
 describe('lifecycle: the transition table', () => {
   it('knows exactly the eleven statuses of the spec', () => {

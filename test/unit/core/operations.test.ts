@@ -15,7 +15,6 @@ import {
   OpContext,
   parsePlan,
   PlanDocument,
-  PlanError,
   reject,
   setContent,
   setMetadata,
@@ -23,6 +22,7 @@ import {
   StepStatus,
   submit,
 } from '../../../src/core';
+import { errorOf, diffLines } from '../../helpers/assertions';
 
 // ---------- helpers ----------
 
@@ -33,39 +33,7 @@ const at = (n: number) => `2026-05-${String(n).padStart(2, '0')}T10:00:00.000Z`;
 const user = (n: number, extra: Partial<OpContext> = {}): OpContext => ({ now: at(n), actor: 'user', ...extra });
 const agent = (n: number, extra: Partial<OpContext> = {}): OpContext => ({ now: at(n), actor: 'agent', ...extra });
 
-function errorOf(fn: () => unknown): PlanError {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof PlanError, `expected a PlanError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected a PlanError, nothing was thrown');
-}
 
-/** Lines removed from `a` and added in `b` (longest common subsequence): everything else is kept as it was. */
-function diffLines(a: string, b: string): { removed: string[]; added: string[] } {
-  const x = a.split('\n');
-  const y = b.split('\n');
-  const n = x.length;
-  const m = y.length;
-  const L: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
-  const removed: string[] = [];
-  const added: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (x[i] === y[j]) {
-      i++;
-      j++;
-    } else if (L[i + 1][j] >= L[i][j + 1]) removed.push(x[i++]);
-    else added.push(y[j++]);
-  }
-  while (i < n) removed.push(x[i++]);
-  while (j < m) added.push(y[j++]);
-  return { removed, added };
-}
 
 const BASE: CreateInput = {
   id: ID,
