@@ -454,7 +454,18 @@ export class PlanStore {
   private emit(ev: PlansChangeEvent): void {
     if (!ev.added.length && !ev.changed.length && !ev.removed.length) return;
     ev.outside = [...ev.added, ...ev.changed].filter((n) => !this.lastFromUs.has(n));
-    for (const l of [...this.listeners]) l(ev);
+    for (const l of [...this.listeners]) {
+      try {
+        l(ev);
+      } catch (e) {
+        // Events are a convenience, the file is the truth: a failing subscriber changes nothing.
+        try {
+          this.ports.onError?.('change listener', e);
+        } catch {
+          /* ignore */
+        }
+      }
+    }
   }
 
   private async writeNew(id: string, text: string): Promise<void> {

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
 import type { ActivePlans } from '../tools';
 import { DisposableScope } from './disposable';
+import { CONTEXT_KEYS } from './ids';
 
 const KEY = 'piPlans.activePlans';
 /** Context key: a plan is active (plan work mode), for the gated tools' `when` clauses. */
-export const WORK_ACTIVE_CONTEXT = 'piPlans.planWorkActive';
+export const WORK_ACTIVE_CONTEXT = CONTEXT_KEYS.planWorkActive;
 
 /**
  * Plan work mode: at most one active plan per workspace folder, kept in workspace state (window

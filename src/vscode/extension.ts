@@ -6,7 +6,8 @@ import { registerLmTools } from './lmTools';
 import { registerReviewCommands } from './reviewCommands';
 import { VsCodeReviewGate } from './reviewGate';
 import { PlanStatusBar } from './statusBar';
-import { FolderEntry, PlansChange, WorkspacePlans } from './workspacePlans';
+import { FolderEntry, PlansChange, PlanStatusChange, WorkspacePlans } from './workspacePlans';
+import { COMMANDS } from './ids';
 
 /** What other extensions get from `vscode.extensions.getExtension('pi-plans.pi-plans').exports`. */
 export interface PiPlansApi {
@@ -19,6 +20,8 @@ export interface PiPlansApi {
   readPlan(id: string): Promise<PlanDocument>;
   /** Plans added, changed or removed, in any folder, from any writer. */
   readonly onDidChangePlans: vscode.Event<PlansChange>;
+  /** A plan's status changed or a plan appeared (e.g. `to === 'proposed'`: a plan awaits review). */
+  readonly onDidChangePlanStatus: vscode.Event<PlanStatusChange>;
   /** Milliseconds `activate` took (the index loads after it, in the background). */
   readonly activationMs: number;
   /** @internal The store of a folder, for this extension's own tests. Not a stable API. */
@@ -40,9 +43,9 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   context.subscriptions.push(...registerLmTools(plans, active, new VsCodeReviewGate()));
   context.subscriptions.push(...registerReviewCommands(plans, active));
   context.subscriptions.push(
-    vscode.commands.registerCommand('piPlans.showLog', () => log.show()),
-    vscode.commands.registerCommand('piPlans.refresh', () => plans.rescanAll()),
-    vscode.commands.registerCommand('piPlans.showPlans', () => showPlansPick(plans)),
+    vscode.commands.registerCommand(COMMANDS.showLog, () => log.show()),
+    vscode.commands.registerCommand(COMMANDS.refresh, () => plans.rescanAll()),
+    vscode.commands.registerCommand(COMMANDS.showPlans, () => showPlansPick(plans)),
   );
   plans.start();
   const activationMs = performance.now() - t0;
@@ -55,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
     listPlans: () => plans.list(),
     readPlan: (id) => plans.read(id),
     onDidChangePlans: plans.onDidChangePlans,
+    onDidChangePlanStatus: plans.onDidChangePlanStatus,
     activationMs,
     _storeFor: (folder) => plans.storeFor(folder),
     _recentErrors: () => [...plans.recentErrors],

@@ -3,16 +3,17 @@ import { ALL_TOOLS, PlanTool, ToolContext } from '../tools';
 import type { WorkspaceActivePlans } from './activePlans';
 import type { VsCodeReviewGate } from './reviewGate';
 import type { WorkspacePlans } from './workspacePlans';
+import { SETTINGS } from './ids';
 
 /** Settings the tools obey, read fresh on every call. */
 export function toolSettings(): ToolContext['settings'] {
-  const c = vscode.workspace.getConfiguration('piPlans');
+  const c = vscode.workspace.getConfiguration(SETTINGS.section);
   // Application scope only: a workspace or folder value (an agent can edit those files) is ignored.
-  const approval = c.inspect<boolean>('agentApproval.enabled');
+  const approval = c.inspect<boolean>(SETTINGS.agentApproval);
   return {
     agentMayApprove: approval?.globalValue === true,
-    gating: c.get<'always' | 'activePlan'>('tools.gating', 'always') === 'activePlan' ? 'activePlan' : 'always',
-    waitForReview: c.get<boolean>('review.wait', true),
+    gating: c.get<'always' | 'activePlan'>(SETTINGS.gating, 'always') === 'activePlan' ? 'activePlan' : 'always',
+    waitForReview: c.get<boolean>(SETTINGS.reviewWait, true),
   };
 }
 

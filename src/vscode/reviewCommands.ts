@@ -3,6 +3,7 @@ import { approve, isPlanError, PLAN_ID_PATTERN, reject } from '../core';
 import type { PlanStore } from '../store';
 import type { WorkspaceActivePlans } from './activePlans';
 import type { WorkspacePlans } from './workspacePlans';
+import { COMMANDS } from './ids';
 
 /** What the approve/reject commands take: `{ id, version }` (CodeLens, notifications), a plan file Uri, or nothing (the active editor). */
 type PlanArg = { id?: string; version?: number } | vscode.Uri | undefined;
@@ -51,7 +52,7 @@ export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceA
     void vscode.window.showErrorMessage(msg);
   };
   return [
-    vscode.commands.registerCommand('piPlans.approve', async (arg?: PlanArg) => {
+    vscode.commands.registerCommand(COMMANDS.approve, async (arg?: PlanArg) => {
       const t = await resolve(plans, arg);
       if (!t) return undefined;
       try {
@@ -64,7 +65,7 @@ export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceA
         return undefined;
       }
     }),
-    vscode.commands.registerCommand('piPlans.reject', async (arg?: PlanArg & { feedback?: string }) => {
+    vscode.commands.registerCommand(COMMANDS.reject, async (arg?: PlanArg & { feedback?: string }) => {
       const t = await resolve(plans, arg);
       if (!t) return undefined;
       const given = arg && !(arg instanceof vscode.Uri) ? (arg as { feedback?: string }).feedback : undefined;
@@ -85,7 +86,7 @@ export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceA
         return undefined;
       }
     }),
-    vscode.commands.registerCommand('piPlans.startWork', async (arg?: PlanArg) => {
+    vscode.commands.registerCommand(COMMANDS.startWork, async (arg?: PlanArg) => {
       await plans.ready;
       let id = arg && !(arg instanceof vscode.Uri) ? arg.id : undefined;
       if (!id) {
@@ -99,6 +100,6 @@ export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceA
       if (!id || !f) return;
       await active.set(id, f.name);
     }),
-    vscode.commands.registerCommand('piPlans.endWork', async () => active.clearAll()),
+    vscode.commands.registerCommand(COMMANDS.endWork, async () => active.clearAll()),
   ];
 }

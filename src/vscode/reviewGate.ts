@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { PlanStore } from '../store';
 import { ReviewGate, ReviewOutcome, waitForDecision } from '../tools';
+import { COMMANDS } from './ids';
 
 /**
  * Puts a submitted plan in front of the user (opens it, with a notification offering Approve and
@@ -17,8 +18,8 @@ export class VsCodeReviewGate implements ReviewGate {
     void vscode.window
       .showInformationMessage(vscode.l10n.t('{0} is ready for your review.', `${id} "${store.entry(id)?.title ?? ''}"`), approve, reject)
       .then((choice) => {
-        if (choice === approve) return vscode.commands.executeCommand('piPlans.approve', { id, version });
-        if (choice === reject) return vscode.commands.executeCommand('piPlans.reject', { id, version });
+        if (choice === approve) return vscode.commands.executeCommand(COMMANDS.approve, { id, version });
+        if (choice === reject) return vscode.commands.executeCommand(COMMANDS.reject, { id, version });
         return undefined;
       });
     return waitForDecision(store, id, signal);

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { WorkspaceActivePlans } from './activePlans';
 import { DisposableScope } from './disposable';
 import type { WorkspacePlans } from './workspacePlans';
+import { COMMANDS } from './ids';
 
 /** The status bar item: how many plans, how many need review or are running; read-only state. */
 export class PlanStatusBar extends DisposableScope {
@@ -16,7 +17,7 @@ export class PlanStatusBar extends DisposableScope {
     this.work.name = vscode.l10n.t('Pi Plans: active plan');
     this.register(active.onDidChange(() => this.update()));
     this.item.name = vscode.l10n.t('Pi Plans');
-    this.item.command = 'piPlans.showPlans';
+    this.item.command = COMMANDS.showPlans;
     this.register(plans.onDidChangePlans(() => this.update()));
     this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.update()));
     this.update();
@@ -44,7 +45,7 @@ export class PlanStatusBar extends DisposableScope {
     if (current && entry) {
       this.work.text = `$(play) ${entry.title ?? entry.id} · ${entry.stepsDone}/${entry.steps}`;
       this.work.tooltip = vscode.l10n.t('Plan work is active on {0} ({1}). Click to end plan work.', entry.id, entry.status ?? '');
-      this.work.command = 'piPlans.endWork';
+      this.work.command = COMMANDS.endWork;
       this.work.show();
     } else this.work.hide();
   }

@@ -15,6 +15,18 @@ export interface PlansChange {
   removed: string[];
 }
 
+/** A plan's status changed (or it appeared): the pi plan-mode vision's events, e.g. `plans:proposed`. */
+export interface PlanStatusChange {
+  folder: vscode.Uri;
+  id: string;
+  /** undefined for a plan that just appeared. */
+  from?: string;
+  to: string;
+  version: number;
+  /** True when the change came from outside this window (an editor, git, another process). */
+  outside: boolean;
+}
+
 /** A plan's index entry and the folder it lives in. */
 export interface FolderEntry extends IndexEntry {
   folder: vscode.Uri;
@@ -36,6 +48,9 @@ export class WorkspacePlans extends DisposableScope {
   private readonly changed = this.register(new vscode.EventEmitter<PlansChange>());
   /** Fires when plans are added, changed or removed in any folder. */
   readonly onDidChangePlans = this.changed.event;
+  private readonly statusChanged = this.register(new vscode.EventEmitter<PlanStatusChange>());
+  /** Fires when a plan's status changes or a plan appears. Events are a convenience: the file is the truth. */
+  readonly onDidChangePlanStatus = this.statusChanged.event;
   private loading: Promise<void> = Promise.resolve();
 
   constructor(
@@ -146,7 +161,7 @@ export class WorkspacePlans extends DisposableScope {
     const w = store.watch(new VsCodeWatcher());
     subs.push({ dispose: () => w.dispose() });
     const s = store.onDidChangePlans((e) => {
-      this.flagOutsideApprovals(folder, store, e.outside ?? []);
+      this.trackStatuses(folder, store, e.outside ?? []);
       this.changed.fire({ folder: folder.uri, ...e });
     });
     subs.push({ dispose: () => s.dispose() });
@@ -159,13 +174,17 @@ export class WorkspacePlans extends DisposableScope {
     this.changed.fire({ folder: folder.uri, added: store.list().map((e) => e.file), changed: [], removed: [] });
   }
 
-  /** Approvals that arrive as outside file changes (not through this window) are flagged: a file edit can forge a status line. */
+  /** Fires status events, and flags approvals that arrive as outside file changes (a file edit can forge a status line). */
   private readonly statusSeen = new Map<string, string | undefined>();
-  private flagOutsideApprovals(folder: vscode.WorkspaceFolder, store: PlanStore, outside: readonly string[]): void {
+  private trackStatuses(folder: vscode.WorkspaceFolder, store: PlanStore, outside: readonly string[]): void {
     for (const e of store.list()) {
       const key = `${folder.uri.toString()}/${e.file}`;
+      const seen = this.statusSeen.has(key);
       const before = this.statusSeen.get(key);
       this.statusSeen.set(key, e.status);
+      if (e.status && (!seen || before !== e.status)) {
+        this.statusChanged.fire({ folder: folder.uri, id: e.id, from: before, to: e.status, version: e.version ?? 0, outside: outside.includes(e.file) });
+      }
       if (!outside.includes(e.file) || e.status !== 'approved' || before === 'approved' || before === undefined) continue;
       const msg = vscode.l10n.t('{0} became approved through an outside file change (approved_by: {1}), not through this window. If you did not approve it, review it.', e.id, e.approvedBy ?? 'none');
       this.log.warn(`${folder.name}: ${msg}`);

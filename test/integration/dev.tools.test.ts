@@ -74,6 +74,9 @@ describe('agent tools through vscode.lm.invokeTool', function () {
   });
 
   it('a full session: create, add steps, submit (waits), a person approves with the command, start, mark each step, complete', async () => {
+    const a = await api();
+    const statuses: string[] = [];
+    const sub = a.onDidChangePlanStatus((e) => statuses.push(`${e.id}:${e.to}`));
     // The sample workspace's .pi/plans.json requires Goal and Verification before review.
     let r = await invoke('pi_plan_create', { title: 'Integration session', goal: 'Prove the loop', verification: ['both steps done'] });
     const id = idOf(r);
@@ -105,6 +108,8 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     assert.equal(d.fm.approved_by, 'user');
     assert.equal(d.fm.approved_version, version);
     assert.deepEqual(log(id).map((c) => c.type), ['created', 'edit', 'edit', 'status', 'status', 'status', 'step', 'step']);
+    sub.dispose();
+    assert.deepEqual(statuses.filter((x) => x.startsWith(id)).map((x) => x.slice(id.length + 1)), ['draft', 'proposed', 'approved', 'executing', 'completed']);
   });
 
   it('a scripted agent transcript: context lost halfway, one stale version, a rejection with feedback, a revision, done', async () => {

@@ -29,3 +29,22 @@ describe('change events say which changes came from outside', () => {
     assert.deepEqual(events.at(-1)!.outside, []);
   });
 });
+
+describe('a failing change subscriber', () => {
+  it('changes nothing: the write lands, other subscribers are called, the error is reported', async () => {
+    const { ports, fs } = memoryPorts();
+    const reported: string[] = [];
+    const store = await PlanStore.open('/w', { ...ports, onError: (op) => reported.push(op) });
+    const calls: number[] = [];
+    store.onDidChangePlans(() => {
+      throw new Error('a broken subscriber');
+    });
+    store.onDidChangePlans(() => calls.push(1));
+    const doc = await store.create({ title: 'T', goal: 'G', steps: [{ text: 'a' }] }, 'agent');
+    const { doc: after } = await store.update(doc.fm.id, 'agent', (d, c) => submit(d, c));
+    assert.equal(after.fm.status, 'proposed');
+    assert.match(fs.text(`/w/.pi/plans/${doc.fm.id}.md`)!, /status: proposed/);
+    assert.equal(calls.length, 2);
+    assert.deepEqual(reported, ['change listener', 'change listener']);
+  });
+});
