@@ -41,7 +41,7 @@ if (check) {
 }
 
 console.log(`
-Pi Plans is running in VS Code ${pkg.engines.vscode.replace('^', '>= ')} (code-server, tested with 1.139).
+Pi Plans ${pkg.version} is running in VS Code 1.139.1 (code-server 4.139.1) on 127.0.0.1.
 
   Open:  ${url}
 
@@ -50,6 +50,8 @@ Pi Plans is running in VS Code ${pkg.engines.vscode.replace('^', '>= ')} (code-s
          node dist/cli.js --root ${ws} list
          node dist/cli.js --root ${ws} approve PLAN-7b2d4e61
          (the status bar follows every change within a fraction of a second).
+         Agent tools: Copilot Chat needs a GitHub sign-in; signed in, ask it in agent mode to
+         "plan this with #planCreate" and approve from the notification.
 
   Stop:  Ctrl-C (the workspace copy is removed; examples/ is never changed).
 `);
