@@ -114,9 +114,9 @@ export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet 
     get log() {
       return log;
     },
-    /** Workbench URL for a folder, with an optional payload (extension development, tests). */
+    /** Workbench URL for a folder (or a .code-workspace file), with an optional payload (extension development, tests). */
     url(folder, payload) {
-      const q = new URLSearchParams({ folder });
+      const q = new URLSearchParams(folder.endsWith('.code-workspace') ? { workspace: folder } : { folder });
       if (payload) q.set('payload', JSON.stringify(payload));
       return `http://127.0.0.1:${port}/?${q}`;
     },

@@ -2,6 +2,7 @@
 // launched through @vscode/test-electron's runTests with an executable that runs code-server +
 // headless chromium (vscode-shim.sh). Suites, each on a fresh copy of examples/:
 //   dev   the extension in development mode (this folder)
+//   multi a multi-root workspace (a copy of examples/ and an empty folder)
 //   vsix  the extension installed from the .vsix `npm run package` builds
 //   bench (only when named) prints the activation time for `npm run bench`
 // Sets up Node 24, code-server and chromium on first use.
@@ -11,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runTests } from '@vscode/test-electron';
 import { ROOT } from './codeServer.mjs';
-import { freshWorkspace } from './fixtures.mjs';
+import { freshMultiRoot, freshWorkspace } from './fixtures.mjs';
 
 execFileSync('bash', [path.join(ROOT, 'scripts/setup-vscode.sh')], { stdio: 'inherit' });
 const shim = path.join(ROOT, 'test/harness/vscode-shim.sh');
@@ -20,9 +21,10 @@ if (!fs.existsSync(testsPath)) throw new Error(`${testsPath} is missing: run npm
 const only = process.argv.slice(2);
 let failed = 0;
 
-async function suite(name, { devPath = ROOT, vsix } = {}) {
+async function suite(name, { devPath = ROOT, vsix, multiRoot = false } = {}) {
   if (only.length && !only.includes(name)) return;
-  const ws = freshWorkspace(name);
+  const multi = multiRoot ? freshMultiRoot(name) : undefined;
+  const ws = multi ? multi.dir : freshWorkspace(name);
   const state = fs.mkdtempSync(path.join(os.tmpdir(), `pi-plans-state-${name}-`));
   console.log(`\n== integration suite "${name}" (workspace ${ws})`);
   try {
@@ -30,7 +32,7 @@ async function suite(name, { devPath = ROOT, vsix } = {}) {
       vscodeExecutablePath: shim,
       extensionDevelopmentPath: devPath,
       extensionTestsPath: testsPath,
-      launchArgs: [ws, `--user-data-dir=${path.join(state, 'user-data')}`, `--extensions-dir=${path.join(state, 'extensions')}`],
+      launchArgs: [multi ? multi.file : ws, `--user-data-dir=${path.join(state, 'user-data')}`, `--extensions-dir=${path.join(state, 'extensions')}`],
       extensionTestsEnv: { PI_PLANS_SUITE: name, ...(vsix ? { PI_PLANS_VSIX: vsix } : {}) },
     });
   } catch (e) {
@@ -43,6 +45,7 @@ async function suite(name, { devPath = ROOT, vsix } = {}) {
 }
 
 await suite('dev');
+await suite('multi', { multiRoot: true });
 if (only.includes('bench')) await suite('bench');
 if (!only.length || only.includes('vsix')) {
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
