@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { approve, createPlanText, markStep, parsePlan, startExecution, submit } from '../src/core';
+import { approve, createPlanText, markStep, startExecution } from '../src/core';
 import { NodeFileSystem, nodePorts, fileIndexCache } from '../src/node';
 import { PlanStore } from '../src/store';
 
@@ -108,8 +108,6 @@ async function main() {
   const bareFile = path.join(plans, 'bare-write-target.txt');
   const bare = await time(() => nfs.writeFileAtomic(bareFile, bytes), 60);
   fs.rmSync(bareFile, { force: true });
-  void submit;
-  void parsePlan;
 
   const rows = [
     { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },

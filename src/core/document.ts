@@ -125,7 +125,11 @@ export function parsePlan(text: string, file?: string): PlanDocument {
   }
 }
 
-function parseUnlocated(text: string): PlanDocument {
+/**
+ * What every read does before looking at the body: the size cap, merge-conflict markers, the
+ * frontmatter (gray-matter, safe YAML, zod), and the step count (cheap scan) against its cap.
+ */
+function readHead(text: string): { fm: Frontmatter; block: FrontmatterBlock; body: string; quick: { total: number; done: number } } {
   if (text.length > LIMITS.fileBytes) {
     throw new PlanError('TOO_LARGE', `the plan is ${text.length} characters, over the ${LIMITS.fileBytes} limit: split it`);
   }
@@ -138,13 +142,18 @@ function parseUnlocated(text: string): PlanDocument {
   const { data, block } = splitFrontmatter(text);
   const fm = validateFrontmatter(data, block, text);
   const body = text.slice(block.bodyStart);
-  const nl = text.indexOf('\n');
-  const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
-  // Refuse a hostile step count before the Markdown parse, which grows with it.
+  // A hostile step count is refused before the Markdown parse, which grows with it.
   const quick = quickStepCounts(body);
   if (quick.total > LIMITS.steps) {
     throw new PlanError('TOO_LARGE', `the plan has ${quick.total} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, { line: lineOf(text, block.bodyStart) });
   }
+  return { fm, block, body, quick };
+}
+
+function parseUnlocated(text: string): PlanDocument {
+  const { fm, block, body } = readHead(text);
+  const nl = text.indexOf('\n');
+  const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
   const outline = outlineFor(body);
   if (outline.steps.length > LIMITS.steps) {
     throw new PlanError('TOO_LARGE', `the plan has ${outline.steps.length} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, {
@@ -248,15 +257,8 @@ export interface PlanSummary {
  */
 export function summarizePlan(text: string, file?: string): PlanSummary {
   try {
-    if (text.length > LIMITS.fileBytes) throw new PlanError('TOO_LARGE', `the plan is over ${LIMITS.fileBytes} characters: split it`);
-    const conflict = CONFLICT.exec(text);
-    if (conflict) {
-      throw new PlanError('INVALID_FILE', 'the file has merge-conflict markers: resolve the conflict, then save', { line: lineOf(text, conflict.index) });
-    }
-    const { data, block } = splitFrontmatter(text);
-    const fm = validateFrontmatter(data, block, text);
-    const { total, done } = quickStepCounts(text.slice(block.bodyStart));
-    return { fm, steps: total, stepsDone: done };
+    const { fm, quick } = readHead(text);
+    return { fm, steps: quick.total, stepsDone: quick.done };
   } catch (e) {
     if (e instanceof PlanError) throw file ? e.inFile(file) : e;
     throw new PlanError('INVALID_FILE', `could not read the plan: ${(e as Error).message}`, { file });

@@ -345,30 +345,19 @@ export function setMetadata(input: PlanDocument, sections: SectionsInput, fields
     if (fields[k] !== undefined) patch[k] = oneLine(fields[k]!).slice(0, LIMITS.shortField) || undefined;
   }
   if (fields.tools_required !== undefined) patch.tools_required = fields.tools_required.length ? [...fields.tools_required] : undefined;
-  const edits: BodyEdit[] = [];
+  const edits: { name: SectionName; body: string }[] = [];
   for (const k of Object.keys(SECTION_KEYS) as (keyof SectionsInput)[]) {
     const v = sections[k];
     if (v === undefined) continue;
     const body = sectionBody(v);
     const cap = k === 'context' ? LIMITS.contextBytes : LIMITS.section;
     if (body.length > cap) throw new PlanError('TOO_LARGE', `${SECTION_KEYS[k]} is over ${cap} characters${k === 'context' ? `: put large context in .pi/plans/artifacts/${doc.fm.id}/ and link it` : ': shorten it'}`);
-    edits.push(sectionEdit(doc, SECTION_KEYS[k], body));
+    edits.push({ name: SECTION_KEYS[k], body });
   }
-  // Edits are computed against the same document, so apply them one section at a time.
-  let text: string;
-  if (edits.length <= 1) {
-    text = applyEdits(doc, patch, edits).text;
-  } else {
-    let cur = doc;
-    let first = true;
-    for (const k of Object.keys(SECTION_KEYS) as (keyof SectionsInput)[]) {
-      const v = sections[k];
-      if (v === undefined) continue;
-      cur = parsePlan(applyEdits(cur, first ? patch : {}, [sectionEdit(cur, SECTION_KEYS[k], sectionBody(v))]).text);
-      first = false;
-    }
-    text = cur.text;
-  }
+  // Each edit is computed against the document it applies to: one section at a time.
+  let cur = parsePlan(applyEdits(doc, patch).text);
+  for (const e of edits) cur = parsePlan(applyEdits(cur, {}, [sectionEdit(cur, e.name, e.body)]).text);
+  const text = cur.text;
   return result(text, 'edit');
 }
 
