@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PlanError, reviewProblems, submit } from '../core';
-import { defineTool, guarded, list, result, text } from './toolkit';
+import { defineTool, guarded, result, sectionFields, text } from './toolkit';
 
 const stepInput = z.object({
   text: text(500).min(1),
@@ -21,14 +21,8 @@ export const createPlanTool = defineTool({
   gated: false,
   schema: z.object({
     title: text(200).min(1),
-    goal: text(20000).optional(),
     steps: z.array(stepInput).max(100).optional(),
-    assumptions: list(500).optional(),
-    risks: list(500).optional(),
-    verification: list(500).optional(),
-    files: list(300).optional(),
-    context: text(50000).optional(),
-    tools_required: list(100, 20).optional(),
+    ...sectionFields,
     propose: z.boolean().optional(),
     folder: text(200).optional(),
   }),

@@ -38,6 +38,17 @@ export const stepIdField = z.string().max(6).regex(/^S\d{3,4}$/, 'S and 3 digits
 export const text = (max: number) => z.string().max(max);
 export const list = (max: number, items = 50) => z.array(z.string().max(max)).max(items);
 
+/** The metadata sections a plan author writes (create and update take the same shapes). */
+export const sectionFields = {
+  goal: text(20000).optional(),
+  assumptions: list(500).optional(),
+  risks: list(500).optional(),
+  verification: list(500).optional(),
+  files: list(300).optional(),
+  context: text(50000).optional(),
+  tools_required: list(100, 20).optional(),
+};
+
 /** Next-call hints per refusal, appended to the core's message. */
 function hint(e: PlanError, id?: string): string {
   const get = id ? `pi_plan_get {"id":"${id}"}` : 'pi_plan_get';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { setMetadata } from '../core';
-import { defineTool, guarded, idField, list, locate, result, text, versionField } from './toolkit';
+import { defineTool, guarded, idField, locate, result, sectionFields, text, versionField } from './toolkit';
 
 export const updatePlanTool = defineTool({
   name: 'pi_plan_update',
@@ -14,13 +14,7 @@ export const updatePlanTool = defineTool({
   schema: z.object({
     id: idField.optional(),
     title: text(200).optional(),
-    goal: text(20000).optional(),
-    assumptions: list(500).optional(),
-    risks: list(500).optional(),
-    verification: list(500).optional(),
-    files: list(300).optional(),
-    context: text(50000).optional(),
-    tools_required: list(100, 20).optional(),
+    ...sectionFields,
     executor_model: text(200).optional(),
     version: versionField.optional(),
   }),

@@ -26,14 +26,28 @@ async function picture(page, name, clip) {
 /** The status bar item of Pi Plans. */
 const statusItem = (page) => page.locator('.statusbar-item').filter({ hasText: /\d+ plans/ }).first();
 
-async function openWorkbench(server, browser, ws) {
+/** A fresh copy of examples/ open in a new code-server + chromium; `close()` removes it all. */
+async function openWorkbench(name, { trust = false } = {}) {
+  const ws = freshWorkspace(name);
+  const server = await startCodeServer({ vsix: VSIX, trust });
+  const browser = await startBrowser();
   await browser.page.goto(server.url(ws));
   await browser.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  return {
+    ws,
+    server,
+    browser,
+    async close() {
+      await browser.stop();
+      await server.stop();
+      fs.rmSync(ws, { recursive: true, force: true });
+    },
+  };
 }
 
 describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
   this.timeout(180_000);
-  let server;
+  let wb;
   let browser;
   let ws;
 
@@ -47,16 +61,10 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
 
   describe('a trusted workspace', () => {
     before(async () => {
-      ws = freshWorkspace('e2e');
-      server = await startCodeServer({ vsix: VSIX });
-      browser = await startBrowser();
-      await openWorkbench(server, browser, ws);
+      wb = await openWorkbench('e2e');
+      ({ ws, browser } = wb);
     });
-    after(async () => {
-      await browser?.stop();
-      await server?.stop();
-      fs.rmSync(ws, { recursive: true, force: true });
-    });
+    after(() => wb?.close());
 
     it('shows the plans in the status bar once the index has loaded', async () => {
       const item = statusItem(browser.page);
@@ -102,16 +110,10 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
 
   describe('Restricted Mode', () => {
     before(async () => {
-      ws = freshWorkspace('e2e-untrusted');
-      server = await startCodeServer({ vsix: VSIX, trust: true });
-      browser = await startBrowser();
-      await openWorkbench(server, browser, ws);
+      wb = await openWorkbench('e2e-untrusted', { trust: true });
+      ({ ws, browser } = wb);
     });
-    after(async () => {
-      await browser?.stop();
-      await server?.stop();
-      fs.rmSync(ws, { recursive: true, force: true });
-    });
+    after(() => wb?.close());
 
     it('says plainly that plans are read-only until the workspace is trusted', async () => {
       const page = browser.page;
