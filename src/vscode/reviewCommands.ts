@@ -55,8 +55,18 @@ export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceA
     vscode.commands.registerCommand(COMMANDS.approve, async (arg?: PlanArg) => {
       const t = await resolve(plans, arg);
       if (!t) return undefined;
+      const seen = seenVersion(t.store, t.id, t.version);
+      if (t.version === undefined) {
+        // From the palette or an editor title: say exactly what is being approved.
+        const ok = vscode.l10n.t('Approve');
+        const choice = await vscode.window.showInformationMessage(
+          vscode.l10n.t('Approve {0} "{1}" at version {2}?', t.id, t.store.entry(t.id)?.title ?? '', String(seen)),
+          { modal: true, detail: vscode.l10n.t('The agent may then execute it. Your approval is recorded with this version.') },
+          ok,
+        );
+        if (choice !== ok) return undefined;
+      }
       try {
-        const seen = seenVersion(t.store, t.id, t.version);
         const { doc } = await t.store.update(t.id, 'user', (d, c) => approve(d, seen ?? d.fm.version, c));
         void vscode.window.showInformationMessage(vscode.l10n.t('{0} approved at v{1}.', t.id, String(doc.fm.approved_version)));
         return { id: t.id, status: doc.fm.status, version: doc.fm.version };
