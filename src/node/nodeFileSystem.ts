@@ -61,53 +61,53 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** lstat; undefined when absent. Synchronous: plan files and folders are local and few calls are made. */
+function lstatNow(p: string): FileStat | undefined {
+  try {
+    const s = fs.lstatSync(p);
+    return { size: s.size, mtimeMs: s.mtimeMs, isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink() };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw e;
+  }
+}
+
+/**
+ * A file's bytes; undefined when absent; a link is refused (O_NOFOLLOW). Plan files are small and
+ * capped: one synchronous read (tens of microseconds) beats several async round trips.
+ */
+function readNow(p: string): Uint8Array | undefined {
+  try {
+    return fs.readFileSync(p, { flag: (O_RDONLY | O_NOFOLLOW) as unknown as string });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ELOOP') throw linkRefused(p);
+    throw e;
+  }
+}
+
 /** The real file system: atomic, durable writes; links refused (O_NOFOLLOW, lstat). */
 export class NodeFileSystem implements FileSystemPort {
-  /** Plan files are small and capped: one synchronous read (tens of microseconds) beats several async round trips. */
   async readFile(p: string): Promise<Uint8Array | undefined> {
-    try {
-      return fs.readFileSync(p, { flag: (O_RDONLY | O_NOFOLLOW) as unknown as string });
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      if (code === 'ELOOP') throw linkRefused(p);
-      throw e;
-    }
+    return readNow(p);
   }
 
   async stat(p: string): Promise<FileStat | undefined> {
-    try {
-      const s = fs.lstatSync(p);
-      return { size: s.size, mtimeMs: s.mtimeMs, isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink() };
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      throw e;
-    }
+    return lstatNow(p);
   }
 
   /** Synchronous slices of 200, yielding between slices: several times faster than async I/O per file. */
   async statMany(paths: readonly string[]): Promise<(FileStat | undefined)[]> {
-    return inSlices(paths, (p) => {
-      try {
-        const s = fs.lstatSync(p);
-        return { size: s.size, mtimeMs: s.mtimeMs, isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink() };
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-        throw e;
-      }
-    });
+    return inSlices(paths, lstatNow);
   }
 
   async readMany(paths: readonly string[]): Promise<(Uint8Array | undefined | Error)[]> {
     return inSlices(paths, (p) => {
       try {
-        return fs.readFileSync(p, { flag: (O_RDONLY | O_NOFOLLOW) as unknown as string });
+        return readNow(p);
       } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-        if (code === 'ELOOP') return linkRefused(p);
         return e as Error;
       }
     });

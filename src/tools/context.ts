@@ -1,5 +1,4 @@
 import type { PlanStore } from '../store';
-import type { IndexEntry } from '../store';
 
 /** The plan stores a face serves: one per workspace folder (one for the CLI and MCP server). */
 export interface PlanStores {
@@ -45,11 +44,4 @@ export interface ToolContext {
   review?: ReviewGate;
   /** Aborted when the chat request is cancelled. */
   signal?: AbortSignal;
-}
-
-/** An index entry with its folder. */
-export interface Located {
-  store: PlanStore;
-  folder: string;
-  entry?: IndexEntry;
 }
