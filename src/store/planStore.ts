@@ -26,6 +26,24 @@ import {
 import { IndexEntry, indexEntryFor, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
 import { Disposable, StorePorts, WatcherPort } from './ports';
 
+/** How a store follows its folder; see `PlanStore.watch`. */
+export interface FollowOptions {
+  /** Quiet time after the last event before a re-scan reconciles the burst (ms). */
+  settleMs?: number;
+  /** A re-scan this long after the first load, for changes made before a watcher was live (ms; 0: none). */
+  confirmMs?: number;
+  /** A re-scan on this period, for watchers that stopped silently (ms; 0: none). */
+  periodMs?: number;
+}
+
+/** A store following its folder. */
+export interface Following extends Disposable {
+  /** Queues a re-scan (a listing and stats; only changed files are read). At most one waits at a time. */
+  reconcile(): Promise<void>;
+  /** Resolves once no watcher event, re-scan or settle timer is pending. */
+  settled(): Promise<void>;
+}
+
 /** What changed in the plans folder, by file name. */
 export interface PlansChangeEvent {
   added: string[];
@@ -96,14 +114,26 @@ export class PlanStore {
     return this._configError;
   }
 
-  /** Sweeps temp files, reads config and builds the index (from the warm cache where it still holds). */
+  /**
+   * Sweeps temp files, reads config and builds the index (from the warm cache where it still
+   * holds). Runs in the store's reconcile queue: watcher events that arrive meanwhile are
+   * applied after it, never interleaved with it.
+   */
   async load(): Promise<void> {
+    try {
+      await this.queued(() => this.loadNow());
+    } finally {
+      this.markLoaded();
+    }
+  }
+
+  private async loadNow(): Promise<void> {
     await this.checkFolders();
     const names = await this.ports.fs.readDir(this.plansDir);
     if (names.length) await this.ports.fs.sweepTempFiles(this.plansDir, names);
     await this.loadConfig();
     const cached = await this.readIndexCache();
-    await this.rescan(cached, false, names);
+    await this.rescanNow(cached, false, names);
     this.loaded = true;
     // Save only when the cache did not already hold exactly this index.
     if (!cached || this.lastScanReads > 0 || cached.size !== this.entries.size) await this.saveIndexCache();
@@ -321,34 +351,129 @@ export class PlanStore {
   }
 
   /**
-   * Follows a watcher: each event re-reads its file at once (events are hints), and a re-scan
-   * after every burst reconciles whatever the events missed or merged.
+   * Follows the folder with one or more watchers, started at once (before a first `load`, so no
+   * change made during the scan is missed). Each event re-reads its file (events from several
+   * watchers for a file that is already queued are merged); a re-scan reconciles after every
+   * burst, once `confirmMs` after the first load, whenever a watcher lost track, on `reconcile()`
+   * and every `periodMs`. All of it runs in the store's queue, one step at a time.
    */
-  watch(watcher: WatcherPort, settleMs = 300): Disposable {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let chain = Promise.resolve();
-    const queue = (fn: () => Promise<unknown>) => {
-      chain = chain.then(fn).then(
+  watch(watchers: WatcherPort | readonly WatcherPort[], opts: FollowOptions = {}): Following {
+    const settleMs = opts.settleMs ?? 300;
+    let settle: ReturnType<typeof setTimeout> | undefined;
+    let confirm: ReturnType<typeof setTimeout> | undefined;
+    let disposed = false;
+    const pending = new Set<string>();
+    let rescanWaiting: Promise<void> | undefined;
+    const reconcile = (): Promise<void> => {
+      if (disposed) return Promise.resolve();
+      rescanWaiting ??= this.queued(async () => {
+        rescanWaiting = undefined;
+        await this.rescanNow();
+      }).then(
         () => undefined,
         () => undefined,
       );
+      return rescanWaiting;
     };
     const onEvent = (path: string) => {
-      queue(() => this.fileChanged(path));
-      clearTimeout(timer);
-      timer = setTimeout(() => queue(() => this.rescan()), settleMs);
+      if (disposed) return;
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      if (!PLAN_FILE_PATTERN.test(name) || path.slice(0, path.length - name.length - 1) !== this.plansDir) return;
+      if (!pending.has(path)) {
+        pending.add(path);
+        void this.queued(() => {
+          pending.delete(path);
+          return this.refreshEntries([name]);
+        }).catch(() => undefined);
+      }
+      clearTimeout(settle);
+      settle = setTimeout(() => {
+        settle = undefined;
+        void reconcile();
+      }, settleMs);
+      this.busyChanged();
     };
-    const sub = watcher.watch(this.plansDir, { onDidCreate: onEvent, onDidChange: onEvent, onDidDelete: onEvent });
+    const listener = { onDidCreate: onEvent, onDidChange: onEvent, onDidDelete: onEvent, onDidLoseTrack: () => void reconcile() };
+    const subs = (Array.isArray(watchers) ? watchers : [watchers as WatcherPort]).map((w) => w.watch(this.plansDir, listener));
+    if (opts.confirmMs) {
+      void this.whenLoaded.then(() => {
+        if (disposed) return;
+        confirm = setTimeout(() => {
+          confirm = undefined;
+          void reconcile();
+        }, opts.confirmMs);
+        this.busyChanged();
+      });
+    }
+    const period = opts.periodMs ? setInterval(() => void reconcile(), opts.periodMs) : undefined;
+    (period as { unref?: () => void } | undefined)?.unref?.();
+    const idle = () => !settle && !confirm;
+    this.idleChecks.add(idle);
     return {
+      reconcile,
+      settled: () => this.settled(),
       dispose: () => {
-        clearTimeout(timer);
-        sub.dispose();
+        disposed = true;
+        clearTimeout(settle);
+        clearTimeout(confirm);
+        clearInterval(period);
+        settle = confirm = undefined;
+        this.idleChecks.delete(idle);
+        for (const s of subs) s.dispose();
+        this.busyChanged();
       },
     };
   }
 
-  /** Re-scans the folder and reconciles the index with it (after missed watcher events). */
+  /** Re-scans the folder and reconciles the index with it (after missed watcher events), in the store's queue. */
   async rescan(cache?: Map<string, IndexEntry>, emit = true, listed?: readonly string[]): Promise<PlansChangeEvent> {
+    return this.queued(() => this.rescanNow(cache, emit, listed));
+  }
+
+  /** Resolves once the queue is empty and no follower has a timer pending (tests and the bench wait on it). */
+  settled(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  // ---------- the reconcile queue ----------
+
+  private serial: Promise<unknown> = Promise.resolve();
+  private queueLength = 0;
+  private readonly idleChecks = new Set<() => boolean>();
+  private idleWaiters: (() => void)[] = [];
+  private markLoaded!: () => void;
+  /** Resolves after the first load (whether it succeeded or not). */
+  private readonly whenLoaded = new Promise<void>((r) => (this.markLoaded = r));
+
+  /** Runs `fn` after every step queued before it: loads, watcher events and re-scans never interleave. */
+  private queued<T>(fn: () => Promise<T>): Promise<T> {
+    this.queueLength++;
+    const run = this.serial.then(fn);
+    this.serial = run.then(
+      () => this.dequeued(),
+      () => this.dequeued(),
+    );
+    return run;
+  }
+
+  private dequeued(): void {
+    this.queueLength--;
+    this.busyChanged();
+  }
+
+  private isIdle(): boolean {
+    return this.queueLength === 0 && [...this.idleChecks].every((c) => c());
+  }
+
+  private busyChanged(): void {
+    if (!this.idleWaiters.length || !this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private async rescanNow(cache?: Map<string, IndexEntry>, emit = true, listed?: readonly string[]): Promise<PlansChangeEvent> {
     const names = (listed ?? (await this.ports.fs.readDir(this.plansDir))).filter((n) => PLAN_FILE_PATTERN.test(n));
     const ev: PlansChangeEvent = { added: [], changed: [], removed: [] };
     const present = new Set(names);

@@ -64,12 +64,18 @@ export interface Disposable {
   dispose(): void;
 }
 
+/** What a watcher reports. Paths are absolute. */
+export interface WatcherListener {
+  onDidCreate(path: string): void;
+  onDidChange(path: string): void;
+  onDidDelete(path: string): void;
+  /** Events may have been missed (the folder was removed and made again, the watcher restarted): re-scan. */
+  onDidLoseTrack?(): void;
+}
+
 /** File events in the plans folder. Hints only: the store re-reads and reconciles. */
 export interface WatcherPort {
-  watch(
-    dir: string,
-    listener: { onDidCreate(path: string): void; onDidChange(path: string): void; onDidDelete(path: string): void },
-  ): Disposable;
+  watch(dir: string, listener: WatcherListener): Disposable;
 }
 
 /** Where a warm-start index is kept between runs (outside the workspace). Optional. */

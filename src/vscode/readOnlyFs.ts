@@ -1,21 +1,27 @@
 import { PlanError } from '../core';
 import type { FileSystemPort } from '../store';
 
-/** A file system port that reads but refuses every write: Restricted Mode. */
-export function readOnly(fs: FileSystemPort, why: () => string): FileSystemPort {
-  const refuse = async (): Promise<never> => {
-    throw new PlanError('IO', why());
-  };
+/**
+ * A file system port that reads, and refuses every write while `locked()` says so: Restricted
+ * Mode. Asked at each write, so trust granted at any moment (even while an index loads) holds.
+ */
+export function readOnly(fs: FileSystemPort, locked: () => boolean, why: () => string): FileSystemPort {
+  const guard =
+    <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      if (locked()) throw new PlanError('IO', why());
+      return fn(...a);
+    };
   return {
     readFile: (p) => fs.readFile(p),
     stat: (p) => fs.stat(p),
     statMany: (p) => fs.statMany(p),
     readMany: (p) => fs.readMany(p),
     readDir: (p) => fs.readDir(p),
-    mkdirp: refuse,
-    writeFileAtomic: refuse,
-    createFileExclusive: refuse,
-    appendFile: refuse,
-    sweepTempFiles: async () => 0,
+    mkdirp: guard((p) => fs.mkdirp(p)),
+    writeFileAtomic: guard((p, d) => fs.writeFileAtomic(p, d)),
+    createFileExclusive: guard((p, d) => fs.createFileExclusive(p, d)),
+    appendFile: guard((p, d) => fs.appendFile(p, d)),
+    sweepTempFiles: async (d, n) => (locked() ? 0 : fs.sweepTempFiles(d, n)),
   };
 }

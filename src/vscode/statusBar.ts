@@ -19,12 +19,21 @@ export class PlanStatusBar extends DisposableScope {
     this.item.name = vscode.l10n.t('Pi Plans');
     this.item.command = COMMANDS.showPlans;
     this.register(plans.onDidChangePlans(() => this.update()));
+    this.register(plans.onDidLoad(() => this.update()));
     this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.update()));
     this.update();
     this.item.show();
   }
 
   private update(): void {
+    if (!this.plans.loaded) {
+      // Until the first index is ready a count would be a guess: say what is happening instead.
+      this.item.text = `$(sync~spin) ${vscode.l10n.t('Pi Plans: loading…')}`;
+      this.item.tooltip = vscode.l10n.t('Pi Plans is reading the plans of this workspace.');
+      this.item.backgroundColor = undefined;
+      this.work.hide();
+      return;
+    }
     const all = this.plans.list();
     const count = (s: string) => all.filter((e) => e.status === s).length;
     const review = count('proposed');

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Disposable, WatcherPort } from '../store';
+import type { Disposable, WatcherListener, WatcherPort } from '../store';
 
 /**
  * VS Code's file watcher as the store's watcher port: a non-recursive RelativePattern on the
@@ -9,7 +9,7 @@ import type { Disposable, WatcherPort } from '../store';
 export class VsCodeWatcher implements WatcherPort {
   constructor(private readonly debounceMs = 100) {}
 
-  watch(dir: string, l: { onDidCreate(p: string): void; onDidChange(p: string): void; onDidDelete(p: string): void }): Disposable {
+  watch(dir: string, l: WatcherListener): Disposable {
     const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), 'PLAN-*.md'));
     const timers = new Map<string, ReturnType<typeof setTimeout>>();
     const later = (uri: vscode.Uri, fn: (p: string) => void) => {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { isPlanError, PlanDocument } from '../core';
-import { fileIndexCache, nodePorts } from '../node';
-import { IndexEntry, PlanStore, StorePorts } from '../store';
+import { fileIndexCache, NodeWatcher, nodePorts } from '../node';
+import { Following, IndexEntry, PlanStore, StorePorts } from '../store';
 import { DisposableScope } from './disposable';
 import { readOnly } from './readOnlyFs';
 import { VsCodeWatcher } from './vscodeWatcher';
@@ -35,8 +35,13 @@ export interface FolderEntry extends IndexEntry {
 interface FolderPlans {
   folder: vscode.WorkspaceFolder;
   store: PlanStore;
+  following: Following;
   subs: vscode.Disposable[];
 }
+
+/** How the stores follow their folders: a re-scan a second after loading and every 30 s; on focus at most every 2 s. */
+const FOLLOW = { settleMs: 300, confirmMs: 1000, periodMs: 30_000 };
+const FOCUS_RECONCILE_MS = 2000;
 
 /**
  * One plan store per `file:` workspace folder (multi-root works), each followed by a VS Code
@@ -52,17 +57,33 @@ export class WorkspacePlans extends DisposableScope {
   /** Fires when a plan's status changes or a plan appears. Events are a convenience: the file is the truth. */
   readonly onDidChangePlanStatus = this.statusChanged.event;
   private loading: Promise<void> = Promise.resolve();
+  private started = false;
+  private markStarted!: () => void;
+  private readonly startedPromise = new Promise<void>((r) => (this.markStarted = r));
+  private loadedOnce = false;
+  private readonly loadedChanged = this.register(new vscode.EventEmitter<void>());
+  /** Fires once, when the first index of every folder has loaded. */
+  readonly onDidLoad = this.loadedChanged.event;
+  private lastFocusReconcile = 0;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly cacheDir: string | undefined,
   ) {
     super();
-    this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => this.track(this.syncFolders(e.removed))));
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => this.track(() => this.syncFolders(e.removed))));
     this.register(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        // The stores ask for trust at each write (readOnly), so nothing has to be reopened.
         this.log.info('Workspace trusted: plans are writable now.');
-        this.track(this.reopenAll());
+      }),
+    );
+    // Coming back to the window is when a person expects to see what changed while away.
+    this.register(
+      vscode.window.onDidChangeWindowState((s) => {
+        if (!s.focused || Date.now() - this.lastFocusReconcile < FOCUS_RECONCILE_MS) return;
+        this.lastFocusReconcile = Date.now();
+        for (const f of this.folders_.values()) void f.following.reconcile();
       }),
     );
     this.register({ dispose: () => this.closeAll() });
@@ -75,12 +96,24 @@ export class WorkspacePlans extends DisposableScope {
 
   /** Starts loading every folder's index (in the background); `ready` resolves when done. */
   start(): void {
-    this.track(this.syncFolders([]));
+    if (this.started) return;
+    this.started = true;
+    this.markStarted();
+    this.track(() => this.syncFolders([]));
+    void this.loading.then(() => {
+      this.loadedOnce = true;
+      this.loadedChanged.fire();
+    });
   }
 
-  /** Resolves when the indexes that were loading have loaded. */
+  /** Resolves when the indexes that were loading have loaded (after `start`). */
   get ready(): Promise<void> {
-    return this.loading;
+    return this.startedPromise.then(() => this.loading);
+  }
+
+  /** True once the first index of every folder has loaded: before that, counts mean nothing. */
+  get loaded(): boolean {
+    return this.loadedOnce;
   }
 
   /** Every plan of every folder, oldest first per folder. */
@@ -115,6 +148,12 @@ export class WorkspacePlans extends DisposableScope {
     for (const f of this.folders_.values()) await f.store.rescan().catch((e) => this.logError(`rescan ${f.folder.name}`, e));
   }
 
+  /** Resolves once every folder's store has applied the events and re-scans pending now (tests wait on it). */
+  async settled(): Promise<void> {
+    await this.ready;
+    for (const f of this.folders_.values()) await f.store.settled();
+  }
+
   /** The latest errors logged (newest last), for the extension's own tests. */
   readonly recentErrors: string[] = [];
 
@@ -126,9 +165,10 @@ export class WorkspacePlans extends DisposableScope {
     if (this.recentErrors.length > 50) this.recentErrors.shift();
   }
 
-  private track(p: Promise<void>): void {
+  /** Runs folder work one job at a time (two opens of one folder can never race), with progress in the status bar area. */
+  private track(job: () => Promise<void>): void {
     const run = this.loading.then(() =>
-      vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Pi Plans: loading plans') }, () => p),
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Pi Plans: loading plans') }, job),
     );
     this.loading = run.catch((e) => this.logError('loading plans', e));
   }
@@ -150,22 +190,33 @@ export class WorkspacePlans extends DisposableScope {
     const base = nodePorts(root, { indexCache: false });
     const ports: StorePorts = {
       ...base,
-      fs: this.writable ? base.fs : readOnly(base.fs, () => vscode.l10n.t('This workspace is in Restricted Mode, so Pi Plans is read-only: trust the workspace to change plans.')),
+      fs: readOnly(
+        base.fs,
+        () => !this.writable,
+        () => vscode.l10n.t('This workspace is in Restricted Mode, so Pi Plans is read-only: trust the workspace to change plans.'),
+      ),
       indexCache: this.cacheDir ? fileIndexCache(root, this.cacheDir) : undefined,
       writeGuard: dirtyDocumentGuard,
       onError: (op, e) => this.logError(`${folder.name}: ${op}`, e),
     };
     const t0 = Date.now();
-    const store = await PlanStore.open(root, ports);
-    const subs: vscode.Disposable[] = [];
-    const w = store.watch(new VsCodeWatcher());
-    subs.push({ dispose: () => w.dispose() });
+    const store = new PlanStore(root, ports);
+    // Watchers first, then the scan: Node's watcher is live when it returns, VS Code's starts a
+    // little later; the store re-scans a second after loading for anything neither saw.
+    const following = store.watch([new NodeWatcher(), new VsCodeWatcher()], FOLLOW);
+    const subs: vscode.Disposable[] = [following];
     const s = store.onDidChangePlans((e) => {
       this.trackStatuses(folder, store, e.outside ?? []);
       this.changed.fire({ folder: folder.uri, ...e });
     });
     subs.push({ dispose: () => s.dispose() });
-    this.folders_.set(folder.uri.toString(), { folder, store, subs });
+    try {
+      await store.load();
+    } catch (e) {
+      for (const d of subs) d.dispose();
+      throw e;
+    }
+    this.folders_.set(folder.uri.toString(), { folder, store, following, subs });
     for (const e of store.list()) this.statusSeen.set(`${folder.uri.toString()}/${e.file}`, e.status);
     const invalid = store.list().filter((e) => !e.valid);
     this.log.info(`${folder.name}: ${store.list().length} plan(s) indexed in ${Date.now() - t0} ms${this.writable ? '' : ' (read-only: Restricted Mode)'}.`);
@@ -191,12 +242,6 @@ export class WorkspacePlans extends DisposableScope {
       this.recentErrors.push(msg);
       void vscode.window.showWarningMessage(msg);
     }
-  }
-
-  private async reopenAll(): Promise<void> {
-    const all = [...this.folders_.values()].map((f) => f.folder);
-    for (const f of all) this.close(f.uri.toString());
-    for (const f of all) await this.open(f);
   }
 
   private close(key: string): void {
