@@ -28,6 +28,8 @@ export interface PiPlansApi {
   _storeFor(folder: vscode.Uri): PlanStore | undefined;
   /** @internal The latest lines logged as errors, for this extension's own tests. */
   _recentErrors(): readonly string[];
+  /** @internal Resolves once every store has applied the watcher events and re-scans pending now. */
+  _settled(): Promise<void>;
 }
 
 /** Composition root: creates the log, the stores, the status bar; registers commands. */
@@ -62,6 +64,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
     activationMs,
     _storeFor: (folder) => plans.storeFor(folder),
     _recentErrors: () => [...plans.recentErrors],
+    _settled: () => plans.settled(),
   };
 }
 

@@ -41,10 +41,21 @@ function tmp(prefix) {
 const NOISE = /^\[[A-Z][A-Za-z]+\] |open-vsx|copilot|ERR_NAME_NOT_RESOLVED|ENOTFOUND|telemetry|marketplace|Failed to load resource|getaddrinfo|net::ERR_/i;
 
 /**
- * Starts code-server. `extensionsDir` may be given (e.g. with a .vsix installed); otherwise a
- * fresh one is made. Returns { port, url(folder, payload), stop(), log }.
+ * User settings every run gets: no Welcome page, no animations (screenshots and clicks wait for
+ * nothing that moves), no tips.
  */
-export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true, trust = false, port: wanted } = {}) {
+export const BASE_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.reduceMotion': 'on',
+  'workbench.tips.enabled': false,
+};
+
+/**
+ * Starts code-server. `extensionsDir` may be given (e.g. with a .vsix installed); otherwise a
+ * fresh one is made. `settings` are merged over BASE_SETTINGS into the user settings.
+ * Returns { port, url(folder, payload), stop(), log }.
+ */
+export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true, trust = false, port: wanted, settings = {} } = {}) {
   checkSetup();
   const home = tmp('home');
   const created = [home];
@@ -52,6 +63,10 @@ export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet 
     userData: userDataDir ?? (created.push(tmp('user-data')), created.at(-1)),
     extensions: extensionsDir ?? (created.push(tmp('extensions')), created.at(-1)),
   };
+  fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
+  const settingsFile = path.join(dirs.userData, 'User', 'settings.json');
+  const existing = fs.existsSync(settingsFile) ? JSON.parse(fs.readFileSync(settingsFile, 'utf8')) : {};
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...BASE_SETTINGS, ...existing, ...settings }, null, 2));
   fs.mkdirSync(path.join(home, 'tmp'));
   fs.mkdirSync(path.join(home, 'run'), { mode: 0o700 });
   fs.writeFileSync(path.join(home, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');

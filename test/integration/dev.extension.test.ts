@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editStep, isPlanError, markStep } from '../../src/core';
-import { api, EXTENSION_ID, folder, say, sleep, until } from './helpers';
+import { api, EXTENSION_ID, folder, say, until } from './helpers';
 
 const plansDir = () => path.join(folder().uri.fsPath, '.pi', 'plans');
 const planFile = (id: string) => path.join(plansDir(), `${id}.md`);
@@ -73,7 +73,7 @@ describe('Pi Plans in a real VS Code', function () {
     const a = await api();
     const store = a._storeFor(folder().uri)!;
     const id = 'PLAN-a04c9d13';
-    await sleep(500); // let earlier events settle
+    await a._settled(); // events of earlier tests applied
     let events = 0;
     const sub = a.onDidChangePlans((e) => {
       if (e.changed.includes(`${id}.md`)) events++;
@@ -81,11 +81,18 @@ describe('Pi Plans in a real VS Code', function () {
     try {
       const before = (await store.read(id)).fm.version;
       for (let i = 0; i < 3; i++) await store.update(id, 'agent', (d, c) => editStep(d, { op: 'add', text: `own write ${i}` }, c));
-      await sleep(1500); // several debounce intervals and the re-scan after the burst
+      // A barrier instead of a sleep: a plan written from outside after our writes is seen only
+      // after the watchers delivered what came before it (our echoes); then let the re-scan run.
+      const sentinel = 'PLAN-5e5e5e5e';
+      fs.writeFileSync(planFile(sentinel), NEW_PLAN(sentinel, 'Barrier'));
+      await until('the barrier plan in the index', () => a.listPlans().find((e) => e.id === sentinel));
+      await a._settled();
       assert.equal((await store.read(id)).fm.version, before + 3);
       assert.equal(events, 3, 'one event per write: the watcher echoes were recognised');
     } finally {
       sub.dispose();
+      fs.rmSync(planFile('PLAN-5e5e5e5e'), { force: true });
+      await until('the barrier plan removed', () => !a.listPlans().some((e) => e.id === 'PLAN-5e5e5e5e'));
     }
   });
 
@@ -134,9 +141,16 @@ describe('Pi Plans in a real VS Code', function () {
     await until('the warning', () => a._recentErrors().some((l) => l.includes(`${id} became approved through an outside file change`)));
   });
 
-  it('contributes its commands and a status bar item', async () => {
+  it('contributes its commands; Re-scan Plans picks up a change', async () => {
     const cmds = await vscode.commands.getCommands(true);
-    for (const c of ['piPlans.showPlans', 'piPlans.refresh', 'piPlans.showLog']) assert.ok(cmds.includes(c), c);
+    for (const c of ['piPlans.showPlans', 'piPlans.refresh', 'piPlans.showLog', 'piPlans.approve', 'piPlans.reject', 'piPlans.startWork', 'piPlans.endWork']) assert.ok(cmds.includes(c), c);
+    const a = await api();
+    const id = 'PLAN-4e4e4e4e';
+    fs.writeFileSync(planFile(id), NEW_PLAN(id, 'Seen by the re-scan'));
     await vscode.commands.executeCommand('piPlans.refresh');
+    assert.ok(a.listPlans().some((e) => e.id === id), 'the command resolves after the re-scan has indexed the new plan');
+    fs.unlinkSync(planFile(id));
+    await vscode.commands.executeCommand('piPlans.refresh');
+    assert.ok(!a.listPlans().some((e) => e.id === id));
   });
 });

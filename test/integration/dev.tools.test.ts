@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parsePlan } from '../../src/core';
-import { api, folder, say, sleep } from './helpers';
+import { api, folder, say, until } from './helpers';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(vscode.extensions.getExtension('pi-plans.pi-plans')!.extensionPath, 'package.json'), 'utf8'));
 
@@ -53,13 +53,9 @@ describe('agent tools through vscode.lm.invokeTool', function () {
   it('contributes chat instructions for plan work mode (the compaction-safety reminder), verified in this VS Code', async () => {
     const listed = async () => JSON.stringify(await vscode.commands.executeCommand<unknown>('_listExtensionPromptFiles')).includes('plan-work.instructions.md');
     await vscode.commands.executeCommand('piPlans.startWork', { id: 'PLAN-3f9a1c2e' });
-    let seen = false;
-    for (let i = 0; i < 100 && !seen; i++) seen = (await listed()) || (await sleep(50), false);
-    assert.ok(seen, 'the instructions are offered to chat while plan work is active');
+    await until('the instructions offered to chat while plan work is active', listed);
     await vscode.commands.executeCommand('piPlans.endWork');
-    let gone = false;
-    for (let i = 0; i < 100 && !gone; i++) gone = !(await listed()) || (await sleep(50), false);
-    assert.ok(gone, 'and withdrawn when plan work ends');
+    await until('the instructions withdrawn when plan work ends', async () => !(await listed()));
   });
 
   it('vscode.lm.tools lists every declared tool with the generated schema', () => {
@@ -87,7 +83,7 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     await invoke('pi_plan_step', { op: 'add', text: 'Second' });
     await agree(id);
     const submitted = invoke('pi_plan_submit', {});
-    await until(() => onDisk(id).fm.status === 'proposed');
+    await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
     const version = onDisk(id).fm.version;
     const decided = await vscode.commands.executeCommand<{ status: string }>('piPlans.approve', { id, version });
     assert.equal(decided?.status, 'approved');
@@ -128,7 +124,7 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     await invoke('pi_plan_step', { op: 'add', text: 'Run the tests', version: v });
     // Turn 3: submit; the reviewer rejects with feedback.
     const submitted = invoke('pi_plan_submit', {});
-    await until(() => onDisk(id).fm.status === 'proposed');
+    await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
     await vscode.commands.executeCommand('piPlans.reject', { id, version: onDisk(id).fm.version, feedback: 'Keep a deprecated User alias for one release.' });
     r = await submitted;
     assert.match(r, /Rejected at v\d+\. Feedback:\n<feedback>Keep a deprecated User alias for one release\.<\/feedback>/);
@@ -136,7 +132,7 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     await invoke('pi_plan_step', { op: 'add', text: 'Add a deprecated User alias', after: 'S001' });
     assert.equal(onDisk(id).fm.status, 'draft');
     const again = invoke('pi_plan_submit', {});
-    await until(() => onDisk(id).fm.status === 'proposed');
+    await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
     await vscode.commands.executeCommand('piPlans.approve', { id, version: onDisk(id).fm.version });
     assert.match(await again, /Approved by user/);
     await invoke('pi_plan_execute', { op: 'start' });
@@ -155,7 +151,7 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     const id = idOf(await invoke('pi_plan_create', { title: 'Cancel me', goal: 'G', verification: ['v'], steps: [{ text: 'a' }] }));
     const cts = new vscode.CancellationTokenSource();
     const submitted = invoke('pi_plan_submit', { id }, cts.token);
-    await until(() => onDisk(id).fm.status === 'proposed');
+    await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
     cts.cancel();
     const r = await submitted.catch((e: Error) => e.message);
     assert.match(r, /Stopped waiting|[Cc]ancel/);
@@ -202,11 +198,3 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     }
   });
 });
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(25);
-  }
-}

@@ -26,15 +26,19 @@ export function folder(): vscode.WorkspaceFolder {
   return f;
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const tick = () => new Promise((r) => setTimeout(r, 25));
 
-/** Polls until `check` returns a value (not undefined/false) or the time runs out. */
-export async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 5000): Promise<T> {
+/**
+ * Polls until `check` returns a value (not undefined/false). The deadline is generous (20 s) on
+ * purpose: it only decides when a test gives up, never how long a passing test waits; latencies
+ * the README promises are printed by the tests and checked in the bench.
+ */
+export async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== false) return v;
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for: ${what}`);
-    await sleep(25);
+    await tick();
   }
 }

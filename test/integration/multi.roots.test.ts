@@ -1,10 +1,12 @@
 // A multi-root workspace in the real VS Code: one store per folder; a plan is found by its id in
 // any folder; creation asks which folder when there are several.
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, say } from './helpers';
+import { api, say, until } from './helpers';
 
 async function invoke(name: string, input: Record<string, unknown>): Promise<string> {
   const r = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
@@ -31,5 +33,64 @@ describe('Pi Plans in a multi-root workspace', function () {
     assert.ok(fs.existsSync(path.join(web, '.pi', 'plans', `${id}.md`)));
     assert.match(await invoke('pi_plan_list', {}), new RegExp(`- ${id} \\(active\\) · draft · v1 · 0/0 steps · "Web plan" · web`));
     say(`created ${id} in web`);
+  });
+});
+
+describe('a folder added to the window: no plan written around its store start is missed', function () {
+  this.timeout(300_000);
+
+  const PLAN = (id: string) =>
+    `---\nid: ${id}\ntitle: "Written by another process"\nstatus: proposed\nversion: 1\ncreated_at: 2026-11-22T10:00:00.000Z\nupdated_at: 2026-11-22T10:00:00.000Z\n---\n\n## Goal\nG\n\n## Steps\n1. [ ] S001 first\n`;
+
+  /** Applies a workspace-folder change and waits for VS Code to have done it (it must not be called again before). */
+  async function changeFolders(start: number, deleteCount: number, ...add: { uri: vscode.Uri }[]): Promise<void> {
+    const done = new Promise<void>((r) => {
+      const sub = vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        sub.dispose();
+        r();
+      });
+    });
+    assert.ok(vscode.workspace.updateWorkspaceFolders(start, deleteCount, ...add), 'VS Code accepted the folder change');
+    await done;
+  }
+
+  /** A writer process started ahead: on "go" it waits `delay` ms, writes the file, prints when. */
+  function writer(file: string, text: string, delay: number) {
+    const script = `process.stdin.once('data',()=>setTimeout(()=>{require('fs').writeFileSync(${JSON.stringify(file)},${JSON.stringify(text)});process.stdout.write(String(Date.now()));process.exit(0)},${delay}))`;
+    const proc = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+    let out = '';
+    proc.stdout!.on('data', (d) => (out += d));
+    const spawned = new Promise((r) => proc.once('spawn', r));
+    const wrote = new Promise<number>((resolve, reject) => proc.on('close', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`writer exited ${code}`)))));
+    return { proc, spawned, wrote };
+  }
+
+  it('sees every plan written 0, 10, 50, 100 and 500 ms after the folder is added (3 times each)', async () => {
+    const a = await api();
+    const latencies: string[] = [];
+    for (const delay of [0, 10, 50, 100, 500]) {
+      for (let round = 0; round < 3; round++) {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-added-'));
+        fs.mkdirSync(path.join(dir, '.pi', 'plans'), { recursive: true });
+        const id = `PLAN-a0${delay.toString(16).padStart(4, '0')}${round.toString(16).padStart(2, '0')}`;
+        const w = writer(path.join(dir, '.pi', 'plans', `${id}.md`), PLAN(id), delay);
+        await w.spawned;
+        const uri = vscode.Uri.file(dir);
+        const index = vscode.workspace.workspaceFolders!.length;
+        w.proc.stdin!.write('go\n');
+        await changeFolders(index, 0, { uri });
+        try {
+          const wroteAt = await w.wrote;
+          await until(`${id} (written ${delay} ms after the folder was added) in the index`, () =>
+            a.listPlans().find((e) => e.id === id && e.folder.toString() === uri.toString()),
+          );
+          latencies.push(`${delay}:${Date.now() - wroteAt}`);
+        } finally {
+          await changeFolders(index, 1);
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      }
+    }
+    say(`written-to-indexed (delay:ms) ${latencies.join(' ')}`);
   });
 });
