@@ -114,11 +114,12 @@ const REJECTION_TITLE = /^Rejection \(v(\d+)\)$/;
 
 /**
  * Parses and validates a plan file's text. Throws PlanError (INVALID_FILE / TOO_LARGE) with the
- * line and a message that names the fix. Never evaluates code, never mutates shared state.
+ * line and a message that names the fix. Never evaluates code. Outlines are cached by body text;
+ * `fresh` parses the Markdown again whatever the cache holds.
  */
-export function parsePlan(text: string, file?: string): PlanDocument {
+export function parsePlan(text: string, file?: string, opts: { fresh?: boolean } = {}): PlanDocument {
   try {
-    return parseUnlocated(text);
+    return parseUnlocated(text, opts.fresh === true);
   } catch (e) {
     if (e instanceof PlanError) throw file ? e.inFile(file) : e;
     throw new PlanError('INVALID_FILE', `could not read the plan: ${(e as Error).message}`, { file });
@@ -150,11 +151,12 @@ function readHead(text: string): { fm: Frontmatter; block: FrontmatterBlock; bod
   return { fm, block, body, quick };
 }
 
-function parseUnlocated(text: string): PlanDocument {
+function parseUnlocated(text: string, fresh: boolean): PlanDocument {
   const { fm, block, body } = readHead(text);
   const nl = text.indexOf('\n');
   const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
-  const outline = outlineFor(body);
+  // `fresh`: a parse that trusts no cache, for checking a text before it is written.
+  const outline = fresh ? computeOutline(body) : outlineFor(body);
   if (outline.steps.length > LIMITS.steps) {
     throw new PlanError('TOO_LARGE', `the plan has ${outline.steps.length} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, {
       line: lineOf(text, block.bodyStart + outline.steps[LIMITS.steps].start),

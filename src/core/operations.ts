@@ -5,14 +5,13 @@ import {
   parsePlan,
   PlanDocument,
   PlacedStep,
-  rememberOutline,
   sectionText,
 } from './document';
 import { PlanError } from './errors';
 import { FrontmatterValue, stringifyEntry } from './frontmatter';
 import { nextStatus, PlanAction } from './lifecycle';
 import { LIMITS } from './limits';
-import { lineEndAt, shiftOutline } from './outline';
+import { lineEndAt, lineStartAt } from './outline';
 import {
   Actor,
   DEFAULT_CONFIG,
@@ -24,7 +23,7 @@ import {
   SectionName,
   StepStatus,
 } from './schema';
-import { oneLine, renderStepItem, Step, stepNumber } from './steps';
+import { contentIndent, isNoteLine, oneLine, renderNoteLine, renderStepItem, rewriteHeader, Step, stepNumber } from './steps';
 
 /** Who acts and when. Time is passed in: the core has no clock. */
 export interface OpContext {
@@ -188,12 +187,48 @@ export function ensureStepIds(doc: PlanDocument): PlanDocument {
   const missing = doc.steps.filter((s) => !s.hasId);
   const maxId = Math.max(0, ...doc.steps.map((s) => stepNumber(s.id)));
   if (!missing.length && (doc.fm.step_seq ?? 0) >= maxId) return doc;
-  const edits: BodyEdit[] = missing.map((s) => {
-    const it = doc.outline.steps[s.index];
-    return { start: it.start, end: it.end, text: renderStepItem(s, s.bullet, doc.eol) };
-  });
+  const edits = missing.flatMap((s) => stepEdits(doc, s, { addId: true }));
   const { text } = applyEdits(doc, { step_seq: Math.max(doc.fm.step_seq ?? 0, maxId) }, edits);
   return parsePlan(text);
+}
+
+/** The continuation lines of a step item: where each starts and ends, and where the line break before it starts. */
+function continuationLines(body: string, from: number, to: number): { sep: number; start: number; end: number }[] {
+  const out: { sep: number; start: number; end: number }[] = [];
+  let pos = from;
+  while (pos < to) {
+    const start = body[pos] === '\r' ? pos + 2 : pos + 1;
+    const end = Math.min(lineEndAt(body, start), to);
+    out.push({ sep: pos, start, end });
+    pos = end;
+  }
+  return out;
+}
+
+/**
+ * The edits that give a step a new status, its id, or a new note, on the step's own lines: the
+ * header line (checkbox, id, marker) and its note line. Details, blank lines, nested lists, code
+ * fences and everything else stay byte for byte. `note: null` removes the note.
+ */
+function stepEdits(doc: PlanDocument, s: PlacedStep, change: { status?: StepStatus; addId?: boolean; note?: string | null }): BodyEdit[] {
+  const it = doc.outline.steps[s.index];
+  const body = doc.body;
+  const edits: BodyEdit[] = [];
+  const header = body.slice(it.start, it.lineEnd);
+  const next = rewriteHeader(header, change.status ?? s.status, change.addId && !s.hasId ? s.id : undefined);
+  if (next !== header) edits.push({ start: it.start, end: it.lineEnd, text: next });
+  if (change.note === undefined) return edits;
+  const line = change.note ? renderNoteLine(change.note, contentIndent(header)) : undefined;
+  const notes = continuationLines(body, it.lineEnd, it.end).filter((l) => isNoteLine(body.slice(l.start, l.end)));
+  if (!notes.length) {
+    if (line) edits.push({ start: it.end, end: it.end, text: doc.eol + line });
+    return edits;
+  }
+  notes.forEach((l, i) => {
+    if (i === 0 && line) edits.push({ start: l.start, end: l.end, text: line });
+    else edits.push({ start: l.sep, end: l.end, text: '' }); // the whole line, with the break before it
+  });
+  return edits;
 }
 
 function findStep(doc: PlanDocument, id: string): PlacedStep {
@@ -208,41 +243,52 @@ function findStep(doc: PlanDocument, id: string): PlacedStep {
   return s;
 }
 
-/** Replaces one step item in place; the outline is shifted, not re-parsed (the hot path). */
-function replaceItem(doc: PlanDocument, step: PlacedStep, rendered: string, patch: Record<string, FrontmatterValue | undefined>): string {
-  const it = doc.outline.steps[step.index];
-  const { text, body } = applyEdits(doc, patch, [{ start: it.start, end: it.end, text: rendered }]);
-  const delta = rendered.length - (it.end - it.start);
-  rememberOutline(body, shiftOutline(doc.outline, step.index, delta, lineEndAt(body, it.start)));
-  return text;
+/** A step item's lines as written, renumbered to `bullet` (continuation lines follow a wider or narrower bullet). */
+function renumbered(block: string, from: string, bullet: string): string {
+  const m = /^([ \t]*)(\S+)/.exec(block);
+  if (!m || m[2] !== from || from === bullet) return block;
+  const delta = bullet.length - from.length;
+  const first = block.indexOf('\n');
+  const head = m[1] + bullet + block.slice(m[0].length, first === -1 ? block.length : first);
+  if (first === -1) return head;
+  const indent = m[1].length + from.length + 1;
+  // Lines indented into the item move with its content; other lines (lazy ones, blank ones) stay.
+  const rest = block.slice(first).replace(/\n([ ]+)(?=\S)/g, (all, sp: string) => {
+    if (sp.length < indent) return all;
+    return '\n' + (delta > 0 ? sp + ' '.repeat(delta) : sp.slice(0, Math.max(indent + delta, sp.length + delta)));
+  });
+  return head + rest;
 }
 
-/** Re-lays the Steps list as `seq` (source text reused where an item's bullet is unchanged). */
+/**
+ * Re-lays the Steps list as `seq`. Existing items keep their lines as written (with their blank
+ * lines), renumbered where their position changed; new items are rendered.
+ */
 function rebuildSteps(
   doc: PlanDocument,
   seq: readonly { step: Omit<Step, 'hasId'>; from?: PlacedStep }[],
   patch: Record<string, FrontmatterValue | undefined>,
 ): string {
   const items = doc.outline.steps;
+  const body = doc.body;
+  const eol = doc.eol;
   const first = doc.steps[0];
   const ordered = items.length ? items[0].ordered : true;
   const m = first ? /^(\d+)([.)])$/.exec(first.bullet) : null;
   const startNum = m ? Number(m[1]) : 1;
   const delim = m ? m[2] : '.';
-  const lines = seq.map((e, i) => {
+  const blockOf = (i: number) => body.slice(lineStartAt(body, items[i].start), i + 1 < items.length ? lineStartAt(body, items[i + 1].start) : items[i].end);
+  const pieces = seq.map((e, i) => {
     const bullet = ordered ? `${startNum + i}${delim}` : (e.from?.bullet ?? first?.bullet ?? '-');
-    if (e.from && e.from.bullet === bullet) {
-      const it = items[e.from.index];
-      return doc.body.slice(it.start, it.end);
-    }
-    return renderStepItem(e.step, bullet, doc.eol);
+    if (e.from) return renumbered(blockOf(e.from.index), e.from.bullet, bullet);
+    return renderStepItem(e.step, bullet, eol);
   });
-  if (items.length) {
-    const start = items[0].start;
-    const end = items[items.length - 1].end;
-    return applyEdits(doc, patch, [{ start, end, text: lines.join(doc.eol) }]).text;
-  }
-  return setSectionText(doc, 'Steps', lines.join(doc.eol), patch);
+  // Every piece but the last ends with a line break; the last ends where the old list ended.
+  const text = pieces
+    .map((p, i) => (i + 1 < pieces.length ? (p.endsWith('\n') ? p : p + eol) : p.replace(/(?:\r?\n[ \t]*)+$/, '')))
+    .join('');
+  if (items.length) return applyEdits(doc, patch, [{ start: lineStartAt(body, items[0].start), end: items[items.length - 1].end, text }]).text;
+  return setSectionText(doc, 'Steps', text, patch);
 }
 
 /** Sets a `##` section's content (creating the section in its usual place when absent). */
@@ -297,7 +343,13 @@ export function editStep(input: PlanDocument, op: StepOp, ctx: OpContext): OpRes
       throw new PlanError('INVALID_INPUT', `nothing to update for ${op.id}: give text, tool, operation, target or details`);
     }
     checkNewStep(upd);
-    const text = replaceItem(doc, s, renderStepItem(upd, s.bullet, doc.eol), { ...stamp(input, ctx), ...patch });
+    // The header line is rendered anew; the lines under it only when new details were given.
+    const it = doc.outline.steps[s.index];
+    const rendered = renderStepItem(upd, s.bullet, doc.eol);
+    const headerEnd = rendered.indexOf(doc.eol);
+    const edits: BodyEdit[] = [{ start: it.start, end: it.lineEnd, text: headerEnd === -1 ? rendered : rendered.slice(0, headerEnd) }];
+    if (op.details !== undefined) edits.push({ start: it.lineEnd, end: it.end, text: headerEnd === -1 ? '' : rendered.slice(headerEnd) });
+    const text = applyEdits(doc, { ...stamp(input, ctx), ...patch }, edits).text;
     return result(text, 'edit', { step: s.id });
   }
   const seq: { step: Omit<Step, 'hasId'>; from?: PlacedStep }[] = doc.steps.map((s) => ({ step: s, from: s }));
@@ -390,7 +442,7 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
     let rev = ensureStepIds(parsePlan(applyEdits(base, { supersedes: doc.fm.id, step_seq: Math.max(doc.fm.step_seq ?? 0, 0) }, [{ start: 0, end: base.body.length, text: revBody }]).text));
     const carry = rev.steps.filter((s) => carried.has(s.id) && s.status !== carried.get(s.id));
     if (carry.length) {
-      const edits = carry.map((s) => ({ start: rev.outline.steps[s.index].start, end: rev.outline.steps[s.index].end, text: renderStepItem({ ...s, status: carried.get(s.id)! }, s.bullet, rev.eol) }));
+      const edits = carry.flatMap((s) => stepEdits(rev, s, { status: carried.get(s.id)! }));
       rev = parsePlan(applyEdits(rev, {}, edits).text);
     }
     const old = applyEdits(doc, { ...stamp(doc, ctx), status: 'superseded', superseded_by: opts.revisionId, execution_ended_at: ctx.now }).text;
@@ -528,7 +580,7 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
     patch.execution_ended_at = ctx.now;
     patch.result_summary = doc.fm.result_summary ?? 'All steps done.';
   }
-  const text = replaceItem(doc, s, renderStepItem(updated, s.bullet, doc.eol), patch);
+  const text = applyEdits(doc, patch, stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined })).text;
   return { text, status: finishing ? 'completed' : doc.fm.status, event: 'step', step: s.id, note: updated.note, autoCompleted: finishing };
 }
 
@@ -550,7 +602,7 @@ export function clonePlan(doc: PlanDocument, newId: string, ctx: OpContext): str
   const drop = src.outline.sections.filter((s) => /^Rejection \(v\d+\)$/.test(s.title));
   const edits: BodyEdit[] = [
     ...drop.map((s) => ({ start: s.start, end: s.end, text: '' })),
-    ...src.steps.map((s) => ({ start: src.outline.steps[s.index].start, end: src.outline.steps[s.index].end, text: renderStepItem({ ...s, status: 'pending', note: undefined }, s.bullet, src.eol) })),
+    ...src.steps.flatMap((s) => stepEdits(src, s, { status: 'pending', note: null })),
   ];
   // A clone is a new file: LF line ends, no BOM.
   const body = applyEdits(src, {}, edits).body.replace(/\r\n/g, '\n').replace(/\s+$/, '') + '\n';

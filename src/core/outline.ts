@@ -72,7 +72,27 @@ export function computeOutline(body: string): Outline {
       }
     }
   }
+  // Edits work on whole lines: an item ends at the end of its last line, and never on or past the
+  // line where the next item starts (remark's end of an item with an unclosed code fence can fall
+  // inside the next item's first line).
+  for (let i = 0; i < steps.length; i++) {
+    const it = steps[i];
+    let end = it.end;
+    while (end > it.start && (body[end - 1] === '\n' || body[end - 1] === '\r')) end--;
+    end = lineEndAt(body, end);
+    const next = steps[i + 1];
+    if (next) {
+      const nextLine = lineStartAt(body, next.start);
+      if (end >= nextLine) end = nextLine - 1 - (body[nextLine - 2] === '\r' ? 1 : 0);
+    }
+    it.end = Math.max(end, it.lineEnd);
+  }
   return { sections, stepsSection, steps };
+}
+
+/** Start of the line that contains `at`. */
+export function lineStartAt(text: string, at: number): number {
+  return text.lastIndexOf('\n', at - 1) + 1;
 }
 
 /** End of the line that contains `at`, before any "\r\n" or "\n". */
@@ -81,28 +101,4 @@ export function lineEndAt(text: string, at: number): number {
   if (e === -1) e = text.length;
   if (e > at && text[e - 1] === '\r') e--;
   return e;
-}
-
-/**
- * The outline after `body.slice(start, end)` was replaced by text `delta` characters longer,
- * when the edit stays inside one step item and keeps the block structure (a step's own lines).
- * Saves a remark parse on the hot path of step updates.
- */
-export function shiftOutline(outline: Outline, itemIndex: number, delta: number, newLineEnd: number): Outline {
-  const shift = (o: number, pivot: number) => (o > pivot ? o + delta : o);
-  const pivot = outline.steps[itemIndex].start;
-  return {
-    stepsSection: outline.stepsSection,
-    sections: outline.sections.map((s) => ({
-      ...s,
-      start: shift(s.start, pivot),
-      headingEnd: shift(s.headingEnd, pivot),
-      end: shift(s.end, pivot),
-    })),
-    steps: outline.steps.map((it, i) =>
-      i === itemIndex
-        ? { ...it, lineEnd: newLineEnd, end: it.end + delta }
-        : { ...it, start: shift(it.start, pivot), lineEnd: shift(it.lineEnd, pivot), end: shift(it.end, pivot) },
-    ),
-  };
 }

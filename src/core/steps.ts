@@ -103,6 +103,47 @@ export function stepNumber(id: string): number {
   return Number(id.slice(1));
 }
 
+// The header line again, with every separator captured, so a rewrite can keep what it does not change.
+const HEADER_PARTS =
+  /^(?<lead>(?<bullet>\d{1,9}[.)]|[-*+])(?<sp>[ \t]+))(?:\[(?<check>[ xX])\](?<sp2>[ \t]+|$))?(?:(?<id>S\d{3,4})(?<sp3>[ \t]+|$))?(?:\*(?<marker>in progress|blocked|failed|skipped)\*(?<sp4>[ \t]+|$))?(?<rest>.*)$/s;
+
+/**
+ * A step's header line (its first line, without the line break) with a new status and, when
+ * given, an id where it had none. The bullet, the text, the annotation and every separator that
+ * stays stay as written: only the checkbox, the id and the status marker change.
+ */
+export function rewriteHeader(line: string, status: StepStatus, id?: string): string {
+  const g = HEADER_PARTS.exec(line)?.groups;
+  if (!g) return line;
+  const checked = status === 'done' || status === 'skipped';
+  const check = checked ? (g.check === 'X' ? '[X]' : '[x]') : '[ ]';
+  const marker = MARKERS[status];
+  const rest = g.rest ?? '';
+  // A separator that was the end of the line ($) becomes a space when something now follows it.
+  const sep = (s: string | undefined, more: boolean) => (s ? s : more ? ' ' : '');
+  const stepId = g.id ?? id;
+  let out = g.lead + check + sep(g.sp2, !!(stepId || marker || rest));
+  if (stepId) out += stepId + sep(g.sp3, !!(marker || rest));
+  if (marker) out += marker + sep(g.sp4, !!rest);
+  return out + rest;
+}
+
+/** How far a step's continuation lines are indented: the width of its bullet and the space after it. */
+export function contentIndent(line: string): number {
+  return HEADER_PARTS.exec(line)?.groups?.lead.length ?? 2;
+}
+
+/** True for a continuation line that is a step's note (`> ...`), the same rule `parseStepItem` reads with. */
+export function isNoteLine(line: string): boolean {
+  const t = line.trim();
+  return t.startsWith('> ') || t === '>';
+}
+
+/** The note line of a step (without a line break). */
+export function renderNoteLine(note: string, indent: number): string {
+  return `${' '.repeat(indent)}> Note: ${oneLine(note)}`;
+}
+
 /** Renders a step item (without a trailing line break). `bullet` is `1.`, `-`, ... */
 export function renderStepItem(step: Omit<Step, 'hasId'>, bullet: string, eol: string): string {
   const check = step.status === 'done' || step.status === 'skipped' ? '[x]' : '[ ]';

@@ -306,12 +306,12 @@ describe('corpus: hand-edited plans', () => {
     assert.deepEqual(d.steps.map((s) => s.bullet), ['-', '-', '-']);
   });
 
-  it('a step update rewrites that step only; comments, unknown keys, prose and sections stay byte for byte', () => {
+  it('a step update rewrites the header line of that step only; its details, comments, unknown keys, prose and sections stay byte for byte', () => {
     const r = editStep(parsePlan(HAND), { op: 'update', id: 'S002', text: 'Remove duplicates' }, agent);
     assert.equal(r.status, 'draft');
     assert.deepEqual(diffLines(HAND, r.text), {
-      removed: ['version: 7', "updated_at: '2026-01-06T17:30:00Z'", '-   [ ]   S002   Remove duplicated items', '    details written by hand, indented more than usual'],
-      added: ['version: 8', 'updated_at: 2026-04-01T12:00:00.000Z', '- [ ] S002 Remove duplicates', '  details written by hand, indented more than usual'],
+      removed: ['version: 7', "updated_at: '2026-01-06T17:30:00Z'", '-   [ ]   S002   Remove duplicated items'],
+      added: ['version: 8', 'updated_at: 2026-04-01T12:00:00.000Z', '- [ ] S002 Remove duplicates'],
     });
   });
 
@@ -347,8 +347,8 @@ describe('corpus: hand-edited plans', () => {
     assert.ok(r.text.startsWith('\ufeff---\r\n'), 'BOM kept');
     assert.equal(loneLf(r.text), 0, 'CRLF everywhere');
     assert.deepEqual(diffLines(src, r.text), {
-      removed: crlf(['version: 7', "updated_at: '2026-01-06T17:30:00Z'", '-   [ ]   S002   Remove duplicated items', '    details written by hand, indented more than usual']),
-      added: crlf(['version: 8', 'updated_at: 2026-04-01T12:00:00.000Z', '- [ ] S002 Remove duplicates', '  details written by hand, indented more than usual']),
+      removed: crlf(['version: 7', "updated_at: '2026-01-06T17:30:00Z'", '-   [ ]   S002   Remove duplicated items']),
+      added: crlf(['version: 8', 'updated_at: 2026-04-01T12:00:00.000Z', '- [ ] S002 Remove duplicates']),
     });
   });
 
