@@ -18,6 +18,18 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node, ...globals.mocha } },
   },
   {
+    // UI tests hand functions to the browser (page.evaluate, addInitScript): browser globals there.
+    files: ['test/e2e/**/*.mjs'],
+    languageOptions: { globals: { ...globals.node, ...globals.mocha, ...globals.browser } },
+  },
+  {
+    // The tools serve VS Code, the MCP server and the CLI alike: no vscode there either.
+    files: ['src/tools/**/*.ts', 'src/cli/**/*.ts', 'src/node/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'only src/vscode imports vscode: put the VS Code part behind an interface the face implements.' }] }],
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',

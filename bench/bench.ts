@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints figures, asserts nothing. Generates a corpus (default 10,000 plans x
  * 12 steps plus one 200-step plan) and measures, each as a ratio to its floor:
- *   read floor (every plan file's bytes, plain loop) | cold index build | warm start | list | get
+ *   read floor (every plan file's bytes, plain loop) | cold index build | warm start | re-scan | list | get
  *   step update through the full locked, fsynced read-modify-write | bare fsynced temp-write+rename
  * Options: --plans N, --json, --keep (reuse bench/corpus).
  */
@@ -78,6 +78,13 @@ async function main() {
   const warm = await time(() => PlanStore.open(root, { ...ports(), indexCache: cache }), 5);
 
   const store = await PlanStore.open(root, ports());
+  // What the extension's re-scans cost (after loading, on focus, every 30 s): a listing and stats.
+  const reconcile = await time(() => store.rescan(), 5);
+  const touched = path.join(plans, `PLAN-${hex(3)}.md`);
+  const reconcileOne = await time(async () => {
+    fs.appendFileSync(touched, '\n');
+    await store.rescan();
+  }, 5);
   const list = await time(() => store.list(), 20);
   const listProposed = await time(() => store.list({ status: ['proposed'] }), 20);
   const get12 = await time(() => store.read(`PLAN-${hex(7)}`), 20);
@@ -113,6 +120,8 @@ async function main() {
     { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },
     { measure: 'cold index build (no persisted index)', ms: cold, floor },
     { measure: 'warm start (persisted index)', ms: warm, floor },
+    { measure: 're-scan, nothing changed (listing + stats)', ms: reconcile, floor },
+    { measure: 're-scan, one file changed', ms: reconcileOne, floor },
     { measure: 'list (in memory, all)', ms: list, floor },
     { measure: 'list --status proposed (in memory)', ms: listProposed, floor },
     { measure: 'get (12 steps, full parse)', ms: get12, floor: bare },
