@@ -7,6 +7,7 @@ import {
   markStep,
   PlanError,
   PlanErrorCode,
+  setContent,
   startExecution,
   submit,
 } from '../../../src/core';
@@ -202,6 +203,27 @@ describe('PlanStore (memory ports)', () => {
       refuse = false;
       await store.update(fm.id, 'agent', (d, ctx) => submit(d, ctx));
       assert.equal((await store.read(fm.id)).fm.status, 'proposed');
+    });
+
+    it('a refused revision of an executing plan leaves no revision plan behind', async () => {
+      let refuse = false;
+      const { store, fs } = await setup({
+        writeGuard: async () => {
+          if (refuse) throw new PlanError('EDIT_CONFLICT', 'the user has unsaved edits of this plan open: ask them to save or discard');
+        },
+      });
+      const { fm } = await store.create({ ...NEW_PLAN, status: 'proposed' }, 'agent');
+      await store.update(fm.id, 'user', (d, ctx) => approve(d, d.fm.version, ctx));
+      await store.update(fm.id, 'agent', (d, ctx) => startExecution(d, ctx));
+      const files = () => [...fs.files.keys()].filter((k) => k.startsWith(`${DIR}/PLAN-`)).sort();
+      const before = files();
+      refuse = true;
+      await rejectsWith(
+        store.update(fm.id, 'agent', (d, ctx) => setContent(d, '## Goal\nG2\n\n## Steps\n1. [ ] S001 again\n', ctx, { revisionId: 'PLAN-0000beef' })),
+        'EDIT_CONFLICT',
+      );
+      assert.deepEqual(files(), before, 'no proposed revision was written');
+      assert.equal((await store.read(fm.id)).fm.status, 'executing');
     });
 
     it('NOT_FOUND for a well-formed id that has no file', async () => {
