@@ -8,3 +8,4 @@ export * from './steps';
 export * from './document';
 export * from './lifecycle';
 export * from './operations';
+export * from './textEdits';

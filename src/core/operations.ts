@@ -23,6 +23,7 @@ import {
   SectionName,
   StepStatus,
 } from './schema';
+import { diffEdits, TextEdit } from './textEdits';
 import { contentIndent, isNoteLine, oneLine, renderNoteLine, renderStepItem, rewriteHeader, Step, stepNumber } from './steps';
 
 /** Who acts and when. Time is passed in: the core has no clock. */
@@ -35,9 +36,17 @@ export interface OpContext {
   agentMayApprove?: boolean;
 }
 
-/** What an operation produced: the new text of the plan, and what happened (for the checkpoint log). */
+/**
+ * What an operation produced: the new text of the plan and its parse, the edits that turn the
+ * text it was given into it (whole changed lines only: an editor applies them as one undoable
+ * edit), and what happened (for the checkpoint log).
+ */
 export interface OpResult {
   text: string;
+  /** The new text, parsed. */
+  readonly doc?: PlanDocument;
+  /** Replacements of the changed lines of the text the operation was given. */
+  readonly edits?: readonly TextEdit[];
   status: PlanStatus;
   /** A checkpoint `type` for this event, e.g. `step`, `status`. */
   event: string;
@@ -177,9 +186,20 @@ function editPatch(doc: PlanDocument, ctx: OpContext): Record<string, Frontmatte
   return patch;
 }
 
-function result(text: string, event: string, extra: Partial<OpResult> = {}): OpResult {
+function result(input: PlanDocument, text: string, event: string, extra: Partial<OpResult> = {}): OpResult {
   const doc = parsePlan(text);
-  return { text, status: doc.fm.status, event, ...extra };
+  let edits: TextEdit[] | undefined;
+  return {
+    text,
+    doc,
+    status: doc.fm.status,
+    event,
+    ...extra,
+    // Computed when asked for: the store writes the text and never needs them.
+    get edits() {
+      return (edits ??= diffEdits(input.text, text));
+    },
+  };
 }
 
 /** A copy of the document whose steps all carry ids (pi-planner steps get theirs on the first write). */
@@ -350,7 +370,7 @@ export function editStep(input: PlanDocument, op: StepOp, ctx: OpContext): OpRes
     const edits: BodyEdit[] = [{ start: it.start, end: it.lineEnd, text: headerEnd === -1 ? rendered : rendered.slice(0, headerEnd) }];
     if (op.details !== undefined) edits.push({ start: it.lineEnd, end: it.end, text: headerEnd === -1 ? '' : rendered.slice(headerEnd) });
     const text = applyEdits(doc, { ...stamp(input, ctx), ...patch }, edits).text;
-    return result(text, 'edit', { step: s.id });
+    return result(input, text, 'edit', { step: s.id });
   }
   const seq: { step: Omit<Step, 'hasId'>; from?: PlacedStep }[] = doc.steps.map((s) => ({ step: s, from: s }));
   let stepSeq = doc.fm.step_seq ?? 0;
@@ -380,7 +400,7 @@ export function editStep(input: PlanDocument, op: StepOp, ctx: OpContext): OpRes
     seq.splice(at, 0, moved);
   }
   const text = rebuildSteps(doc, seq, { ...stamp(input, ctx), ...patch, step_seq: stepSeq });
-  return result(text, 'edit', { step: stepId });
+  return result(input, text, 'edit', { step: stepId });
 }
 
 /** Sets metadata sections and fields. Each given section replaces the old one whole. */
@@ -410,7 +430,7 @@ export function setMetadata(input: PlanDocument, sections: SectionsInput, fields
   let cur = parsePlan(applyEdits(doc, patch).text);
   for (const e of edits) cur = parsePlan(applyEdits(cur, {}, [sectionEdit(cur, e.name, e.body)]).text);
   const text = cur.text;
-  return result(text, 'edit');
+  return result(input, text, 'edit');
 }
 
 /**
@@ -446,7 +466,7 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
       rev = parsePlan(applyEdits(rev, {}, edits).text);
     }
     const old = applyEdits(doc, { ...stamp(doc, ctx), status: 'superseded', superseded_by: opts.revisionId, execution_ended_at: ctx.now }).text;
-    return result(old, 'status', { created: [{ id: opts.revisionId, text: rev.text }] });
+    return result(doc, old, 'status', { created: [{ id: opts.revisionId, text: rev.text }] });
   }
   const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), ...editPatch(doc, ctx) };
   if (opts.title !== undefined) {
@@ -457,7 +477,7 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
   const replaced = parsePlan(applyEdits(doc, patch, [{ start: 0, end: doc.body.length, text: newBody }]).text);
   // Steps written without ids get new ones from the counter; ids the model kept stay.
   const normalized = ensureStepIds(replaced);
-  return result(normalized.text, 'edit');
+  return result(doc, normalized.text, 'edit');
 }
 
 const REJECTION_HEADING = /^## Rejection \(v\d+\)[ \t]*\r?$/;
@@ -501,13 +521,13 @@ export function submit(doc: PlanDocument, ctx: OpContext): OpResult {
   const d = ensureStepIds(doc);
   if (!d.steps.length) {
     const text = applyEdits(d, { ...stamp(doc, ctx), status: 'cancelled', result_summary: 'Cancelled on submit: the plan had no steps.' }).text;
-    return result(text, 'status', { note: 'no steps: cancelled' });
+    return result(doc, text, 'status', { note: 'no steps: cancelled' });
   }
   const problems = reviewProblems(d, cfg(ctx));
   if (problems.length) {
     throw new PlanError('VALIDATION_FAILED', `${doc.fm.id} is not ready for review; it stays a draft. Fix: ${problems.join('; ')}. Then submit again.`, { problems });
   }
-  return result(applyEdits(d, { ...stamp(doc, ctx), status: to }).text, 'status');
+  return result(doc, applyEdits(d, { ...stamp(doc, ctx), status: to }).text, 'status');
 }
 
 /** proposed -> approved. `seenVersion` is the version the reviewer looked at: a changed plan is refused. */
@@ -517,7 +537,7 @@ export function approve(doc: PlanDocument, seenVersion: number, ctx: OpContext):
     throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seenVersion}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version, then approve it.`, { currentVersion: doc.fm.version });
   }
   const text = applyEdits(doc, { ...stamp(doc, ctx), status: to, approved_by: ctx.actor, approved_version: doc.fm.version, approved_at: ctx.now }).text;
-  return result(text, 'status');
+  return result(doc, text, 'status');
 }
 
 /** proposed -> rejected (or needs_review on the third rejection), feedback appended to the review history. */
@@ -534,7 +554,7 @@ export function reject(doc: PlanDocument, feedback: string, ctx: OpContext, seen
   const trimmedEnd = body.replace(/\s+$/, '').length;
   const section = `${trimmedEnd ? `${eol}${eol}` : eol}## Rejection (v${doc.fm.version})${eol}${withEol(fb, eol)}${eol}`;
   const text = applyEdits(doc, { ...stamp(doc, ctx), status: to }, [{ start: trimmedEnd, end: body.length, text: section }]).text;
-  return result(text, 'status', { note: fb });
+  return result(doc, text, 'status', { note: fb });
 }
 
 /** A plain status change that the transition table allows (cancel, reopen, retry, resume, stall). */
@@ -551,7 +571,7 @@ export function changeStatus(doc: PlanDocument, action: Extract<PlanAction, 'can
   }
   if (action === 'resume') patch.execution_ended_at = undefined;
   if (action === 'reopen') Object.assign(patch, { approved_by: undefined, approved_version: undefined, approved_at: undefined });
-  return result(applyEdits(doc, patch).text, 'status', { note: reason });
+  return result(doc, applyEdits(doc, patch).text, 'status', { note: reason });
 }
 
 // ---------- execution ----------
@@ -562,7 +582,7 @@ export function startExecution(doc: PlanDocument, ctx: OpContext, session?: stri
   const d = ensureStepIds(doc);
   const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), status: to, execution_started_at: ctx.now, execution_ended_at: undefined };
   if (session) patch.execution_session = oneLine(session).slice(0, LIMITS.shortField);
-  return result(applyEdits(d, patch).text, 'status');
+  return result(doc, applyEdits(d, patch).text, 'status');
 }
 
 /** Marks a step (executing only). Marking the last open step done or skipped completes the plan. */
@@ -581,7 +601,7 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
     patch.result_summary = doc.fm.result_summary ?? 'All steps done.';
   }
   const text = applyEdits(doc, patch, stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined })).text;
-  return { text, status: finishing ? 'completed' : doc.fm.status, event: 'step', step: s.id, note: updated.note, autoCompleted: finishing };
+  return result(input, text, 'step', { step: s.id, note: updated.note, autoCompleted: finishing });
 }
 
 /** executing -> completed or failed, with a result summary (required for a failure). */
@@ -590,7 +610,7 @@ export function finishExecution(doc: PlanDocument, outcome: 'complete' | 'fail',
   const s = summary ? oneLine(summary) : '';
   if (outcome === 'fail' && !s) throw new PlanError('INVALID_INPUT', 'say why the plan failed: give a summary');
   if (s.length > LIMITS.resultSummary) throw new PlanError('TOO_LARGE', `the summary is over ${LIMITS.resultSummary} characters: shorten it`);
-  return result(applyEdits(doc, { ...stamp(doc, ctx), status: to, execution_ended_at: ctx.now, result_summary: s || undefined }).text, 'status', { note: s || undefined });
+  return result(doc, applyEdits(doc, { ...stamp(doc, ctx), status: to, execution_ended_at: ctx.now, result_summary: s || undefined }).text, 'status', { note: s || undefined });
 }
 
 /** A new proposed plan from a finished, rejected or failed one: same steps (all pending), no review history. */

@@ -5,7 +5,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { computeOutline } from '../../../src/core/outline';
-import { editStep, markStep, OpContext, parsePlan, PlanDocument, StepOp, StepStatus } from '../../../src/core';
+import { applyTextEdits, editStep, markStep, OpContext, parsePlan, PlanDocument, StepOp, StepStatus } from '../../../src/core';
 
 const NOW = '2026-02-01T10:00:00.000Z';
 const agent: OpContext = { now: NOW, actor: 'agent' };
@@ -138,6 +138,16 @@ describe('properties: step operations on hostile Markdown', () => {
         assert.equal(after.steps.find((x) => x.id === id)!.details, before.steps.find((x) => x.id === id)!.details, 'own details');
         assert.deepEqual(linesBesides(after, id), linesBesides(before, id), 'every line the mark does not own is unchanged');
         assert.deepEqual(parsePlan(r.text).outline, computeOutline(after.body), 'the cached outline is a fresh one');
+        // The edits an editor would apply: they give the same text, and replace only the lines the mark owns.
+        assert.equal(applyTextEdits(text, r.edits!), r.text);
+        // Every edit lies in the frontmatter or inside the marked step's own lines.
+        const it = before.outline.steps[before.steps.find((x) => x.id === id)!.index];
+        const from = before.block.bodyStart + before.body.lastIndexOf('\n', it.start - 1) + 1;
+        const to = before.block.bodyStart + it.end + before.eol.length;
+        for (const e of r.edits!) {
+          const inFrontmatter = e.end <= before.block.bodyStart;
+          assert.ok(inFrontmatter || (e.start >= from && e.end <= to), `an edit outside ${id}: ${JSON.stringify(text.slice(e.start, e.end))}`);
+        }
       }),
       { numRuns: 300 },
     );
