@@ -47,7 +47,7 @@ export function decodePlanBytes(bytes: Uint8Array, file?: string): string {
     return strictUtf8.decode(bytes);
   } catch {
     const line = lineOfFirstInvalidByte(bytes);
-    throw new PlanError('INVALID_FILE', 'the file is not valid UTF-8: re-save it as UTF-8', { file, line });
+    throw new PlanError('INVALID_FILE', 'the file is not valid UTF-8: re-save it as UTF-8', { file, line, rule: 'invalid-utf8' });
   }
 }
 
@@ -132,11 +132,12 @@ export function parsePlan(text: string, file?: string, opts: { fresh?: boolean }
  */
 function readHead(text: string): { fm: Frontmatter; block: FrontmatterBlock; body: string; quick: { total: number; done: number } } {
   if (text.length > LIMITS.fileBytes) {
-    throw new PlanError('TOO_LARGE', `the plan is ${text.length} characters, over the ${LIMITS.fileBytes} limit: split it`);
+    throw new PlanError('TOO_LARGE', `the plan is ${text.length} characters, over the ${LIMITS.fileBytes} limit: split it`, { rule: 'file-too-large' });
   }
   const conflict = CONFLICT.exec(text);
   if (conflict) {
     throw new PlanError('INVALID_FILE', 'the file has merge-conflict markers: resolve the conflict, then save', {
+      rule: 'merge-conflict',
       line: lineOf(text, conflict.index),
     });
   }
@@ -146,7 +147,7 @@ function readHead(text: string): { fm: Frontmatter; block: FrontmatterBlock; bod
   // A hostile step count is refused before the Markdown parse, which grows with it.
   const quick = quickStepCounts(body);
   if (quick.total > LIMITS.steps) {
-    throw new PlanError('TOO_LARGE', `the plan has ${quick.total} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, { line: lineOf(text, block.bodyStart) });
+    throw new PlanError('TOO_LARGE', `the plan has ${quick.total} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, { line: lineOf(text, block.bodyStart), rule: 'too-many-steps' });
   }
   return { fm, block, body, quick };
 }
@@ -159,6 +160,7 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
   const outline = fresh ? computeOutline(body) : outlineFor(body);
   if (outline.steps.length > LIMITS.steps) {
     throw new PlanError('TOO_LARGE', `the plan has ${outline.steps.length} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, {
+      rule: 'too-many-steps',
       line: lineOf(text, block.bodyStart + outline.steps[LIMITS.steps].start),
     });
   }
@@ -168,10 +170,10 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
     const s = parseStepItem(body.slice(it.start, it.end), index);
     const line = () => lineOf(text, block.bodyStart + it.start);
     if (s.hasId && ids.has(s.id)) {
-      throw new PlanError('INVALID_FILE', `step id ${s.id} is used twice: give the second one a new id or remove it`, { line: line() });
+      throw new PlanError('INVALID_FILE', `step id ${s.id} is used twice: give the second one a new id or remove it`, { line: line(), rule: 'duplicate-step-id' });
     }
     if (s.text.length > LIMITS.stepText) {
-      throw new PlanError('TOO_LARGE', `step ${s.id} text is ${s.text.length} characters, over ${LIMITS.stepText}: shorten it, or move detail to its details`, { line: line() });
+      throw new PlanError('TOO_LARGE', `step ${s.id} text is ${s.text.length} characters, over ${LIMITS.stepText}: shorten it, or move detail to its details`, { line: line(), rule: 'step-text-too-long' });
     }
     if (s.hasId) ids.add(s.id);
     steps.push({ ...s, index });
@@ -186,6 +188,7 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
     if (m) rejections.push({ version: Number(m[1]), feedback: body.slice(sec.headingEnd, sec.end).trim() });
     if (sec.depth === 2 && sec.title.toLowerCase() === 'context' && sec.end - sec.headingEnd > LIMITS.contextBytes) {
       throw new PlanError('TOO_LARGE', `## Context is over ${LIMITS.contextBytes / 1024} KB: move large context into .pi/plans/artifacts/${fm.id}/ and link it`, {
+        rule: 'context-too-large',
         line: lineOf(text, block.bodyStart + sec.start),
       });
     }
@@ -195,7 +198,7 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
 
 function validateFrontmatter(data: unknown, block: FrontmatterBlock, text: string): Frontmatter {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new PlanError('INVALID_FILE', 'frontmatter must be YAML fields: write them as "key: value" lines', { line: 2 });
+    throw new PlanError('INVALID_FILE', 'frontmatter must be YAML fields: write them as "key: value" lines', { line: 2, rule: 'frontmatter-not-fields' });
   }
   const r = FrontmatterSchema.safeParse(data);
   if (r.success) return r.data;
@@ -206,7 +209,7 @@ function validateFrontmatter(data: unknown, block: FrontmatterBlock, text: strin
   const what = issue.code === 'invalid_type' && (data as Record<string, unknown>)[key] === undefined
     ? `the field "${key}" is missing: add it`
     : `the field "${key}" is invalid (${issue.message}): fix its value`;
-  throw new PlanError('INVALID_FILE', `${what}`, { line });
+  throw new PlanError('INVALID_FILE', `${what}`, { line, rule: 'frontmatter-field' });
 }
 
 /** A text replacement at offsets into the body. */

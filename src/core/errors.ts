@@ -26,6 +26,8 @@ export interface PlanErrorDetails {
   problems?: string[];
   /** For VERSION_CONFLICT: the version on disk. */
   currentVersion?: number;
+  /** For a file at fault: which rule it breaks, a stable name editors show and filter by (e.g. `duplicate-step-id`). */
+  rule?: string;
 }
 
 /** The one error type of the core and the store. `message` always says what to do next. */

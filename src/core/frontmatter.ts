@@ -51,7 +51,7 @@ export function parseYaml(text: string): unknown {
       : /duplicated mapping key/.test(reason)
         ? 'remove the duplicate key'
         : 'fix the YAML syntax';
-    throw new PlanError('INVALID_FILE', `frontmatter YAML: ${reason}: ${hint}`, { line });
+    throw new PlanError('INVALID_FILE', `frontmatter YAML: ${reason}: ${hint}`, { line, rule: 'frontmatter-yaml' });
   }
 }
 
@@ -96,7 +96,7 @@ export function splitFrontmatter(text: string): { data: unknown; block: Frontmat
   if (firstLine !== '---') {
     const lang = /^---\s*(\S+)/.exec(firstLine)?.[1];
     if (lang) refuseEngine(lang)();
-    throw new PlanError('INVALID_FILE', 'no frontmatter: add a "---" line, the YAML fields (id, title, status, version, created_at, updated_at) and a closing "---" at the top of the file', { line: 1 });
+    throw new PlanError('INVALID_FILE', 'no frontmatter: add a "---" line, the YAML fields (id, title, status, version, created_at, updated_at) and a closing "---" at the top of the file', { line: 1, rule: 'no-frontmatter' });
   }
   // gray-matter copies its whole input; give it only the frontmatter lines (through the first
   // "\n---" line, which is where it would stop too) so a long body costs nothing here.
@@ -108,7 +108,7 @@ export function splitFrontmatter(text: string): { data: unknown; block: Frontmat
     file = matter(head, GRAY_MATTER_OPTIONS as never) as never;
   } catch (e) {
     if (e instanceof PlanError) throw e;
-    throw new PlanError('INVALID_FILE', `frontmatter: ${(e as Error).message}`, { line: 1 });
+    throw new PlanError('INVALID_FILE', `frontmatter: ${(e as Error).message}`, { line: 1, rule: 'frontmatter-yaml' });
   }
   const yamlStart = bom + firstLineEnd + 1;
   // gray-matter's matter starts right after the opening "---" and ends before the "\n---".

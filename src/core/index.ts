@@ -9,3 +9,4 @@ export * from './document';
 export * from './lifecycle';
 export * from './operations';
 export * from './textEdits';
+export * from './analyze';

@@ -504,15 +504,27 @@ function stripReviewHistory(md: string): string {
 
 // ---------- review ----------
 
+/** One thing that keeps a plan from review: a stable code, what to do, and the step it concerns. */
+export interface ReviewProblem {
+  code: 'missing-section' | 'no-steps' | 'step-without-text';
+  message: string;
+  step?: string;
+}
+
+/** What keeps a plan from review (the one rule submit, `analyze` and the editors share). Empty when ready. */
+export function reviewProblemList(doc: PlanDocument, config: PlansConfig = DEFAULT_CONFIG): ReviewProblem[] {
+  const problems: ReviewProblem[] = [];
+  for (const name of config.required_sections) {
+    if (!sectionText(doc, name)) problems.push({ code: 'missing-section', message: `add a "## ${name}" section${name === 'Goal' ? ' saying what the plan achieves' : ''}` });
+  }
+  if (!doc.steps.length) problems.push({ code: 'no-steps', message: 'add at least one step' });
+  for (const s of doc.steps) if (!s.text) problems.push({ code: 'step-without-text', message: `step ${s.id} has no text: say what it does`, step: s.id });
+  return problems;
+}
+
 /** What keeps a plan from review, as a list a model can fix in one pass. Empty when ready. */
 export function reviewProblems(doc: PlanDocument, config: PlansConfig = DEFAULT_CONFIG): string[] {
-  const problems: string[] = [];
-  for (const name of config.required_sections) {
-    if (!sectionText(doc, name)) problems.push(`add a "## ${name}" section${name === 'Goal' ? ' saying what the plan achieves' : ''}`);
-  }
-  if (!doc.steps.length) problems.push('add at least one step');
-  for (const s of doc.steps) if (!s.text) problems.push(`step ${s.id} has no text`);
-  return problems;
+  return reviewProblemList(doc, config).map((p) => p.message);
 }
 
 /** draft -> proposed after validation; a plan with no steps is cancelled (seed 001). */

@@ -1,0 +1,98 @@
+import { parsePlan, PlanDocument } from './document';
+import { isPlanError, PlanError } from './errors';
+import { ensureStepIds, reviewProblemList } from './operations';
+import { DEFAULT_CONFIG, PlansConfig } from './schema';
+import { diffEdits, positionAt, TextEdit, TextPosition } from './textEdits';
+
+/** How much a problem matters: an error keeps the plan from being read (or, for review, from being proposed). */
+export type ProblemSeverity = 'error' | 'warning' | 'info';
+
+/** One problem of a plan text, located, with a stable code and, where one is obvious, a fix. */
+export interface PlanProblem {
+  /** A stable name for the rule, e.g. `frontmatter-field`, `duplicate-step-id`, `missing-section`. */
+  code: string;
+  severity: ProblemSeverity;
+  /** What is wrong and what to do, as every other message of Pi Plans. */
+  message: string;
+  range: { start: TextPosition; end: TextPosition };
+  /** 1-based line of the start, for `file:line` output. */
+  line: number;
+  /** Text edits that fix it, with a title for a quick-fix menu. */
+  fix?: { title: string; edits: TextEdit[] };
+}
+
+/** What `analyze` found: the parsed plan when it could be read, and every problem. */
+export interface Analysis {
+  doc?: PlanDocument;
+  problems: PlanProblem[];
+}
+
+function lineRange(text: string, line: number): { start: TextPosition; end: TextPosition } {
+  const lines = text.split('\n');
+  const i = Math.min(Math.max(line, 1), lines.length) - 1;
+  return { start: { line: i, character: 0 }, end: { line: i, character: lines[i].replace(/\r$/, '').length } };
+}
+
+function fromError(text: string, e: PlanError): PlanProblem {
+  const line = e.details.line ?? 1;
+  return { code: e.details.rule ?? e.code.toLowerCase().replace(/_/g, '-'), severity: 'error', message: e.message, range: lineRange(text, line), line };
+}
+
+/**
+ * Every problem of a plan text, located; never throws. A text that cannot be read gives the one
+ * problem that stops it (with its line); a readable plan gives what keeps it from review (for a
+ * draft or proposed plan: missing sections, no steps, a step without text) and what its next
+ * write would change (steps without ids), each with its range and, where obvious, a fix.
+ */
+export function analyze(text: string, opts: { config?: PlansConfig } = {}): Analysis {
+  let doc: PlanDocument;
+  try {
+    doc = parsePlan(text);
+  } catch (e) {
+    if (isPlanError(e)) return { problems: [fromError(text, e)] };
+    return { problems: [{ code: 'unreadable', severity: 'error', message: `could not read the plan: ${(e as Error).message}`, range: lineRange(text, 1), line: 1 }] };
+  }
+  const problems: PlanProblem[] = [];
+  const at = (offset: number, end = offset) => {
+    const start = positionAt(text, offset);
+    return { range: { start, end: end === offset ? { line: start.line, character: lineLength(text, offset) } : positionAt(text, end) }, line: start.line + 1 };
+  };
+  // What keeps a plan from review matters while it is a draft (a warning) or proposed (an error: it should not be there).
+  const status = doc.fm.status;
+  if (status === 'draft' || status === 'proposed') {
+    const severity: ProblemSeverity = status === 'proposed' ? 'error' : 'warning';
+    for (const p of reviewProblemList(doc, opts.config ?? DEFAULT_CONFIG)) {
+      const anchor = p.step !== undefined ? doc.block.bodyStart + doc.outline.steps[doc.steps.find((s) => s.id === p.step)!.index].start : headerLineOffset(doc);
+      problems.push({ code: p.code, severity, message: `${p.message}${status === 'draft' ? ' before submitting for review' : ''}`, ...at(anchor) });
+    }
+  }
+  const missing = doc.steps.filter((s) => !s.hasId);
+  if (missing.length) {
+    const fixed = ensureStepIds(doc);
+    const edits = diffEdits(text, fixed.text);
+    for (const s of missing) {
+      problems.push({
+        code: 'step-without-id',
+        severity: 'info',
+        message: `this step has no id yet; the next write gives it ${s.id}`,
+        ...at(doc.block.bodyStart + doc.outline.steps[s.index].start),
+        fix: { title: `Give ${missing.length === 1 ? 'the step its id' : `the ${missing.length} steps their ids`}`, edits },
+      });
+    }
+  }
+  return { doc, problems };
+}
+
+function lineLength(text: string, offset: number): number {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  let end = text.indexOf('\n', offset);
+  if (end === -1) end = text.length;
+  if (text[end - 1] === '\r') end--;
+  return end - lineStart;
+}
+
+/** Where a problem of the whole plan is shown: the `title:` line, else the first line. */
+function headerLineOffset(doc: PlanDocument): number {
+  const m = /^title\s*:/m.exec(doc.block.yaml);
+  return m ? doc.block.yamlStart + m.index : 0;
+}
