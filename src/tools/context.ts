@@ -19,7 +19,9 @@ export type ReviewOutcome =
   | { kind: 'approved'; version: number; by: string }
   | { kind: 'rejected'; feedback: string; version: number; status: string }
   | { kind: 'changed'; status: string }
-  | { kind: 'cancelled' };
+  | { kind: 'cancelled' }
+  /** No decision within the face's wait limit (an MCP client times out): nothing changed. */
+  | { kind: 'waiting'; afterMs: number };
 
 /** A face's way to put a plan in front of a person and wait for the decision. Optional. */
 export interface ReviewGate {

@@ -4,14 +4,17 @@ import type { ReviewOutcome } from './context';
 /**
  * Resolves when a proposed plan leaves `proposed`, from the store's change events: a decision
  * made anywhere (an editor, another window, the CLI) reaches it. `signal` ends the wait
- * (the chat request was cancelled); the plan stays as it is then.
+ * (the chat request was cancelled); `timeoutMs` bounds it (a face whose clients time out);
+ * the plan stays as it is then.
  */
-export function waitForDecision(store: PlanStore, id: string, signal: AbortSignal): Promise<ReviewOutcome> {
+export function waitForDecision(store: PlanStore, id: string, signal: AbortSignal, opts: { timeoutMs?: number } = {}): Promise<ReviewOutcome> {
   return new Promise<ReviewOutcome>((resolve) => {
     let done = false;
+    const timer = opts.timeoutMs !== undefined ? setTimeout(() => finish({ kind: 'waiting', afterMs: opts.timeoutMs! }), opts.timeoutMs) : undefined;
     const finish = (o: ReviewOutcome) => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
       sub.dispose();
       signal.removeEventListener('abort', onAbort);
       resolve(o);

@@ -30,6 +30,8 @@ export const submitPlanTool = defineTool({
           return result(now, `Rejected at v${outcome.version}${now.fm.status === 'needs_review' ? ' for the third time (needs_review)' : ''}. Feedback:`, `<feedback>${outcome.feedback}</feedback>`);
         case 'changed':
           return result(now, `The review ended: the plan is now ${outcome.status}.`);
+        case 'waiting':
+          return result(now, `Still awaiting the user's review after ${Math.round(outcome.afterMs / 1000)} s; nothing changed. Call pi_plan_get later to see the decision.`);
         default:
           return result(now, 'Stopped waiting (the request was cancelled); the plan stays proposed and the user can still decide.');
       }

@@ -142,10 +142,23 @@ describe('agent tools (handlers on in-memory stores)', () => {
     const id = idOf(await call(ctx, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'a' }] }));
     const abort = new AbortController();
     const pending = call({ ...ctx, signal: abort.signal }, 'pi_plan_submit', {});
-    await new Promise((r) => setTimeout(r, 20));
+    // Cancel once the submit is waiting: the plan is proposed.
+    while (store.entry(id)?.status !== 'proposed') await new Promise((r) => setImmediate(r));
     abort.abort();
     assert.match(await pending, /Stopped waiting/);
     assert.equal((await store.read(id)).fm.status, 'proposed');
+  });
+
+  it('a bounded review wait returns "still awaiting review" and changes nothing; a decision later is still seen', async () => {
+    const { ctx, store } = await setup({ waitForReview: true });
+    const bounded: ToolContext = { ...ctx, review: { awaitDecision: (st, id, signal) => waitForDecision(st, id, signal, { timeoutMs: 30 }) } };
+    const id = idOf(await call(bounded, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'a' }] }));
+    const text = await call(bounded, 'pi_plan_submit', {});
+    assert.match(text, /Still awaiting the user's review after 0 s; nothing changed\. Call pi_plan_get later/);
+    const doc = await store.read(id);
+    assert.equal(doc.fm.status, 'proposed');
+    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    assert.match(await call(bounded, 'pi_plan_get', { id }), /approved/);
   });
 
   it('refusals: unknown id, bad id, wrong status, approve without the setting, gated tool outside plan work, oversize input; nothing changes', async () => {
