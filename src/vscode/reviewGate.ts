@@ -18,6 +18,19 @@ export class VsCodeReviewGate implements ReviewGate {
     void vscode.window
       .showInformationMessage(vscode.l10n.t('{0} is ready for your review.', `${id} "${store.entry(id)?.title ?? ''}"`), approve, reject)
       .then((choice) => {
+        if (!choice) return undefined;
+        // VS Code cannot take a notification back: a click after the decision was made elsewhere
+        // (another window, the CLI) says what happened instead of acting on an old version.
+        const now = store.entry(id);
+        if (now?.status !== 'proposed' || now.version !== version) {
+          const by = now?.approvedBy ? vscode.l10n.t(' by {0} at v{1}', now.approvedBy, String(now.approvedVersion ?? '')) : '';
+          void vscode.window.showInformationMessage(
+            now?.status && now.status !== 'proposed'
+              ? vscode.l10n.t('{0} was already decided: it is {1}{2}.', id, now.status, by)
+              : vscode.l10n.t('{0} changed since this notification (now v{1}): review the current version.', id, String(now?.version ?? '?')),
+          );
+          return undefined;
+        }
         if (choice === approve) return vscode.commands.executeCommand(COMMANDS.approve, { id, version });
         if (choice === reject) return vscode.commands.executeCommand(COMMANDS.reject, { id, version });
         return undefined;

@@ -161,6 +161,11 @@ export class WorkspacePlans extends DisposableScope {
   logError(what: string, e: unknown): void {
     const line = `${what}: ${isPlanError(e) ? e.toLocatedString() : e instanceof Error ? e.message : String(e)}`;
     this.log.error(line);
+    this.remember(line);
+  }
+
+  /** Keeps the latest 50 lines for `recentErrors`. */
+  private remember(line: string): void {
     this.recentErrors.push(line);
     if (this.recentErrors.length > 50) this.recentErrors.shift();
   }
@@ -228,20 +233,28 @@ export class WorkspacePlans extends DisposableScope {
   /** Fires status events, and flags approvals that arrive as outside file changes (a file edit can forge a status line). */
   private readonly statusSeen = new Map<string, string | undefined>();
   private trackStatuses(folder: vscode.WorkspaceFolder, store: PlanStore, outside: readonly string[]): void {
+    const prefix = `${folder.uri.toString()}/`;
+    const present = new Set<string>();
     for (const e of store.list()) {
-      const key = `${folder.uri.toString()}/${e.file}`;
+      const key = prefix + e.file;
+      present.add(key);
       const seen = this.statusSeen.has(key);
       const before = this.statusSeen.get(key);
       this.statusSeen.set(key, e.status);
       if (e.status && (!seen || before !== e.status)) {
         this.statusChanged.fire({ folder: folder.uri, id: e.id, from: before, to: e.status, version: e.version ?? 0, outside: outside.includes(e.file) });
       }
-      if (!outside.includes(e.file) || e.status !== 'approved' || before === 'approved' || before === undefined) continue;
-      const msg = vscode.l10n.t('{0} became approved through an outside file change (approved_by: {1}), not through this window. If you did not approve it, review it.', e.id, e.approvedBy ?? 'none');
+      if (!outside.includes(e.file) || e.status !== 'approved' || before === 'approved') continue;
+      // A status line is only text: an approval that no reviewer made here arrived as a file edit, or as a new file.
+      const msg = seen
+        ? vscode.l10n.t('{0} became approved through an outside file change (approved_by: {1}), not through this window. If you did not approve it, review it.', e.id, e.approvedBy ?? 'none')
+        : vscode.l10n.t('{0} appeared already approved (approved_by: {1}) through an outside file change, not through this window. If you did not approve it, review it.', e.id, e.approvedBy ?? 'none');
       this.log.warn(`${folder.name}: ${msg}`);
-      this.recentErrors.push(msg);
+      this.remember(msg);
       void vscode.window.showWarningMessage(msg);
     }
+    // Forget plans that are gone, so the map holds only what the folder has.
+    for (const key of this.statusSeen.keys()) if (key.startsWith(prefix) && !present.has(key)) this.statusSeen.delete(key);
   }
 
   private close(key: string): void {
@@ -249,6 +262,7 @@ export class WorkspacePlans extends DisposableScope {
     if (!f) return;
     for (const s of f.subs) s.dispose();
     this.folders_.delete(key);
+    for (const k of this.statusSeen.keys()) if (k.startsWith(`${key}/`)) this.statusSeen.delete(k);
     this.changed.fire({ folder: f.folder.uri, added: [], changed: [], removed: f.store.list().map((e) => e.file) });
   }
 

@@ -141,6 +141,14 @@ describe('Pi Plans in a real VS Code', function () {
     await until('the warning', () => a._recentErrors().some((l) => l.includes(`${id} became approved through an outside file change`)));
   });
 
+  it('flags a plan that appears already approved in a new file', async () => {
+    const a = await api();
+    const id = 'PLAN-0a990a99';
+    fs.writeFileSync(planFile(id), NEW_PLAN(id, 'Approved elsewhere').replace('status: draft', 'status: approved\napproved_by: user\napproved_version: 1'));
+    await until('the warning', () => a._recentErrors().some((l) => l.includes(`${id} appeared already approved (approved_by: user) through an outside file change`)));
+    fs.unlinkSync(planFile(id));
+  });
+
   it('contributes its commands; Re-scan Plans picks up a change', async () => {
     const cmds = await vscode.commands.getCommands(true);
     for (const c of ['piPlans.showPlans', 'piPlans.refresh', 'piPlans.showLog', 'piPlans.approve', 'piPlans.reject', 'piPlans.startWork', 'piPlans.endWork']) assert.ok(cmds.includes(c), c);
