@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SECTION_NAMES } from '../core';
-import { asData, bodyFor, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
+import { asData, attentionNote, bodyFor, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
 
 export const getPlanTool = defineTool({
   name: 'pi_plan_get',
@@ -19,7 +19,10 @@ export const getPlanTool = defineTool({
       const doc = await store.read(id);
       const rejections = doc.rejections.length ? `Review history: ${doc.rejections.map((r) => `rejected at v${r.version}`).join(', ')} (feedback in the data).` : undefined;
       const approved = doc.fm.approved_by ? `Approved by ${doc.fm.approved_by} at v${doc.fm.approved_version}.` : undefined;
+      const entry = store.entry(id);
+      const flag = attentionNote(entry ? await store.attention(entry) : undefined);
+      const attention = flag ? `Attention: ${flag}.` : undefined;
       const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## Rejection (v${r.version})\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
-      return [header(doc), approved, rejections, nextAction(doc), asData(doc, section)].filter(Boolean).join('\n');
+      return [header(doc), approved, attention, rejections, nextAction(doc), asData(doc, section)].filter(Boolean).join('\n');
     }),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PLAN_STATUSES } from '../core';
-import { defineTool, guarded } from './toolkit';
+import { attentionNote, defineTool, guarded } from './toolkit';
 
 export const listPlansTool = defineTool({
   name: 'pi_plan_list',
@@ -18,9 +18,10 @@ export const listPlansTool = defineTool({
       const rows: string[] = [];
       for (const { name, store } of ctx.stores.folders()) {
         for (const e of store.list({ status: i.status })) {
+          const flag = attentionNote(await store.attention(e));
           rows.push(
             e.valid
-              ? `- ${e.id}${active.has(e.id) ? ' (active)' : ''} · ${e.status} · v${e.version} · ${e.stepsDone}/${e.steps} steps · ${JSON.stringify(e.title)} · ${name}`
+              ? `- ${e.id}${active.has(e.id) ? ' (active)' : ''} · ${e.status} · v${e.version} · ${e.stepsDone}/${e.steps} steps · ${JSON.stringify(e.title)} · ${name}${flag ? ` · ${flag}` : ''}`
               : `- ${e.id} · INVALID (${e.error?.message}${e.error?.line ? `, line ${e.error.line}` : ''}) · ${name}`,
           );
         }

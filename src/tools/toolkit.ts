@@ -126,6 +126,13 @@ export function header(doc: PlanDocument): string {
   return `**${doc.fm.id}** "${doc.fm.title}" · status: ${doc.fm.status} · version: ${doc.fm.version} · steps: ${done}/${doc.steps.length} done`;
 }
 
+/** What a list row or a read says of a plan that needs a person's attention (never written to the file). */
+export function attentionNote(flag: 'stalled' | 'stale' | undefined): string | undefined {
+  if (flag === 'stalled') return 'stalled: no activity within executor_timeout_minutes (continue with the next step, or pi_plan_execute op=fail with a summary)';
+  if (flag === 'stale') return 'stale: waiting for review longer than stale_after_days (remind the user, or pi_plan_cancel it)';
+  return undefined;
+}
+
 /** The line every mutating result ends with, so a model that lost its context can recover. */
 export function recovery(doc: PlanDocument): string {
   return `Recovery: ${doc.fm.id} is at version ${doc.fm.version}; call pi_plan_get {"id":"${doc.fm.id}"} to reload it.`;

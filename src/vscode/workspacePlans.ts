@@ -42,6 +42,8 @@ interface FolderPlans {
 /** How the stores follow their folders: a re-scan a second after loading and every 30 s; on focus at most every 2 s. */
 const FOLLOW = { settleMs: 300, confirmMs: 1000, periodMs: 30_000 };
 const FOCUS_RECONCILE_MS = 2000;
+/** How often stalled and stale plans are looked for (they need time, not an event, to become so). */
+const ATTENTION_PERIOD_MS = 60_000;
 
 /**
  * One plan store per `file:` workspace folder (multi-root works), each followed by a VS Code
@@ -65,6 +67,12 @@ export class WorkspacePlans extends DisposableScope {
   /** Fires once, when the first index of every folder has loaded. */
   readonly onDidLoad = this.loadedChanged.event;
   private lastFocusReconcile = 0;
+  /** Plans that need a person's attention, by `folder/file`: shown everywhere, never written to the file. */
+  private attentionOf = new Map<string, 'stalled' | 'stale'>();
+  private readonly attentionChanged = this.register(new vscode.EventEmitter<void>());
+  /** Fires when the set of stalled or stale plans changes. */
+  readonly onDidChangeAttention = this.attentionChanged.event;
+  private attentionTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -84,9 +92,38 @@ export class WorkspacePlans extends DisposableScope {
         if (!s.focused || Date.now() - this.lastFocusReconcile < FOCUS_RECONCILE_MS) return;
         this.lastFocusReconcile = Date.now();
         for (const f of this.folders_.values()) void f.following.reconcile();
+        this.refreshAttentionSoon();
       }),
     );
+    const period = setInterval(() => this.refreshAttentionSoon(), ATTENTION_PERIOD_MS);
+    this.register({ dispose: () => clearInterval(period) });
+    this.register(this.onDidChangePlans(() => this.refreshAttentionSoon()));
+    this.register({ dispose: () => clearTimeout(this.attentionTimer) });
     this.register({ dispose: () => this.closeAll() });
+  }
+
+  /** Whether a plan is stalled (executing, no activity for `executor_timeout_minutes`) or stale (proposed, waiting longer than `stale_after_days`). */
+  attention(folder: vscode.Uri, file: string): 'stalled' | 'stale' | undefined {
+    return this.attentionOf.get(`${folder.toString()}/${file}`);
+  }
+
+  /** Looks for stalled and stale plans shortly (after loading, a change, focus, and every minute); reads only checkpoint logs. */
+  private refreshAttentionSoon(): void {
+    clearTimeout(this.attentionTimer);
+    this.attentionTimer = setTimeout(() => void this.refreshAttention().catch((e) => this.logError('attention', e)), 200);
+  }
+
+  private async refreshAttention(): Promise<void> {
+    const next = new Map<string, 'stalled' | 'stale'>();
+    for (const f of this.folders_.values()) {
+      for (const e of f.store.list({ status: ['executing', 'proposed'] })) {
+        const flag = await f.store.attention(e);
+        if (flag) next.set(`${f.folder.uri.toString()}/${e.file}`, flag);
+      }
+    }
+    const same = next.size === this.attentionOf.size && [...next].every(([k, v]) => this.attentionOf.get(k) === v);
+    this.attentionOf = next;
+    if (!same) this.attentionChanged.fire();
   }
 
   /** True when writes are allowed (a trusted workspace). */
@@ -100,10 +137,14 @@ export class WorkspacePlans extends DisposableScope {
     this.started = true;
     this.markStarted();
     this.track(() => this.syncFolders([]));
-    void this.loading.then(() => {
-      this.loadedOnce = true;
-      this.loadedChanged.fire();
-    });
+    // The first counts shown include what needs attention: look for stalled plans before saying "loaded".
+    void this.loading
+      .then(() => this.refreshAttention())
+      .catch((e) => this.logError('attention', e))
+      .then(() => {
+        this.loadedOnce = true;
+        this.loadedChanged.fire();
+      });
   }
 
   /** Resolves when the indexes that were loading have loaded (after `start`). */

@@ -79,12 +79,12 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
 
     it('shows the plans in the status bar once the index has loaded, and never a count before that', async () => {
       const page = browser.page;
-      const item = page.locator('.statusbar-item', { hasText: '6 plans, 2 to review, 1 running' });
+      const item = page.locator('.statusbar-item', { hasText: '6 plans, 2 to review, 1 running, 1 stalled' });
       await item.waitFor({ timeout: 60_000 });
       const shown = await page.evaluate(() => window.__piPlansStatus);
       console.log(`      status bar texts in order: ${JSON.stringify(shown)}`);
       const counts = shown.filter((t) => /\d+ plans/.test(t));
-      assert.deepEqual([...new Set(counts.map((t) => t.trim()))], ['6 plans, 2 to review, 1 running'], `the status bar showed: ${JSON.stringify(shown)}`);
+      assert.deepEqual([...new Set(counts.map((t) => t.trim()))], ['6 plans, 2 to review, 1 running, 1 stalled'], `the status bar showed: ${JSON.stringify(shown)}`);
       const box = await page.locator('.part.statusbar').boundingBox();
       await picture(page, 'status-bar', box ? { x: 0, y: box.y - 4, width: 700, height: box.height + 8 } : undefined);
     });
@@ -116,12 +116,12 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
         path.join(ws, '.pi/plans', `${id}.md`),
         `---\nid: ${id}\ntitle: "Written by another agent"\nstatus: proposed\nversion: 1\ncreated_at: 2026-11-22T10:00:00.000Z\nupdated_at: 2026-11-22T10:00:00.000Z\n---\n\n## Goal\nG\n\n## Steps\n1. [ ] S001 a\n`,
       );
-      await browser.page.locator('.statusbar-item', { hasText: '7 plans, 3 to review, 1 running' }).waitFor({ timeout: 20_000 });
+      await browser.page.locator('.statusbar-item', { hasText: '7 plans, 3 to review, 1 running, 1 stalled' }).waitFor({ timeout: 20_000 });
     });
 
     it('flags an invalid plan in the status bar', async () => {
       fs.writeFileSync(path.join(ws, '.pi/plans', 'PLAN-0bad0bad.md'), '---\nid: PLAN-0bad0bad\nversion: "3"\n---\n');
-      await browser.page.locator('.statusbar-item', { hasText: '8 plans, 3 to review, 1 running, 1 invalid' }).waitFor({ timeout: 20_000 });
+      await browser.page.locator('.statusbar-item', { hasText: '8 plans, 3 to review, 1 running, 1 stalled, 1 invalid' }).waitFor({ timeout: 20_000 });
     });
   });
 
@@ -138,7 +138,7 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
       const no = page.getByRole('button', { name: /No, I don.t trust/i });
       await no.click({ timeout: 5_000 }).catch(() => undefined); // absent when VS Code opens in Restricted Mode at once
       await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).waitFor({ timeout: 60_000 });
-      const item = page.locator('.statusbar-item', { hasText: /6 plans, 2 to review, 1 running\s*\(read-only\)/ });
+      const item = page.locator('.statusbar-item', { hasText: /6 plans, 2 to review, 1 running, 1 stalled\s*\(read-only\)/ });
       await item.waitFor({ timeout: 60_000 });
       await item.hover();
       await page.locator('.monaco-hover, .workbench-hover', { hasText: 'read-only in Restricted Mode' }).first().waitFor({ timeout: 10_000 });

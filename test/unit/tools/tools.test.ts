@@ -36,11 +36,11 @@ class MemoryActive implements ActivePlans {
 }
 
 async function setup(settings: Partial<ToolSettings> = {}, folders = ['ws']) {
-  const stores: { name: string; store: PlanStore; fs: ReturnType<typeof memoryPorts>['fs'] }[] = [];
+  const stores: { name: string; store: PlanStore; fs: ReturnType<typeof memoryPorts>['fs']; advance: (ms: number) => number }[] = [];
   for (const name of folders) {
     const m = memoryPorts();
     const store = await PlanStore.open(`/work/${name}`, m.ports);
-    stores.push({ name, store, fs: m.fs });
+    stores.push({ name, store, fs: m.fs, advance: m.advance });
   }
   const active = new MemoryActive();
   const ctx: ToolContext = {
@@ -50,7 +50,8 @@ async function setup(settings: Partial<ToolSettings> = {}, folders = ['ws']) {
     review: { awaitDecision: (store, id, signal) => waitForDecision(store, id, signal) },
   };
   const bytes = (i = 0) => new Map([...stores[i].fs.files].map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
-  return { ctx, stores, active, store: stores[0].store, bytes };
+  const advance = (ms: number) => stores.forEach((x) => x.advance(ms));
+  return { ctx, stores, active, store: stores[0].store, bytes, advance };
 }
 const idOf = (text: string) => /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(text)![1];
 const versionOf = (text: string) => Number(/version: (\d+)/.exec(text)![1]);
@@ -159,6 +160,21 @@ describe('agent tools (handlers on in-memory stores)', () => {
     assert.equal(doc.fm.status, 'proposed');
     await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
     assert.match(await call(bounded, 'pi_plan_get', { id }), /approved/);
+  });
+
+  it('an executing plan without activity reads as stalled in list and get, and its file is not changed', async () => {
+    const { ctx, store, advance, bytes } = await setup();
+    const id = idOf(await call(ctx, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'a' }, { text: 'b' }], propose: true }));
+    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await call(ctx, 'pi_plan_execute', { id, op: 'start' });
+    assert.doesNotMatch(await call(ctx, 'pi_plan_list', {}), /stalled/);
+    advance(31 * 60_000);
+    const before = bytes();
+    assert.match(await call(ctx, 'pi_plan_list', {}), new RegExp(`${id} \\(active\\) · executing .* · stalled: no activity within executor_timeout_minutes`));
+    assert.match(await call(ctx, 'pi_plan_get', { id }), /Attention: stalled: no activity/);
+    assert.deepEqual(bytes(), before, 'noticing a stall writes nothing');
+    await call(ctx, 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
+    assert.doesNotMatch(await call(ctx, 'pi_plan_list', {}), /stalled/, 'activity ends it');
   });
 
   it('refusals: unknown id, bad id, wrong status, approve without the setting, gated tool outside plan work, oversize input; nothing changes', async () => {
