@@ -269,7 +269,11 @@ export class PlanStore {
     return parsePlan(text);
   }
 
-  /** Marks executing plans with no activity for `executor_timeout_minutes` as stalled; returns their ids. */
+  /**
+   * Marks executing plans with no activity for `executor_timeout_minutes` as stalled in their
+   * files; returns their ids. Only for a person's explicit action: windows and tools show a stall
+   * with `attention` and write nothing.
+   */
   async detectStalled(): Promise<string[]> {
     const now = this.ports.clock.now().toISOString();
     const stalled: string[] = [];
