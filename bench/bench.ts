@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { approve, createPlanText, markStep, startExecution } from '../src/core';
+import { approve, createPlanText, markStep, parsePlan, setMetadata, startExecution } from '../src/core';
 import { NodeFileSystem, nodePorts, fileIndexCache } from '../src/node';
 import { PlanStore } from '../src/store';
 
@@ -94,6 +94,12 @@ async function main() {
   await store.read(bigId);
   const get200First = performance.now() - t200;
   const get200 = await time(() => store.read(bigId), 10);
+  // One metadata update setting four sections of the 200-step plan (pure core: one parse of the result).
+  const bigDoc = await store.read(bigId);
+  const meta4 = await time(() => setMetadata(bigDoc, { goal: 'New goal.', risks: ['r1', 'r2'], verification: ['npm test'], context: 'More context.' }, {}, { now: new Date().toISOString(), actor: 'agent' }), 10);
+  // A plan at the size limit: the Markdown parse the extension host would do on a first read.
+  const limitText = createPlanText({ id: 'PLAN-ffffffff', title: 'At the limit', goal: 'x'.repeat(1000), steps: Array.from({ length: 200 }, (_, i) => ({ text: `Step ${i} ${'y'.repeat(200)}`, details: `${'z'.repeat(400)}` })), context: 'c'.repeat(40_000) }, '2026-11-22T10:00:00.000Z');
+  const parseLimit = await time(() => parsePlan(limitText, undefined, { fresh: true }), 5);
 
   // Step updates on an executing 12-step plan.
   const upId = `PLAN-${hex(1)}`; // proposed in the corpus
@@ -127,6 +133,8 @@ async function main() {
     { measure: 'get (12 steps, full parse)', ms: get12, floor: bare },
     { measure: 'get (200 steps, first parse)', ms: get200First, floor: bare },
     { measure: 'get (200 steps, cached outline)', ms: get200, floor: bare },
+    { measure: 'metadata update, 4 sections, 200-step plan', ms: meta4, floor: bare },
+    { measure: `parse, plan of ${Math.round(limitText.length / 1024)} KB (fresh)`, ms: parseLimit, floor: bare },
     { measure: 'bare fsynced temp-write + rename', ms: bare, floor: bare },
     { measure: 'step update (lock, read, splice, fsynced write)', ms: median(locked), floor: bare },
     { measure: 'checkpoint append (fsynced, reported separately)', ms: median(checkpoint), floor: bare },

@@ -426,10 +426,21 @@ export function setMetadata(input: PlanDocument, sections: SectionsInput, fields
     if (body.length > cap) throw new PlanError('TOO_LARGE', `${SECTION_KEYS[k]} is over ${cap} characters${k === 'context' ? `: put large context in .pi/plans/artifacts/${doc.fm.id}/ and link it` : ': shorten it'}`);
     edits.push({ name: SECTION_KEYS[k], body });
   }
-  // Each edit is computed against the document it applies to: one section at a time.
-  let cur = parsePlan(applyEdits(doc, patch).text);
-  for (const e of edits) cur = parsePlan(applyEdits(cur, {}, [sectionEdit(cur, e.name, e.body)]).text);
-  const text = cur.text;
+  // Every section's edit is computed against the same document and applied at once (one parse, in
+  // result). Insertions at the same place keep the usual section order; a removal there goes first.
+  const byStart = new Map<string, BodyEdit>();
+  for (const e of edits) {
+    const edit = sectionEdit(doc, e.name, e.body);
+    if (edit.start === edit.end && !edit.text) continue;
+    const key = edit.start === edit.end ? `insert@${edit.start}` : `${edit.start}-${edit.end}`;
+    const prev = byStart.get(key);
+    // Two appends at the end of the body: the second follows the first as it would after it.
+    byStart.set(key, prev ? { ...prev, text: (edit.start === edit.end ? prev.text : prev.text.replace(/\s+$/, '')) + edit.text } : edit);
+  }
+  const ordered = [...byStart.values()].sort((a, b) => b.start - a.start || b.end - a.end);
+  let body = doc.body;
+  for (const e of ordered) body = body.slice(0, e.start) + e.text + body.slice(e.end);
+  const text = applyEdits(doc, patch, [{ start: 0, end: doc.body.length, text: body }]).text;
   return result(input, text, 'edit');
 }
 
