@@ -5,13 +5,14 @@ import {
   parsePlan,
   PlanDocument,
   PlacedStep,
+  rememberOutline,
   sectionText,
 } from './document';
 import { PlanError } from './errors';
 import { FrontmatterValue, stringifyEntry } from './frontmatter';
 import { nextStatus, PlanAction } from './lifecycle';
 import { LIMITS } from './limits';
-import { lineEndAt, lineStartAt } from './outline';
+import { lineEndAt, lineStartAt, shiftOutline } from './outline';
 import {
   Actor,
   DEFAULT_CONFIG,
@@ -623,7 +624,10 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
     patch.execution_ended_at = ctx.now;
     patch.result_summary = doc.fm.result_summary ?? 'All steps done.';
   }
-  const text = applyEdits(doc, patch, stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined })).text;
+  const edits = stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined });
+  const { text, body } = applyEdits(doc, patch, edits);
+  // The hot path: the header and note lines change, the block structure does not; no Markdown parse.
+  rememberOutline(body, shiftOutline(doc.outline, edits, body));
   return result(input, text, 'step', { step: s.id, note: updated.note, autoCompleted: finishing });
 }
 

@@ -232,12 +232,12 @@ export class PlanStore {
         );
       }
       result = op(before, { ...this.ctx(actor), agentMayApprove: opts.agentMayApprove });
-      // What is written is checked with a parse that trusts no cache.
-      doc = parsePlan(result.text, this.rel(path), { fresh: true });
+      // What is written is checked by a parse of exactly that text (the operation's own, or a new one).
+      doc = result.doc && result.doc.text === result.text ? result.doc : parsePlan(result.text, this.rel(path));
       if (doc.fm.id !== id || doc.fm.version !== before.fm.version + 1) {
         throw new PlanError('IO', `internal check failed: ${id} would be written as ${doc.fm.id} v${doc.fm.version}; nothing was written`);
       }
-      for (const c of result.created ?? []) parsePlan(c.text, `.pi/plans/${c.id}.md`, { fresh: true });
+      for (const c of result.created ?? []) parsePlan(c.text, `.pi/plans/${c.id}.md`);
       // Asked before anything is written: a refused write leaves no revision behind.
       await this.ports.writeGuard?.(path);
       for (const c of result.created ?? []) await this.writeNew(c.id, c.text);
