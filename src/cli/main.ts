@@ -4,9 +4,7 @@ import * as path from 'node:path';
 import {
   approve,
   changeStatus,
-  decodePlanBytes,
   isPlanError,
-  parsePlan,
   PLAN_STATUSES,
   PlanDocument,
   PlanError,
@@ -15,7 +13,7 @@ import {
   sectionText,
 } from '../core';
 import { openNodeStore } from '../node';
-import { IndexEntry, PLAN_FILE_PATTERN, PlanStore } from '../store';
+import { IndexEntry, PlanStore } from '../store';
 
 /** Output sinks, so tests can run the CLI in-process. */
 export interface CliIo {
@@ -54,7 +52,14 @@ export function buildProgram(io: CliIo = realIo): Command {
     .exitOverride()
     .showHelpAfterError();
 
-  const store = async (): Promise<PlanStore> => openNodeStore(program.opts<{ root: string }>().root);
+  const store = async (): Promise<PlanStore> => {
+    const root = program.opts<{ root: string }>().root;
+    // A typo in a path is an error, not an empty list, and nothing is written for it.
+    const st = await fs.promises.stat(root).catch(() => undefined);
+    if (!st) throw new UsageError(`--root ${root} does not exist: pass the workspace folder that holds .pi/plans`);
+    if (!st.isDirectory()) throw new UsageError(`--root ${root} is not a folder: pass the workspace folder that holds .pi/plans`);
+    return openNodeStore(root);
+  };
   const statusOption = () => new Option('--status <status...>', 'only plans in these statuses').choices([...PLAN_STATUSES]);
 
   program
@@ -97,17 +102,16 @@ export function buildProgram(io: CliIo = realIo): Command {
       const problems: { file: string; line?: number; code: string; message: string }[] = [];
       if (s.configError) problems.push({ file: '.pi/plans.json', code: s.configError.code, message: s.configError.message });
       let checked = 0;
-      for (const name of (await fs.promises.readdir(s.plansDir).catch(() => [] as string[])).filter((n) => PLAN_FILE_PATTERN.test(n)).sort()) {
+      // Every file the index lists, read through the store (only regular files are ever opened).
+      for (const entry of [...s.list()].sort((a, b) => a.file.localeCompare(b.file))) {
         checked++;
-        const file = `.pi/plans/${name}`;
-        const entry = s.list().find((e) => e.file === name);
-        if (entry && !entry.valid) {
+        const file = `.pi/plans/${entry.file}`;
+        if (!entry.valid) {
           problems.push({ file, line: entry.error?.line, code: entry.error!.code, message: entry.error!.message });
           continue;
         }
         try {
-          const bytes = await fs.promises.readFile(path.join(s.plansDir, name));
-          parsePlan(decodePlanBytes(bytes, file), file);
+          await s.read(entry.id);
         } catch (e) {
           if (!isPlanError(e)) throw e;
           problems.push({ file, line: e.details.line, code: e.code, message: e.message });
@@ -171,6 +175,9 @@ export function buildProgram(io: CliIo = realIo): Command {
   return program;
 }
 
+/** A wrong argument: exit code 2, like commander's own usage errors. */
+class UsageError extends Error {}
+
 /** Runs the CLI; resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIo = realIo): Promise<number> {
   const program = buildProgram(io);
@@ -182,6 +189,10 @@ export async function runCli(argv: string[], io: CliIo = realIo): Promise<number
     const ce = e as { code?: string; exitCode?: number };
     if (typeof ce.code === 'string' && ce.code.startsWith('commander.')) {
       return ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' ? 0 : 2;
+    }
+    if (e instanceof UsageError) {
+      io.err(`pi-plans: ${e.message}\n`);
+      return 2;
     }
     if (isPlanError(e)) {
       io.err(`pi-plans: ${e.toLocatedString()}\n`);

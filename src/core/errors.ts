@@ -14,6 +14,7 @@ export type PlanErrorCode =
   | 'STALE_APPROVAL'
   | 'VALIDATION_FAILED'
   | 'UNSAFE_PATH'
+  | 'NOT_A_FILE'
   | 'EDIT_CONFLICT'
   | 'IO';
 

@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PlanError } from '../core';
-import type { FileStat, FileSystemPort } from '../store';
+import { describeKind, type FileKind, type FileStat, type FileSystemPort } from '../store';
 
-const { O_RDONLY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = fs.constants;
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = fs.constants;
 /** Temp files: `.<name>.<pid>.<random>.tmp`, in the target's own folder (rename never crosses devices). */
 const TEMP = /^\.(.+)\.(\d+)\.([0-9a-f]{8})\.tmp$/;
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -61,11 +61,25 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+function kindOf(s: fs.Stats): FileKind {
+  if (s.isFile()) return 'file';
+  if (s.isDirectory()) return 'directory';
+  if (s.isSymbolicLink()) return 'symlink';
+  if (s.isFIFO()) return 'fifo';
+  if (s.isSocket()) return 'socket';
+  if (s.isBlockDevice()) return 'blockDevice';
+  if (s.isCharacterDevice()) return 'charDevice';
+  return 'other';
+}
+
+function statOf(s: fs.Stats): FileStat {
+  return { size: s.size, mtimeMs: s.mtimeMs, isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink(), kind: kindOf(s) };
+}
+
 /** lstat; undefined when absent. Synchronous: plan files and folders are local and few calls are made. */
 function lstatNow(p: string): FileStat | undefined {
   try {
-    const s = fs.lstatSync(p);
-    return { size: s.size, mtimeMs: s.mtimeMs, isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink() };
+    return statOf(fs.lstatSync(p));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
@@ -73,18 +87,34 @@ function lstatNow(p: string): FileStat | undefined {
   }
 }
 
+/** The refusal for a path that is not a regular file: what it is, and the fix. */
+export function notAFile(p: string, kind: FileKind): PlanError {
+  return new PlanError('NOT_A_FILE', `${path.basename(p)} is ${describeKind(kind)}, not a file: plans are only read from regular files; remove it or replace it with a plan file`, { file: p });
+}
+
 /**
- * A file's bytes; undefined when absent; a link is refused (O_NOFOLLOW). Plan files are small and
- * capped: one synchronous read (tens of microseconds) beats several async round trips.
+ * A file's bytes; undefined when absent. Opened without following a link (O_NOFOLLOW) and without
+ * blocking (O_NONBLOCK: a FIFO named like a plan would otherwise wait for a writer forever), then
+ * checked on the open descriptor: only a regular file is read. Plan files are small and capped:
+ * one synchronous read (tens of microseconds) beats several async round trips.
  */
 function readNow(p: string): Uint8Array | undefined {
+  let fd: number;
   try {
-    return fs.readFileSync(p, { flag: (O_RDONLY | O_NOFOLLOW) as unknown as string });
+    fd = fs.openSync(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     if (code === 'ELOOP') throw linkRefused(p);
+    if (code === 'ENXIO') throw notAFile(p, 'socket'); // a socket cannot be opened
     throw e;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw notAFile(p, kindOf(st));
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -63,6 +63,15 @@ export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat:
   }
 }
 
+/**
+ * The entry of a path named like a plan that is not a regular file (a folder, a FIFO, a socket, a
+ * device): invalid, with what it is. `what` is "a named pipe" or a whole message saying so.
+ */
+export function notAFileEntry(file: string, stat: { size: number; mtimeMs: number }, what: string): IndexEntry {
+  const message = what.includes(' not a file') ? what : `${file} is ${what}, not a file: plans are only read from regular files; remove it or replace it with a plan file`;
+  return { file, id: file.replace(/\.md$/, ''), steps: 0, stepsDone: 0, size: stat.size, mtimeMs: stat.mtimeMs, valid: false, error: { code: 'NOT_A_FILE', message } };
+}
+
 /** True when two entries show the same thing (size and time aside). */
 export function sameEntry(a: IndexEntry | undefined, b: IndexEntry | undefined): boolean {
   if (!a || !b) return a === b;

@@ -23,8 +23,8 @@ import {
   PlanStatus,
   changeStatus,
 } from '../core';
-import { IndexEntry, indexEntryFor, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
-import { Disposable, StorePorts, WatcherPort } from './ports';
+import { IndexEntry, indexEntryFor, notAFileEntry, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
+import { describeKind, Disposable, FileStat, StorePorts, WatcherPort } from './ports';
 
 /** How a store follows its folder; see `PlanStore.watch`. */
 export interface FollowOptions {
@@ -498,8 +498,9 @@ export class PlanStore {
       const st = stats[i];
       if (!st) return;
       const old = this.entries.get(name) ?? cache?.get(name);
-      if (old && old.size === st.size && old.mtimeMs === st.mtimeMs && !st.isSymbolicLink) next.set(name, old);
-      else if (st.isSymbolicLink) next.set(name, indexEntryFor(name, undefined, st, true));
+      if (st.isSymbolicLink) next.set(name, indexEntryFor(name, undefined, st, true));
+      else if (isSpecial(st)) next.set(name, notAFileEntry(name, st, describeKind(st.kind ?? (st.isDirectory ? 'directory' : 'other'))));
+      else if (old && old.size === st.size && old.mtimeMs === st.mtimeMs) next.set(name, old);
       else if (st.size > LIMITS.fileBytes) next.set(name, indexEntryFor(name, new Uint8Array(st.size), st));
       else toRead.push(i);
     });
@@ -514,7 +515,14 @@ export class PlanStore {
         const own = this.ownWrites.get(names[i]);
         if (own && b && !(b instanceof Error) && new TextDecoder().decode(b) === own.text) this.lastFromUs.add(names[i]);
         else this.lastFromUs.delete(names[i]);
-        next.set(names[i], isPlanError(b, 'UNSAFE_PATH') ? indexEntryFor(names[i], undefined, st, true) : indexEntryFor(names[i], b instanceof Error ? undefined : b, st));
+        next.set(
+          names[i],
+          isPlanError(b, 'UNSAFE_PATH')
+            ? indexEntryFor(names[i], undefined, st, true)
+            : isPlanError(b, 'NOT_A_FILE')
+              ? notAFileEntry(names[i], st, b.message)
+              : indexEntryFor(names[i], b instanceof Error ? undefined : b, st),
+        );
       });
     }
     for (const name of names) {
@@ -543,7 +551,9 @@ export class PlanStore {
   private async reported<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
-    } catch (e) {
+    } catch (caught) {
+      // Errors name files relative to the workspace folder: a model or a log needs no more of the machine's layout.
+      const e = isPlanError(caught) && caught.details.file?.startsWith(`${this.root.replace(/[\\/]+$/, '')}/`) ? caught.inFile(this.rel(caught.details.file)) : caught;
       try {
         this.ports.onError?.(operation, e);
       } catch {
@@ -571,6 +581,9 @@ export class PlanStore {
   /** A plan file's bytes; a file over the size cap is refused without being read. */
   private async readPlanBytes(id: string, path: string): Promise<Uint8Array> {
     const st = await this.ports.fs.stat(path);
+    if (st && isSpecial(st)) {
+      throw new PlanError('NOT_A_FILE', `${id}.md is ${describeKind(st.kind)}, not a file: plans are only read from regular files; remove it or replace it with a plan file`, { file: this.rel(path) });
+    }
     if (st && st.size > LIMITS.fileBytes) {
       throw new PlanError('TOO_LARGE', `the file is ${st.size} bytes, over the ${LIMITS.fileBytes}-byte limit: split the plan or move context into .pi/plans/artifacts/`, { file: this.rel(path) });
     }
@@ -632,14 +645,16 @@ export class PlanStore {
   /** Files whose latest index entry came from our own write. */
   private readonly lastFromUs = new Set<string>();
 
-  private async entryFromDisk(name: string, path: string, st: { size: number; mtimeMs: number; isSymbolicLink: boolean }): Promise<IndexEntry> {
+  private async entryFromDisk(name: string, path: string, st: FileStat): Promise<IndexEntry> {
     this.lastFromUs.delete(name);
     if (st.isSymbolicLink) return indexEntryFor(name, undefined, st, true);
+    if (isSpecial(st)) return notAFileEntry(name, st, describeKind(st.kind ?? (st.isDirectory ? 'directory' : 'other')));
     let bytes: Uint8Array | undefined;
     try {
       bytes = await this.ports.fs.readFile(path);
     } catch (e) {
       if (isPlanError(e, 'UNSAFE_PATH')) return indexEntryFor(name, undefined, st, true);
+      if (isPlanError(e, 'NOT_A_FILE')) return notAFileEntry(name, st, e.message);
       throw e;
     }
     const own = this.ownWrites.get(name);
@@ -688,12 +703,15 @@ export class PlanStore {
     }
   }
 
-  /** `.pi` and `.pi/plans` must be real folders, never links. */
+  /** `.pi` and `.pi/plans` must be real folders, never links, files or anything else. */
   private async checkFolders(): Promise<void> {
     for (const dir of [this.plansDir.slice(0, -'/plans'.length), this.plansDir, this.sessionsDir]) {
       const st = await this.ports.fs.stat(dir);
       if (st?.isSymbolicLink) {
         throw new PlanError('UNSAFE_PATH', `${this.rel(dir)} is a symbolic link: plans are only read and written in real folders inside the workspace; replace the link with a folder`);
+      }
+      if (st && !st.isDirectory) {
+        throw new PlanError('NOT_A_FILE', `${this.rel(dir)} is ${describeKind(st.kind ?? (st.isFile ? 'file' : 'other'))}, not a folder: plans live in the folder .pi/plans; move it away and make a folder there`);
       }
     }
   }
@@ -702,4 +720,9 @@ export class PlanStore {
     await this.checkFolders();
     await this.ports.fs.mkdirp(this.plansDir);
   }
+}
+
+/** A path that is neither a regular file nor a link: a folder, FIFO, socket or device named like a plan. */
+function isSpecial(st: FileStat): boolean {
+  return !st.isSymbolicLink && (st.kind ? st.kind !== 'file' : !st.isFile);
 }

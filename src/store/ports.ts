@@ -4,6 +4,9 @@
  * Paths are absolute, with "/" separators.
  */
 
+/** What a path is. Only a `file` is ever opened for reading. */
+export type FileKind = 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'blockDevice' | 'charDevice' | 'other';
+
 /** What a stat returns, without following links. */
 export interface FileStat {
   size: number;
@@ -11,11 +14,39 @@ export interface FileStat {
   isFile: boolean;
   isDirectory: boolean;
   isSymbolicLink: boolean;
+  /** What it is (a FIFO, a socket or a device named like a plan is listed, never read). */
+  kind?: FileKind;
+}
+
+/** "a named pipe", "a folder", ...: what a path is, for messages. */
+export function describeKind(kind: FileKind | undefined): string {
+  switch (kind) {
+    case 'directory':
+      return 'a folder';
+    case 'symlink':
+      return 'a symbolic link';
+    case 'fifo':
+      return 'a named pipe';
+    case 'socket':
+      return 'a socket';
+    case 'blockDevice':
+      return 'a block device';
+    case 'charDevice':
+      return 'a character device';
+    case 'file':
+      return 'a file';
+    default:
+      return 'not a regular file';
+  }
 }
 
 /** The file system, as the store needs it. */
 export interface FileSystemPort {
-  /** Bytes of a regular file. Refuses a symbolic link (UNSAFE_PATH); ENOENT -> undefined. */
+  /**
+   * Bytes of a regular file. Refuses a symbolic link (UNSAFE_PATH) and anything that is not a
+   * regular file (NOT_A_FILE: a FIFO, socket, device or folder is never opened in a way that can
+   * block); ENOENT -> undefined.
+   */
   readFile(path: string): Promise<Uint8Array | undefined>;
   /** lstat; undefined when absent. */
   stat(path: string): Promise<FileStat | undefined>;

@@ -1,5 +1,5 @@
 import { PlanError } from '../../src/core';
-import type { FileStat, FileSystemPort, LockPort, StorePorts } from '../../src/store';
+import { describeKind, type FileKind, type FileStat, type FileSystemPort, type LockPort, type StorePorts } from '../../src/store';
 
 /** An in-memory file system with links, for unit tests of the store (no disk). */
 export class MemoryFileSystem implements FileSystemPort {
@@ -16,17 +16,24 @@ export class MemoryFileSystem implements FileSystemPort {
     for (let i = 2; i < parts.length; i++) this.dirs.add(parts.slice(0, i).join('/'));
   }
 
+  /** Paths that are something other than a file or folder (a FIFO, a socket, a device). */
+  special = new Map<string, FileKind>();
+
   async readFile(p: string): Promise<Uint8Array | undefined> {
     this.reads++;
     if (this.links.has(p)) throw new PlanError('UNSAFE_PATH', `${p} is a symbolic link`);
+    const kind = this.special.get(p) ?? (this.dirs.has(p) ? 'directory' : undefined);
+    if (kind) throw new PlanError('NOT_A_FILE', `${p.slice(p.lastIndexOf('/') + 1)} is ${describeKind(kind)}, not a file`, { file: p });
     const b = this.files.get(p);
     return b ? new Uint8Array(b) : undefined;
   }
   async stat(p: string): Promise<FileStat | undefined> {
-    if (this.links.has(p)) return { size: 0, mtimeMs: 0, isFile: false, isDirectory: false, isSymbolicLink: true };
+    if (this.links.has(p)) return { size: 0, mtimeMs: 0, isFile: false, isDirectory: false, isSymbolicLink: true, kind: 'symlink' };
+    const special = this.special.get(p);
+    if (special) return { size: 0, mtimeMs: this.mtimes.get(p) ?? 0, isFile: false, isDirectory: false, isSymbolicLink: false, kind: special };
     const b = this.files.get(p);
-    if (b) return { size: b.byteLength, mtimeMs: this.mtimes.get(p) ?? 0, isFile: true, isDirectory: false, isSymbolicLink: false };
-    if (this.dirs.has(p)) return { size: 0, mtimeMs: 0, isFile: false, isDirectory: true, isSymbolicLink: false };
+    if (b) return { size: b.byteLength, mtimeMs: this.mtimes.get(p) ?? 0, isFile: true, isDirectory: false, isSymbolicLink: false, kind: 'file' };
+    if (this.dirs.has(p)) return { size: 0, mtimeMs: 0, isFile: false, isDirectory: true, isSymbolicLink: false, kind: 'directory' };
     return undefined;
   }
   async statMany(paths: readonly string[]): Promise<(FileStat | undefined)[]> {
@@ -38,7 +45,7 @@ export class MemoryFileSystem implements FileSystemPort {
   }
   async readDir(p: string): Promise<string[]> {
     const out = new Set<string>();
-    for (const k of [...this.files.keys(), ...this.links.keys(), ...this.dirs]) {
+    for (const k of [...this.files.keys(), ...this.links.keys(), ...this.special.keys(), ...this.dirs]) {
       if (k.startsWith(p + '/')) out.add(k.slice(p.length + 1).split('/')[0]);
     }
     return [...out];
