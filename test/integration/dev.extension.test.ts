@@ -1,7 +1,9 @@
 // The extension in the real extension host of VS Code 1.139 (code-server), in development mode,
 // on a fresh copy of the sample workspace. Outside writes use plain fs, as git or another agent would.
 import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editStep, isPlanError, markStep } from '../../src/core';
@@ -67,6 +69,32 @@ describe('Pi Plans in a real VS Code', function () {
     await assert.rejects(store.update(id, 'agent', (d, c) => editStep(d, { op: 'add', text: 'x' }, c)), (err: unknown) => isPlanError(err, 'INVALID_FILE'));
     assert.equal(fs.readFileSync(planFile(id), 'utf8'), bad);
     fs.unlinkSync(planFile(id));
+  });
+
+  it('lists a FIFO, a socket and a folder named like plans as invalid, and the extension host stays responsive', async () => {
+    const a = await api();
+    const fifo = planFile('PLAN-f1f0f1f0');
+    execFileSync('mkfifo', [fifo]);
+    fs.mkdirSync(planFile('PLAN-d1d1d1d1'));
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(planFile('PLAN-50c50c50'), r));
+    try {
+      for (const [id, what] of [['PLAN-f1f0f1f0', 'a named pipe'], ['PLAN-d1d1d1d1', 'a folder'], ['PLAN-50c50c50', 'a socket']]) {
+        const e = await until(`${id} listed`, () => a.listPlans().find((x) => x.id === id));
+        assert.equal(e.valid, false);
+        assert.match(e.error!.message, new RegExp(`is ${what}, not a file`));
+      }
+      // Responsive: a command and a read of a real plan answer while the FIFO is there.
+      await vscode.commands.executeCommand('piPlans.refresh');
+      assert.equal((await a.readPlan('PLAN-3f9a1c2e')).fm.id, 'PLAN-3f9a1c2e');
+      await assert.rejects(a.readPlan('PLAN-f1f0f1f0'), /is a named pipe, not a file/);
+    } finally {
+      server.close();
+      fs.rmSync(fifo, { force: true });
+      fs.rmSync(planFile('PLAN-d1d1d1d1'), { recursive: true, force: true });
+      fs.rmSync(planFile('PLAN-50c50c50'), { force: true });
+      await until('the special files gone from the index', () => !a.listPlans().some((x) => ['PLAN-f1f0f1f0', 'PLAN-d1d1d1d1', 'PLAN-50c50c50'].includes(x.id)));
+    }
   });
 
   it('our own writes cause one change event each, and no reload loop', async () => {
