@@ -10,3 +10,4 @@ export * from './lifecycle';
 export * from './operations';
 export * from './textEdits';
 export * from './analyze';
+export * from './attentionOrder';

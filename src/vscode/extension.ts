@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { PlanDocument } from '../core';
+import { byAttention, type PlanDocument } from '../core';
 import type { PlanStore } from '../store';
 import { WorkspaceActivePlans } from './activePlans';
 import { registerLmTools } from './lmTools';
@@ -8,6 +8,7 @@ import { VsCodeReviewGate } from './reviewGate';
 import { PlanStatusBar } from './statusBar';
 import { FolderEntry, PlansChange, PlanStatusChange, WorkspacePlans } from './workspacePlans';
 import { COMMANDS } from './ids';
+import { statusIcon } from './planIcons';
 
 /** What other extensions get from `vscode.extensions.getExtension('pi-plans.pi-plans').exports`. */
 export interface PiPlansApi {
@@ -74,9 +75,16 @@ export function deactivate(): void {
 
 async function showPlansPick(plans: WorkspacePlans): Promise<void> {
   await plans.ready;
-  const items = plans.list().map((e) => ({
-    label: e.valid ? `${e.title}` : `$(warning) ${e.file}`,
-    description: e.valid ? `${e.status} · v${e.version} · ${e.stepsDone}/${e.steps} steps` : vscode.l10n.t('invalid'),
+  const rows = plans
+    .list()
+    .map((e) => ({ e, flag: plans.attention(e.folder, e.file) }))
+    .sort((a, b) => byAttention({ ...a.e, flag: a.flag }, { ...b.e, flag: b.flag }));
+  const multi = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+  const items = rows.map(({ e, flag }) => ({
+    label: e.valid ? `${statusIcon(e.status, flag)} ${e.title}` : `${statusIcon(undefined)} ${e.file}`,
+    description: e.valid
+      ? [flag ?? e.status, `v${e.version}`, `${e.stepsDone}/${e.steps} steps`, ...(multi ? [vscode.workspace.getWorkspaceFolder(e.folder)?.name ?? ''] : [])].join(' · ')
+      : vscode.l10n.t('invalid'),
     detail: e.valid ? e.id : `${e.error?.message ?? ''}${e.error?.line ? ` (line ${e.error.line})` : ''}`,
     entry: e,
   }));
@@ -84,7 +92,7 @@ async function showPlansPick(plans: WorkspacePlans): Promise<void> {
     void vscode.window.showInformationMessage(vscode.l10n.t('No plans yet: an agent creates them in .pi/plans.'));
     return;
   }
-  const pick = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Open a plan'), matchOnDescription: true, matchOnDetail: true });
+  const pick = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Open a plan (what needs your attention first)'), matchOnDescription: true, matchOnDetail: true });
   if (!pick) return;
   const uri = vscode.Uri.joinPath(pick.entry.folder, '.pi', 'plans', pick.entry.file);
   const line = pick.entry.error?.line;

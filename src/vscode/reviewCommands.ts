@@ -110,6 +110,14 @@ export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceA
       if (!id || !f) return;
       await active.set(id, f.name);
     }),
-    vscode.commands.registerCommand(COMMANDS.endWork, async () => active.clearAll()),
+    vscode.commands.registerCommand(COMMANDS.endWork, async () => {
+      const was = active.list();
+      if (!was.length) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('No plan work is active. Start it with "Pi Plans: Start Work on a Plan…".'));
+        return;
+      }
+      await active.clearAll();
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('Plan work ended on {0}.', was.map((a) => a.id).join(', ')), 4000);
+    }),
   ];
 }

@@ -97,6 +97,11 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
       const rows = page.locator('.quick-input-list .monaco-list-row');
       await rows.nth(5).waitFor();
       assert.equal(await rows.count(), 6);
+      // What needs attention first: the two proposals (newest first), each with its status icon.
+      assert.match(await rows.nth(0).innerText(), /Migrate the settings page/);
+      assert.match(await rows.nth(1).innerText(), /Send invoice reminder/);
+      assert.equal(await rows.nth(0).locator('.codicon-eye').count(), 1);
+      assert.match(await rows.nth(2).innerText(), /Add rate limiting[\s\S]*stalled/);
       // Animations are off (workbench.reduceMotion); still, take the picture only once the widget is fully opaque.
       await page.waitForFunction(() => {
         const w = document.querySelector('.quick-input-widget');

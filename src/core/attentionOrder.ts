@@ -1,0 +1,42 @@
+import type { PlanStatus } from './schema';
+
+/**
+ * The order a reviewer needs plans in: what awaits a decision first, then broken files, then
+ * what is running or stuck, then what waits to start, then drafts, then what is done with.
+ */
+export const ATTENTION_ORDER: readonly PlanStatus[] = [
+  'proposed',
+  'needs_review',
+  'executing',
+  'stalled',
+  'failed',
+  'approved',
+  'draft',
+  'rejected',
+  'completed',
+  'cancelled',
+  'superseded',
+];
+
+/** What a row needs to be placed: validity, status, whether it looks stalled, when it changed. */
+export interface AttentionRow {
+  valid: boolean;
+  status?: PlanStatus;
+  /** Noticed from outside the file: an executing plan without activity, a proposal waiting too long. */
+  flag?: 'stalled' | 'stale';
+  updatedAt?: string;
+  id: string;
+}
+
+/** Where a row goes: proposals and plans needing review, then invalid files, then by status (a stalled-looking run with the stalled ones). */
+export function attentionRank(r: AttentionRow): number {
+  if (!r.valid || !r.status) return 2;
+  if (r.status === 'proposed' || r.status === 'needs_review') return ATTENTION_ORDER.indexOf(r.status);
+  if (r.status === 'executing' && r.flag === 'stalled') return 3 + ATTENTION_ORDER.indexOf('stalled');
+  return 3 + ATTENTION_ORDER.indexOf(r.status);
+}
+
+/** Sorts rows for a reviewer: by rank, then the most recently updated first, then by id. */
+export function byAttention(a: AttentionRow, b: AttentionRow): number {
+  return attentionRank(a) - attentionRank(b) || (b.updatedAt ?? '').localeCompare(a.updatedAt ?? '') || a.id.localeCompare(b.id);
+}
