@@ -18,6 +18,12 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node, ...globals.mocha } },
   },
   {
+    // The demo's sample agent is a plain CommonJS extension (no build step).
+    files: ['demo/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // UI tests hand functions to the browser (page.evaluate, addInitScript): browser globals there.
     files: ['test/e2e/**/*.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.mocha, ...globals.browser } },

@@ -51,107 +51,138 @@ export const BASE_SETTINGS = {
 };
 
 /**
- * Starts code-server. `extensionsDir` may be given (e.g. with a .vsix installed); otherwise a
- * fresh one is made. `settings` are merged over BASE_SETTINGS into the user settings.
+ * Starts code-server. `extensionsDir` may be given; otherwise a fresh one is made, with `vsix`
+ * (a path or several) installed. `settings` are merged over BASE_SETTINGS into the user settings.
+ * `testDriver` turns on VS Code's smoke-test driver (extension tests in the URL; no toasts).
+ * `signal` aborts a start under way (nothing is left behind).
  * Returns { port, url(folder, payload), stop(), log }.
  */
-export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true, trust = false, port: wanted, settings = {} } = {}) {
+export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true, trust = false, port: wanted, settings = {}, signal, testDriver = false } = {}) {
   checkSetup();
   const home = tmp('home');
   const created = [home];
-  const dirs = {
-    userData: userDataDir ?? (created.push(tmp('user-data')), created.at(-1)),
-    extensions: extensionsDir ?? (created.push(tmp('extensions')), created.at(-1)),
-  };
-  fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
-  const settingsFile = path.join(dirs.userData, 'User', 'settings.json');
-  const existing = fs.existsSync(settingsFile) ? JSON.parse(fs.readFileSync(settingsFile, 'utf8')) : {};
-  fs.writeFileSync(settingsFile, JSON.stringify({ ...BASE_SETTINGS, ...existing, ...settings }, null, 2));
-  fs.mkdirSync(path.join(home, 'tmp'));
-  fs.mkdirSync(path.join(home, 'run'), { mode: 0o700 });
-  fs.writeFileSync(path.join(home, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
-  const env = {
-    ...process.env,
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_DATA_HOME: path.join(home, '.local/share'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_STATE_HOME: path.join(home, '.local/state'),
-    NODE_COMPILE_CACHE: path.join(home, 'node-compile-cache'),
-    // IPC sockets (vscode-ipc-*.sock, vscode-git-*.sock) and language-server scratch go here too.
-    TMPDIR: path.join(home, 'tmp'),
-    XDG_RUNTIME_DIR: path.join(home, 'run'),
-    PI_PLANS_CACHE_DIR: path.join(home, 'pi-plans-cache'),
-  };
-  delete env.NODE_OPTIONS;
-  if (vsix) {
-    const r = spawnSync(NODE24, [CODE_SERVER, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData, '--config', path.join(home, 'config.yaml'), '--install-extension', vsix], { env, encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`installing ${vsix} failed: ${r.stderr || r.stdout}`);
-  }
-  const port = wanted ?? (await freePort());
-  const args = [
-    CODE_SERVER,
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--auth', 'none',
-    '--disable-telemetry',
-    '--disable-update-check',
-    ...(trust ? [] : ['--disable-workspace-trust']),
-    '--disable-getting-started-override',
-    '--vscode-option', 'enable-smoke-test-driver',
-    '--user-data-dir', dirs.userData,
-    '--extensions-dir', dirs.extensions,
-    '--config', path.join(home, 'config.yaml'),
-  ];
-  const child = spawn(NODE24, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const onData = (d) => {
-    log += d;
-    if (!quiet) for (const line of String(d).split('\n')) if (line.trim() && !NOISE.test(line)) process.stderr.write(`[code-server] ${line}\n`);
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`code-server exited (${child.exitCode}):\n${log}`);
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/healthz`);
-      if (r.ok) break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error(`code-server did not answer on 127.0.0.1:${port}:\n${log}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  let stopped = false;
-  return {
-    port,
-    dirs,
-    get log() {
-      return log;
-    },
-    /** Workbench URL for a folder (or a .code-workspace file), with an optional payload (extension development, tests). */
-    url(folder, payload) {
-      const q = new URLSearchParams(folder.endsWith('.code-workspace') ? { workspace: folder } : { folder });
-      if (payload) q.set('payload', JSON.stringify(payload));
-      return `http://127.0.0.1:${port}/?${q}`;
-    },
-    /** `vscode-remote://` URI of a path on this machine, as the payload wants it. */
-    remote(p) {
-      return `vscode-remote://127.0.0.1:${port}${p}`;
-    },
-    /** Stops the server (the whole process group) and removes what it created. */
-    async stop() {
-      if (stopped) return;
-      stopped = true;
+  let child;
+  // A failed or aborted start leaves nothing behind: no process, no temp folder.
+  const undo = () => {
+    if (child && child.exitCode === null) {
       try {
-        process.kill(-child.pid, 'SIGKILL'); // the whole group: language servers included
+        process.kill(-child.pid, 'SIGKILL');
       } catch {
-        /* already gone */
+        /* gone */
       }
-      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-      for (const d of created) fs.rmSync(d, { recursive: true, force: true });
-    },
+    }
+    for (const d of created) fs.rmSync(d, { recursive: true, force: true });
   };
+  try {
+    return await startIn();
+  } catch (e) {
+    undo();
+    throw e;
+  }
+
+  async function startIn() {
+    const dirs = {
+      userData: userDataDir ?? (created.push(tmp('user-data')), created.at(-1)),
+      extensions: extensionsDir ?? (created.push(tmp('extensions')), created.at(-1)),
+    };
+    fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
+    const settingsFile = path.join(dirs.userData, 'User', 'settings.json');
+    const existing = fs.existsSync(settingsFile) ? JSON.parse(fs.readFileSync(settingsFile, 'utf8')) : {};
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...BASE_SETTINGS, ...existing, ...settings }, null, 2));
+    fs.mkdirSync(path.join(home, 'tmp'));
+    fs.mkdirSync(path.join(home, 'run'), { mode: 0o700 });
+    fs.writeFileSync(path.join(home, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
+    const env = {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      XDG_DATA_HOME: path.join(home, '.local/share'),
+      XDG_CACHE_HOME: path.join(home, '.cache'),
+      XDG_STATE_HOME: path.join(home, '.local/state'),
+      NODE_COMPILE_CACHE: path.join(home, 'node-compile-cache'),
+      // IPC sockets (vscode-ipc-*.sock, vscode-git-*.sock) and language-server scratch go here too.
+      TMPDIR: path.join(home, 'tmp'),
+      XDG_RUNTIME_DIR: path.join(home, 'run'),
+      PI_PLANS_CACHE_DIR: path.join(home, 'pi-plans-cache'),
+    };
+    delete env.NODE_OPTIONS;
+    for (const file of [vsix ?? []].flat()) {
+      const r = spawnSync(NODE24, [CODE_SERVER, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData, '--config', path.join(home, 'config.yaml'), '--install-extension', file], { env, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`installing ${file} failed: ${r.stderr || r.stdout}`);
+    }
+    const port = wanted ?? (await freePort());
+    const args = [
+      CODE_SERVER,
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--auth', 'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      ...(trust ? [] : ['--disable-workspace-trust']),
+      '--disable-getting-started-override',
+      // Needed for extension tests passed in the URL (the payload), and it turns notification
+      // toasts off: only the integration harness asks for it.
+      ...(testDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
+      '--user-data-dir', dirs.userData,
+      '--extensions-dir', dirs.extensions,
+      '--config', path.join(home, 'config.yaml'),
+    ];
+    if (signal?.aborted) throw new Error('aborted');
+    child = spawn(NODE24, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    const onData = (d) => {
+      log += d;
+      if (!quiet) for (const line of String(d).split('\n')) if (line.trim() && !NOISE.test(line)) process.stderr.write(`[code-server] ${line}\n`);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (signal?.aborted) throw new Error('aborted');
+      if (child.exitCode !== null) throw new Error(`code-server exited (${child.exitCode}):\n${log}`);
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+        if (r.ok) break;
+      } catch {
+        /* not up yet */
+      }
+      if (Date.now() > deadline) throw new Error(`code-server did not answer on 127.0.0.1:${port}:\n${log}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    let stopped = false;
+    return {
+      port,
+      dirs,
+      /** The process id (and process group id) of code-server. */
+      pid: child.pid,
+      /** Temp folders stop() removes. */
+      created,
+      get log() {
+        return log;
+      },
+      /** Workbench URL for a folder (or a .code-workspace file), with an optional payload (extension development, tests). */
+      url(folder, payload) {
+        const q = new URLSearchParams(folder.endsWith('.code-workspace') ? { workspace: folder } : { folder });
+        if (payload) q.set('payload', JSON.stringify(payload));
+        return `http://127.0.0.1:${port}/?${q}`;
+      },
+      /** `vscode-remote://` URI of a path on this machine, as the payload wants it. */
+      remote(p) {
+        return `vscode-remote://127.0.0.1:${port}${p}`;
+      },
+      /** Stops the server (the whole process group) and removes what it created. */
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        try {
+          process.kill(-child.pid, 'SIGKILL'); // the whole group: language servers included
+        } catch {
+          /* already gone */
+        }
+        await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+        for (const d of created) fs.rmSync(d, { recursive: true, force: true });
+      },
+    };
+  }
 }
 
 /** Launches headless chromium with a throwaway profile. Returns { browser, page, stop() }. */

@@ -17,7 +17,7 @@ if (!folder || !testsPath) {
 }
 
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('PI_PLANS_') || k === 'CI'));
-const server = await startCodeServer({ extensionsDir, vsix: process.env.PI_PLANS_VSIX || undefined });
+const server = await startCodeServer({ extensionsDir, vsix: process.env.PI_PLANS_VSIX || undefined, testDriver: true });
 const browser = await startBrowser();
 let finish;
 const exited = new Promise((r) => (finish = r));
