@@ -160,7 +160,7 @@ describe('npm run demo', function () {
       assert.match(plan.text, /status: proposed/);
       await page.locator('.tab', { hasText: `${plan.id}.md` }).waitFor({ timeout: 20_000 });
       assert.equal(await page.locator('.tab', { hasText: 'Welcome' }).count(), 0);
-      if (PICTURES) await page.screenshot({ path: path.join(PICTURES, 'demo-review.png') });
+      if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `demo-review-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
     });
 
     it('Reject… with feedback: the agent revises the plan and submits it again', async () => {

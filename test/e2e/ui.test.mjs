@@ -20,7 +20,7 @@ async function shot(page, name) {
 async function picture(page, name, clip) {
   if (!PICTURES) return;
   fs.mkdirSync(PICTURES, { recursive: true });
-  await page.screenshot({ path: path.join(PICTURES, `${name}.png`), clip });
+  await page.screenshot({ path: path.join(PICTURES, `${name}-${process.env.PI_PLANS_THEME ?? 'dark'}.png`), clip });
 }
 
 /** The status bar item of Pi Plans. */

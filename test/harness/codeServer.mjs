@@ -48,6 +48,8 @@ export const BASE_SETTINGS = {
   'workbench.startupEditor': 'none',
   'workbench.reduceMotion': 'on',
   'workbench.tips.enabled': false,
+  // PI_PLANS_THEME=light|dark picks the theme (the README's pictures come in both).
+  ...(process.env.PI_PLANS_THEME ? { 'workbench.colorTheme': process.env.PI_PLANS_THEME === 'light' ? 'Default Light Modern' : 'Default Dark Modern' } : {}),
 };
 
 /**

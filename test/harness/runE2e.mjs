@@ -6,7 +6,12 @@ import { ROOT } from './codeServer.mjs';
 
 execFileSync('bash', [path.join(ROOT, 'scripts/setup-vscode.sh')], { stdio: 'inherit' });
 execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
-const env = { ...process.env, ...(process.argv.includes('--screenshots') ? { PI_PLANS_SCREENSHOTS: '1' } : {}) };
 const mocha = path.join(ROOT, 'node_modules/mocha/bin/mocha.js');
-const r = spawnSync(process.execPath, [mocha, '--no-config', '--reporter', path.join(ROOT, 'test/helpers/summaryReporter.cjs'), '--timeout', '180000', 'test/e2e/**/*.test.mjs'], { cwd: ROOT, stdio: 'inherit', env });
-process.exit(r.status ?? 1);
+// --screenshots: the whole UI run once per theme, writing the README's pictures (name-dark.png, name-light.png).
+const runs = process.argv.includes('--screenshots') ? [{ PI_PLANS_SCREENSHOTS: '1', PI_PLANS_THEME: 'dark' }, { PI_PLANS_SCREENSHOTS: '1', PI_PLANS_THEME: 'light' }] : [{}];
+let status = 0;
+for (const extra of runs) {
+  const r = spawnSync(process.execPath, [mocha, '--no-config', '--reporter', path.join(ROOT, 'test/helpers/summaryReporter.cjs'), '--timeout', '180000', 'test/e2e/**/*.test.mjs'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...extra } });
+  status ||= r.status ?? 1;
+}
+process.exit(status);
