@@ -10,11 +10,18 @@ const STEPS = [
   { text: 'Test the route: 200, JSON body, no auth needed', tool: 'edit', operation: 'create', target: 'test/health.test.ts' },
   { text: 'Run the test suite', tool: 'terminal', operation: 'run', target: 'npm test' },
 ];
+/** workspaceState: the id of the agent's latest plan, and whether the one automatic run happened. */
+const LAST_PLAN = 'piPlansDemo.lastPlan';
+const AUTO_STARTED = 'piPlansDemo.autoStarted';
 
 let running = false;
 
+/** Stops a run that the person cancelled (the progress notification's Cancel). */
+class Cancelled extends Error {}
+
 /** Calls one tool and returns its text result. */
 async function call(log, name, input, token) {
+  if (token.isCancellationRequested) throw new Cancelled();
   log.appendLine(`→ ${name} ${JSON.stringify(input)}`);
   const r = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, token);
   const text = r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
@@ -22,6 +29,14 @@ async function call(log, name, input, token) {
   return text;
 }
 
+/** What a pattern found in a tool's result; a result of another shape stops the agent, quoting it. */
+function must(re, text, what) {
+  const m = re.exec(text);
+  if (!m) throw new Error(`expected ${what} in the tool's result, got: ${text.split('\n')[0]}`);
+  return m[1];
+}
+
+/** Waits `ms` (so a person can watch the plan change), or less when the run is cancelled. */
 const pause = (ms, token) =>
   new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -31,7 +46,8 @@ const pause = (ms, token) =>
     });
   });
 
-async function runAgent(log) {
+/** One run: draft a plan, submit it and wait for the review, revise on a rejection, execute on approval. */
+async function runAgent(log, state) {
   if (running) {
     void vscode.window.showInformationMessage('The sample agent is already running.');
     return;
@@ -47,45 +63,53 @@ async function runAgent(log) {
         await api.ready;
         progress.report({ message: 'drafting a plan…' });
         let r = await call(log, 'pi_plan_create', { title: 'Add a health-check endpoint', goal: 'Load balancers and uptime checks need a cheap endpoint that says the service is up and which build it runs.' }, token);
-        const id = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(r)[1];
+        const id = must(/\*\*(PLAN-[0-9a-f]{8})\*\*/, r, 'the new plan\'s id');
+        await state.update(LAST_PLAN, id);
         const ids = [];
         for (const s of STEPS) {
-          if (token.isCancellationRequested) return;
           r = await call(log, 'pi_plan_step', { id, op: 'add', ...s }, token);
-          ids.push(/Added (S\d{3,4})/.exec(r)[1]);
+          ids.push(must(/Added (S\d{3,4})/, r, 'the new step\'s id'));
           await pause(delay() / 3, token);
         }
         await call(log, 'pi_plan_update', { id, risks: ['The route must not leak secrets in the build info'], verification: ['npm test passes', 'curl localhost:3000/healthz answers 200'] }, token);
-        for (let round = 1; round <= 3; round++) {
-          if (token.isCancellationRequested) return;
+        for (let round = 1; ; round++) {
           progress.report({ message: `waiting for your review of ${id}…` });
           r = await call(log, 'pi_plan_submit', { id, wait: true }, token);
           if (/Approved by/.test(r)) break;
           const feedback = /<feedback>([\s\S]*?)<\/feedback>/.exec(r);
           if (!feedback) {
+            if (token.isCancellationRequested) throw new Cancelled();
             log.appendLine(`The review ended without a decision: ${r.split('\n')[0]}`);
+            return;
+          }
+          if (/status: needs_review/.test(r)) {
+            log.appendLine(`${id} was rejected ${round} times: it needs a person to reopen it. The agent stops here.`);
             return;
           }
           progress.report({ message: 'revising the plan with your feedback…' });
           const text = feedback[1].trim().replace(/\s+/g, ' ').slice(0, 400);
+          // The revision: a step that addresses the feedback, before the final test run.
           r = await call(log, 'pi_plan_step', { id, op: 'add', text: `Address the review: ${text}`, after: ids[ids.length - 2] }, token);
-          ids.splice(ids.length - 1, 0, /Added (S\d{3,4})/.exec(r)[1]);
+          ids.splice(ids.length - 1, 0, must(/Added (S\d{3,4})/, r, 'the new step\'s id'));
           await pause(delay() / 2, token);
-          if (round === 3) return;
         }
         progress.report({ message: `executing ${id}…` });
         await call(log, 'pi_plan_execute', { id, op: 'start' }, token);
-        for (const step of ids) {
-          if (token.isCancellationRequested) return;
-          progress.report({ message: `${step}…` });
+        for (const [i, step] of ids.entries()) {
+          progress.report({ message: `${step} (${i + 1} of ${ids.length})…`, increment: 100 / ids.length });
           await call(log, 'pi_plan_execute', { id, op: 'mark', step, status: 'in_progress' }, token);
           await pause(delay(), token);
           await call(log, 'pi_plan_execute', { id, op: 'mark', step, status: 'done', note: `done by the sample agent at ${new Date().toLocaleTimeString()}` }, token);
         }
+        log.appendLine(`Finished ${id}.`);
         void vscode.window.showInformationMessage(`The sample agent finished ${id}.`);
       },
     );
   } catch (e) {
+    if (e instanceof Cancelled || e instanceof vscode.CancellationError) {
+      log.appendLine('Cancelled: the plan stays as it is.');
+      return;
+    }
     log.appendLine(`Stopped: ${e && e.message ? e.message : String(e)}`);
     void vscode.window.showErrorMessage(`Sample agent: ${e && e.message ? e.message : String(e)}`);
   } finally {
@@ -93,10 +117,35 @@ async function runAgent(log) {
   }
 }
 
+/**
+ * The demo's one automatic run. A reload or a second tab on the same workspace does not start
+ * another plan: it says where the first one stands instead, when it was left unfinished.
+ */
+async function autoStart(log, state) {
+  if (!state.get(AUTO_STARTED, false)) {
+    await state.update(AUTO_STARTED, true);
+    return runAgent(log, state);
+  }
+  const id = state.get(LAST_PLAN);
+  if (!id) return undefined;
+  const api = await vscode.extensions.getExtension('pi-plans.pi-plans').activate();
+  await api.ready;
+  const plan = await Promise.resolve(api.readPlan(id)).catch(() => undefined);
+  const status = plan && plan.fm ? plan.fm.status : undefined;
+  if (!['draft', 'proposed', 'approved', 'executing'].includes(status)) return undefined;
+  const again = 'Run the Sample Agent';
+  const choice = await vscode.window.showInformationMessage(
+    `The sample agent stopped when its window closed: ${id} is ${status}. Run it again for a new plan.`,
+    again,
+  );
+  return choice === again ? runAgent(log, state) : undefined;
+}
+
 function activate(context) {
   const log = vscode.window.createOutputChannel('Pi Plans Sample Agent');
-  context.subscriptions.push(log, vscode.commands.registerCommand('piPlansDemo.runAgent', () => runAgent(log)));
-  if (vscode.workspace.getConfiguration('piPlansDemo').get('autoStart', false)) void runAgent(log);
+  const state = context.workspaceState;
+  context.subscriptions.push(log, vscode.commands.registerCommand('piPlansDemo.runAgent', () => runAgent(log, state)));
+  if (vscode.workspace.getConfiguration('piPlansDemo').get('autoStart', false)) void autoStart(log, state);
 }
 
 module.exports = { activate, deactivate() {} };

@@ -4,6 +4,7 @@
 // killed, or a signal during setup), nothing is left: no code-server process, no port, no temp folder.
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -39,14 +40,37 @@ const answers = (url) => fetch(url).then(
 );
 
 /**
+ * Every process that inherited the environment variable PI_PLANS_DEMO_TEST_MARK=`mark`: the demo
+ * and all it started (setup steps, code-server, its extension hosts and language servers), wherever
+ * they were re-parented to. Read from /proc.
+ */
+function marked(mark) {
+  const out = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(`PI_PLANS_DEMO_TEST_MARK=${mark}`)) out.push(Number(name));
+    } catch {
+      /* ended meanwhile, or not ours to read */
+    }
+  }
+  return out;
+}
+
+/**
  * Starts the demo (or a parent that starts it) and waits until it printed its URL. Returns what
  * it printed: the URL, code-server's process group, the temp folders, and the process.
  */
-async function startDemo({ viaParent = false, env = {} } = {}) {
-  const demoEnv = { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_AUTOSTART: '0', ...env };
-  const proc = viaParent
-    ? spawn(process.execPath, ['-e', `const c=require('child_process').spawn(process.execPath,[${JSON.stringify(DEMO)},'--no-setup'],{stdio:'inherit'});setInterval(()=>{},1e9)`], { env: demoEnv, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, [DEMO, '--no-setup'], { env: demoEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startDemo({ via, env = {} } = {}) {
+  const mark = randomUUID();
+  const demoEnv = { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_AUTOSTART: '0', PI_PLANS_DEMO_TEST_MARK: mark, ...env };
+  const stdio = ['ignore', 'pipe', 'pipe'];
+  const proc =
+    via === 'node'
+      ? spawn(process.execPath, ['-e', `require('child_process').spawn(process.execPath,[${JSON.stringify(DEMO)},'--no-setup'],{stdio:'inherit'});setInterval(()=>{},1e9)`], { env: demoEnv, stdio })
+      : via === 'npm'
+        ? spawn('npm', ['run', 'demo', '--', '--no-setup'], { cwd: ROOT, env: demoEnv, stdio }) // npm -> sh -c -> node
+        : spawn(process.execPath, [DEMO, '--no-setup'], { env: demoEnv, stdio });
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));
@@ -62,12 +86,14 @@ async function startDemo({ viaParent = false, env = {} } = {}) {
   const url = /Open:\s+(http:\/\/127\.0\.0\.1:\d+\/\?folder=\S+)/.exec(out)[1];
   const pid = Number(/code-server pid (\d+)/.exec(out)[1]);
   const temps = /temporary folders: (.*)/.exec(out)[1].trim().split(' ');
-  return { proc, url, pid, temps, exited, out: () => out };
+  assert.ok(marked(mark).length >= 3, 'the demo, code-server and its processes are seen');
+  return { proc, url, pid, temps, exited, mark, out: () => out };
 }
 
-/** Everything the demo made is gone: its process, code-server's whole group, the port, the folders. */
+/** Everything the demo made is gone: its process, code-server's whole group, every process it started, the port, the folders. */
 async function assertCleanedUp(d, before) {
   await until('code-server and its group to end', () => !alive(-d.pid), 20_000);
+  await until('every process the demo started to end', () => marked(d.mark).length === 0, 20_000);
   assert.equal(await answers(d.url), false, 'the port no longer answers');
   for (const t of d.temps) assert.equal(fs.existsSync(t), false, `${t} was removed`);
   const left = [...ourTemps()].filter((n) => !before.has(n));
@@ -77,15 +103,13 @@ async function assertCleanedUp(d, before) {
 describe('npm run demo', function () {
   this.timeout(300_000);
 
-  before(function () {
-    this.timeout(600_000);
-    // The UI run packages the extension; the demo's own setup adds the sample agent's package.
-    execFileSync(process.execPath, [DEMO, '--check'], { cwd: ROOT, stdio: 'ignore', env: { ...process.env, PI_PLANS_DEMO_PORT: '0' } });
-  });
-
-  it('--check starts VS Code with the extension on the sample workspace and answers at the URL', () => {
-    const out = execFileSync(process.execPath, [DEMO, '--check', '--no-setup'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PI_PLANS_DEMO_PORT: '0' } });
+  it('--check starts VS Code with the extension on the sample workspace, answers at the URL and leaves nothing', async () => {
+    const before = ourTemps();
+    const mark = randomUUID();
+    const out = execFileSync(process.execPath, [DEMO, '--check', '--no-setup'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_TEST_MARK: mark } });
     assert.match(out, /\[demo\] ok: the workbench answered at http:\/\/127\.0\.0\.1:\d+\/\?folder=/);
+    await until('every process of the demo to end', () => marked(mark).length === 0, 20_000);
+    assert.deepEqual([...ourTemps()].filter((n) => !before.has(n)), []);
   });
 
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
@@ -95,30 +119,70 @@ describe('npm run demo', function () {
       assert.equal(await answers(d.url), true);
       d.proc.kill(sig);
       const { code } = await d.exited;
-      assert.notEqual(code, null, 'the demo exited by itself after cleaning up');
+      assert.equal(code, { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }[sig], `the demo exited by itself after cleaning up:\n${d.out()}`);
       await assertCleanedUp(d, before);
     });
   }
 
-  it('its parent dying (SIGKILL, no signal for the demo) stops it all the same', async () => {
+  for (const via of ['node', 'npm']) {
+    it(`its parent dying (${via === 'npm' ? '`npm run demo`, npm SIGKILLed: the demo runs under its `sh -c`' : 'a small node parent SIGKILLed'}) stops it all the same`, async () => {
+      const before = ourTemps();
+      const d = await startDemo({ via });
+      d.proc.kill('SIGKILL');
+      await d.exited;
+      await assertCleanedUp(d, before);
+      assert.match(d.out(), /the process that started the demo is gone: stopping/);
+    });
+  }
+
+  it('a signal during setup stops the setup script and all it started, with nothing left', async () => {
     const before = ourTemps();
-    const d = await startDemo({ viaParent: true });
-    d.proc.kill('SIGKILL');
-    await d.exited;
-    await assertCleanedUp(d, before);
+    const mark = randomUUID();
+    // Without --no-setup: the demo runs scripts/setup-vscode.sh first (a few checks when all is there).
+    const proc = spawn(process.execPath, [DEMO], { env: { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_TEST_MARK: mark }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let during;
+    const exited = new Promise((r) => proc.on('exit', (code) => r(code)));
+    proc.stderr.on('data', (d) => (out += d));
+    proc.stdout.on('data', (d) => {
+      out += d;
+      // The setup script printed its first line: it is running (with more to do). Signal now,
+      // noting which of the demo's processes exist at that moment.
+      if (during === undefined && out.includes('[setup] ')) {
+        during = marked(mark).filter((p) => p !== proc.pid);
+        proc.kill('SIGTERM');
+      }
+    });
+    assert.equal(await exited, 143, out);
+    assert.ok(during?.length > 0, `the setup script was running when the signal came:\n${out}`);
+    assert.doesNotMatch(out, /starting VS Code/);
+    await until('every process of the setup to end', () => marked(mark).length === 0, 20_000);
+    assert.deepEqual([...ourTemps()].filter((n) => !before.has(n)), [], 'no pi-plans-* folder (the setup\'s own temp folder included) is left');
   });
 
-  it('a signal during setup stops it at once, with nothing started', async () => {
+  it('a signal while the sample agent is packaged kills the packager and leaves the old .vsix whole', async () => {
+    const agentVsix = path.join(ROOT, 'out', 'pi-plans-sample-agent.vsix');
+    const old = fs.readFileSync(agentVsix);
+    fs.utimesSync(agentVsix, new Date(0), new Date(0)); // older than its sources: --no-setup packages it again
     const before = ourTemps();
-    const proc = spawn(process.execPath, [DEMO], { env: { ...process.env, PI_PLANS_DEMO_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const mark = randomUUID();
+    const proc = spawn(process.execPath, [DEMO, '--no-setup'], { env: { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_TEST_MARK: mark }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     proc.stdout.on('data', (d) => (out += d));
+    proc.stderr.on('data', (d) => (out += d));
     const exited = new Promise((r) => proc.on('exit', (code) => r(code)));
-    await until('setup to begin', () => out.includes('[demo] setting up'), 60_000);
-    proc.kill('SIGTERM');
-    assert.equal(await exited, 143);
-    assert.doesNotMatch(out, /starting VS Code/);
-    assert.deepEqual([...ourTemps()].filter((n) => !before.has(n)), []);
+    try {
+      await until('vsce packaging the sample agent', () => out.includes('[demo] packaging the sample agent') && marked(mark).some((p) => p !== proc.pid));
+      proc.kill('SIGINT');
+      assert.equal(await exited, 130, out);
+      await until('every process of the demo to end', () => marked(mark).length === 0, 20_000);
+      assert.deepEqual(fs.readdirSync(path.join(ROOT, 'out')).filter((f) => f.endsWith('.part')), [], 'no half-written package is left');
+      assert.ok(fs.readFileSync(agentVsix).equals(old), 'the previous .vsix is untouched');
+      assert.deepEqual([...ourTemps()].filter((n) => !before.has(n)), []);
+    } finally {
+      proc.kill('SIGKILL');
+      fs.utimesSync(agentVsix, new Date(0), new Date(0)); // packaged again by the next start
+    }
   });
 
   describe('the review loop with the sample agent', () => {
@@ -143,14 +207,15 @@ describe('npm run demo', function () {
     });
 
     const ws = () => decodeURIComponent(/folder=([^&]+)/.exec(d.url)[1]);
-    const agentPlan = () => {
-      for (const n of fs.readdirSync(path.join(ws(), '.pi/plans'))) {
-        if (!n.endsWith('.md')) continue;
-        const text = fs.readFileSync(path.join(ws(), '.pi/plans', n), 'utf8');
-        if (text.includes('Add a health-check endpoint')) return { id: n.slice(0, -3), text };
-      }
-      return undefined;
-    };
+    /** The sample agent's plans on disk, oldest first. */
+    const agentPlans = () =>
+      fs
+        .readdirSync(path.join(ws(), '.pi/plans'))
+        .filter((n) => n.endsWith('.md'))
+        .map((n) => ({ id: n.slice(0, -3), text: fs.readFileSync(path.join(ws(), '.pi/plans', n), 'utf8') }))
+        .filter((p) => p.text.includes('Add a health-check endpoint'))
+        .sort((a, b) => /created_at: (\S+)/.exec(a.text)[1].localeCompare(/created_at: (\S+)/.exec(b.text)[1]));
+    const agentPlan = () => agentPlans()[0];
     const review = (page) => page.locator('.notifications-toasts .notification-list-item', { hasText: 'is ready for your review' });
 
     it('opens on the agent\'s proposed plan with the review waiting, and no Welcome tab', async () => {
@@ -189,6 +254,27 @@ describe('npm run demo', function () {
       assert.equal((done.text.match(/^\d+\. \[x\] S\d{3}/gm) ?? []).length, 5, done.text);
       assert.equal((done.text.match(/> Note: done by the sample agent/g) ?? []).length, 5);
       assert.match(done.text, /approved_by: user/);
+      await page.locator('.notifications-toasts .notification-list-item', { hasText: `The sample agent finished ${done.id}` }).waitFor({ timeout: 20_000 });
+    });
+
+    it('runs again from the command palette, and a reload does not start another plan', async () => {
+      const page = browser.page;
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 20_000 });
+      await input.fill('>Pi Plans Demo: Run the Sample Agent');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run the Sample Agent' }).first().waitFor({ timeout: 20_000 });
+      await page.keyboard.press('Enter');
+      const second = await until('a second plan of the agent, proposed', () => {
+        const ps = agentPlans();
+        return ps.length === 2 && /status: proposed/.test(ps[1].text) && ps[1];
+      });
+      await page.locator('.notifications-toasts .notification-list-item', { hasText: `${second.id} "Add a health-check endpoint" is ready for your review` }).waitFor({ timeout: 20_000 });
+      // The automatic run happened once for this workspace: a reload says where the agent left off.
+      await page.reload();
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      await page.locator('.notifications-toasts .notification-list-item', { hasText: `The sample agent stopped when its window closed: ${second.id} is proposed` }).waitFor({ timeout: 60_000 });
+      assert.equal(agentPlans().length, 2, 'no new plan after the reload');
     });
   });
 });
