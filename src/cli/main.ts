@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  changedSinceApproval,
   approve,
   changeStatus,
   isPlanError,
@@ -26,7 +27,7 @@ const realIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process
 function entryLine(e: IndexEntry, flag?: string): string {
   if (!e.valid) return `${e.id}  INVALID  .pi/plans/${e.file}${e.error?.line ? `:${e.error.line}` : ''}: ${e.error?.message}`;
   const steps = e.steps ? `${e.stepsDone}/${e.steps} steps` : 'no steps';
-  const note = flag === 'stalled' ? '  (no activity within executor_timeout_minutes: stalled?)' : flag === 'stale' ? '  (stale: waiting for review longer than stale_after_days)' : '';
+  const note = flag === 'stalled' ? '  (no activity within executor_timeout_minutes: stalled?)' : flag === 'stale' ? '  (stale: waiting for review longer than stale_after_days)' : flag === 'changed' ? '  (CHANGED SINCE APPROVAL: approve it again before it runs)' : '';
   return `${e.id}  ${e.status!.padEnd(12)} v${String(e.version).padEnd(4)} ${steps.padEnd(12)} ${e.title}${note}`;
 }
 
@@ -87,7 +88,7 @@ export function buildProgram(io: CliIo = realIo): Command {
         const f = doc.fm;
         const done = doc.steps.filter((x) => x.status === 'done' || x.status === 'skipped').length;
         io.out(`${f.id}: ${f.title}\nstatus: ${f.status}   version: ${f.version}   steps: ${done}/${doc.steps.length} done   updated: ${f.updated_at}\n`);
-        if (f.approved_by) io.out(`approved by ${f.approved_by} at v${f.approved_version}\n`);
+        if (f.approved_by) io.out(`approved by ${f.approved_by} at v${f.approved_version}${changedSinceApproval(doc) ? ', CHANGED SINCE: its text differs from what was approved; submit it for review again' : ''}\n`);
         io.out(`${doc.body.replace(/^\s+/, '\n')}`);
         if (!doc.body.endsWith('\n')) io.out('\n');
       }

@@ -18,19 +18,27 @@ export const ATTENTION_ORDER: readonly PlanStatus[] = [
   'superseded',
 ];
 
+/**
+ * What is noticed from outside a plan's status, never written to the file: an executing plan
+ * without activity (`stalled`), a proposal waiting too long (`stale`), a plan whose text changed
+ * after its approval (`changed`).
+ */
+export type AttentionFlag = 'stalled' | 'stale' | 'changed';
+
 /** What a row needs to be placed: validity, status, whether it looks stalled, when it changed. */
 export interface AttentionRow {
   valid: boolean;
   status?: PlanStatus;
   /** Noticed from outside the file: an executing plan without activity, a proposal waiting too long. */
-  flag?: 'stalled' | 'stale';
+  flag?: AttentionFlag;
   updatedAt?: string;
   id: string;
 }
 
 /** Where a row goes: proposals and plans needing review, then invalid files, then by status (a stalled-looking run with the stalled ones). */
 export function attentionRank(r: AttentionRow): number {
-  if (!r.valid || !r.status) return 2;
+  // A broken file and a plan changed since its approval both wait for a person.
+  if (!r.valid || !r.status || r.flag === 'changed') return 2;
   if (r.status === 'proposed' || r.status === 'needs_review') return ATTENTION_ORDER.indexOf(r.status);
   if (r.status === 'executing' && r.flag === 'stalled') return 3 + ATTENTION_ORDER.indexOf('stalled');
   return 3 + ATTENTION_ORDER.indexOf(r.status);

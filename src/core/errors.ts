@@ -12,6 +12,7 @@ export type PlanErrorCode =
   | 'HUMAN_ONLY'
   | 'VERSION_CONFLICT'
   | 'STALE_APPROVAL'
+  | 'CHANGED_SINCE_APPROVAL'
   | 'VALIDATION_FAILED'
   | 'UNSAFE_PATH'
   | 'NOT_A_FILE'

@@ -11,3 +11,4 @@ export * from './operations';
 export * from './textEdits';
 export * from './analyze';
 export * from './attentionOrder';
+export * from './approval';

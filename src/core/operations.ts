@@ -8,6 +8,7 @@ import {
   rememberOutline,
   sectionText,
 } from './document';
+import { approvalDigest, changedSinceApproval } from './approval';
 import { PlanError } from './errors';
 import { FrontmatterValue, stringifyEntry } from './frontmatter';
 import { nextStatus, PlanAction } from './lifecycle';
@@ -174,16 +175,15 @@ function stamp(doc: PlanDocument, ctx: OpContext, patch: Record<string, Frontmat
   return { ...patch, version: doc.fm.version + 1, updated_at: ctx.now };
 }
 
+/** The frontmatter patch that voids an approval. */
+const APPROVAL_CLEARED = { approved_by: undefined, approved_version: undefined, approved_at: undefined, approved_hash: undefined } as const;
+
 /** Status patch for a content edit: rejected -> draft, approved -> proposed (approval void). */
 function editPatch(doc: PlanDocument, ctx: OpContext): Record<string, FrontmatterValue | undefined> {
   const to = nextStatus(doc.fm.id, doc.fm.status, 'edit', ctx.actor);
   const patch: Record<string, FrontmatterValue | undefined> = {};
   if (to !== doc.fm.status) patch.status = to;
-  if (doc.fm.approved_by !== undefined || doc.fm.approved_version !== undefined) {
-    patch.approved_by = undefined;
-    patch.approved_version = undefined;
-    patch.approved_at = undefined;
-  }
+  if (doc.fm.approved_by !== undefined || doc.fm.approved_version !== undefined || doc.fm.approved_hash !== undefined) Object.assign(patch, APPROVAL_CLEARED);
   return patch;
 }
 
@@ -541,7 +541,9 @@ export function reviewProblems(doc: PlanDocument, config: PlansConfig = DEFAULT_
 
 /** draft -> proposed after validation; a plan with no steps is cancelled (seed 001). */
 export function submit(doc: PlanDocument, ctx: OpContext): OpResult {
-  const to = nextStatus(doc.fm.id, doc.fm.status, 'submit', ctx.actor);
+  // An approved plan whose text was changed after the approval goes back to review as it is now.
+  const resubmit = doc.fm.status === 'approved' && changedSinceApproval(doc);
+  const to = resubmit ? 'proposed' : nextStatus(doc.fm.id, doc.fm.status, 'submit', ctx.actor);
   const d = ensureStepIds(doc);
   if (!d.steps.length) {
     const text = applyEdits(d, { ...stamp(doc, ctx), status: 'cancelled', result_summary: 'Cancelled on submit: the plan had no steps.' }).text;
@@ -551,7 +553,7 @@ export function submit(doc: PlanDocument, ctx: OpContext): OpResult {
   if (problems.length) {
     throw new PlanError('VALIDATION_FAILED', `${doc.fm.id} is not ready for review; it stays a draft. Fix: ${problems.join('; ')}. Then submit again.`, { problems });
   }
-  return result(doc, applyEdits(d, { ...stamp(doc, ctx), status: to }).text, 'status');
+  return result(doc, applyEdits(d, { ...stamp(doc, ctx), status: to, ...(resubmit ? APPROVAL_CLEARED : {}) }).text, 'status', resubmit ? { note: 'changed since approval: submitted again' } : {});
 }
 
 /** proposed -> approved. `seenVersion` is the version the reviewer looked at: a changed plan is refused. */
@@ -560,7 +562,7 @@ export function approve(doc: PlanDocument, seenVersion: number, ctx: OpContext):
   if (seenVersion !== doc.fm.version) {
     throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seenVersion}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version, then approve it.`, { currentVersion: doc.fm.version });
   }
-  const text = applyEdits(doc, { ...stamp(doc, ctx), status: to, approved_by: ctx.actor, approved_version: doc.fm.version, approved_at: ctx.now }).text;
+  const text = applyEdits(doc, { ...stamp(doc, ctx), status: to, approved_by: ctx.actor, approved_version: doc.fm.version, approved_at: ctx.now, approved_hash: approvalDigest(doc) }).text;
   return result(doc, text, 'status');
 }
 
@@ -584,6 +586,7 @@ export function reject(doc: PlanDocument, feedback: string, ctx: OpContext, seen
 /** A plain status change that the transition table allows (cancel, reopen, retry, resume, stall). */
 export function changeStatus(doc: PlanDocument, action: Extract<PlanAction, 'cancel' | 'reopen' | 'retry' | 'resume' | 'stall'>, ctx: OpContext, reason?: string): OpResult {
   const to = nextStatus(doc.fm.id, doc.fm.status, action, ctx.actor);
+  if (action === 'resume') refuseIfChangedSinceApproval(doc, 'resumed');
   const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), status: to };
   if (action === 'cancel') {
     if (reason) patch.result_summary = oneLine(reason).slice(0, LIMITS.resultSummary);
@@ -594,7 +597,7 @@ export function changeStatus(doc: PlanDocument, action: Extract<PlanAction, 'can
     patch.result_summary = undefined;
   }
   if (action === 'resume') patch.execution_ended_at = undefined;
-  if (action === 'reopen') Object.assign(patch, { approved_by: undefined, approved_version: undefined, approved_at: undefined });
+  if (action === 'reopen') Object.assign(patch, APPROVAL_CLEARED);
   return result(doc, applyEdits(doc, patch).text, 'status', { note: reason });
 }
 
@@ -603,10 +606,20 @@ export function changeStatus(doc: PlanDocument, action: Extract<PlanAction, 'can
 /** approved -> executing. */
 export function startExecution(doc: PlanDocument, ctx: OpContext, session?: string): OpResult {
   const to = nextStatus(doc.fm.id, doc.fm.status, 'start', ctx.actor);
+  refuseIfChangedSinceApproval(doc, 'started');
   const d = ensureStepIds(doc);
   const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), status: to, execution_started_at: ctx.now, execution_ended_at: undefined };
   if (session) patch.execution_session = oneLine(session).slice(0, LIMITS.shortField);
   return result(doc, applyEdits(d, patch).text, 'status');
+}
+
+/** A plan edited after its approval is not executed on that approval. */
+function refuseIfChangedSinceApproval(doc: PlanDocument, what: string): void {
+  if (!changedSinceApproval(doc)) return;
+  throw new PlanError(
+    'CHANGED_SINCE_APPROVAL',
+    `${doc.fm.id} was changed after ${doc.fm.approved_by ?? 'a person'} approved v${doc.fm.approved_version ?? '?'}: its steps or sections differ from what was approved, so it cannot be ${what} on that approval. ${doc.fm.status === 'approved' ? 'Submit it for review again (pi_plan_submit)' : 'A person retries it (back to approved), then it is submitted for review again (pi_plan_submit)'}; a person approves the current text.`,
+  );
 }
 
 /** Marks a step (executing only). Marking the last open step done or skipped completes the plan. */

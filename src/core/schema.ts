@@ -79,6 +79,8 @@ export const FrontmatterSchema = z.object({
   approved_by: opt(z.enum(ACTORS)),
   approved_version: opt(z.number().int().min(0)),
   approved_at: opt(timestamp),
+  /** Digest of what was approved (title, steps, sections): a later edit outside the store shows as "changed since approval". */
+  approved_hash: opt(z.string().regex(/^[0-9a-f]{16}$/, 'a digest of 16 hex digits, written by the approval')),
 });
 export type Frontmatter = z.infer<typeof FrontmatterSchema>;
 /** Frontmatter keys in the order a new plan writes them. */

@@ -18,6 +18,8 @@ export interface IndexEntry {
   stepsDone: number;
   approvedBy?: Actor;
   approvedVersion?: number;
+  /** The digest recorded with the approval (see `changedSinceApproval`). */
+  approvedHash?: string;
   supersedes?: string;
   supersededBy?: string;
   size: number;
@@ -54,6 +56,7 @@ export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat:
       stepsDone: s.stepsDone,
       approvedBy: s.fm.approved_by,
       approvedVersion: s.fm.approved_version,
+      approvedHash: s.fm.approved_hash,
       supersedes: s.fm.supersedes,
       supersededBy: s.fm.superseded_by,
     };

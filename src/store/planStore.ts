@@ -1,5 +1,7 @@
 import {
   Actor,
+  AttentionFlag,
+  changedSinceApproval,
   Checkpoint,
   CheckpointSchema,
   clonePlan,
@@ -62,7 +64,8 @@ export interface UpdateOptions {
 }
 
 const encoder = new TextEncoder();
-const CACHE_FORMAT = 1;
+// 2: entries carry `approvedHash`.
+const CACHE_FORMAT = 2;
 const READ_CHUNK = 256;
 
 /**
@@ -300,14 +303,29 @@ export class PlanStore {
    * with no activity for `executor_timeout_minutes`, `stale` for a proposed plan waiting longer
    * than `stale_after_days`.
    */
-  async attention(entry: IndexEntry): Promise<'stalled' | 'stale' | undefined> {
+  async attention(entry: IndexEntry): Promise<AttentionFlag | undefined> {
     if (!entry.valid || !entry.updatedAt || !entry.status) return undefined;
+    if (entry.approvedHash && (await this.changedSinceApproval(entry))) return 'changed';
     const now = this.ports.clock.now().toISOString();
     const fm = { status: entry.status, updated_at: entry.updatedAt } as Frontmatter;
     if (entry.status === 'proposed') return isStale(fm, now, this._config) ? 'stale' : undefined;
     if (entry.status !== 'executing') return undefined;
     const last = (await this.readCheckpoints(entry.id)).at(-1)?.at;
     return isStalled(fm, last, now, this._config) ? 'stalled' : undefined;
+  }
+
+  /** Digest checks by file, kept while the file's size and time stay the same. */
+  private readonly approvalChecks = new Map<string, { size: number; mtimeMs: number; changed: boolean }>();
+
+  /** True when the plan's text differs from what was approved (one read and parse, then cached per file state). */
+  private async changedSinceApproval(entry: IndexEntry): Promise<boolean> {
+    const hit = this.approvalChecks.get(entry.file);
+    if (hit && hit.size === entry.size && hit.mtimeMs === entry.mtimeMs) return hit.changed;
+    const doc = await this.read(entry.id).catch(() => undefined);
+    const changed = doc ? changedSinceApproval(doc) : false;
+    this.approvalChecks.set(entry.file, { size: entry.size, mtimeMs: entry.mtimeMs, changed });
+    if (this.approvalChecks.size > 1000) this.approvalChecks.delete(this.approvalChecks.keys().next().value as string);
+    return changed;
   }
 
   /** The checkpoint log of a plan. Lines that are not ours (pi-planner's) or are broken are skipped. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isPlanError, PLAN_ID_PATTERN, PlanDocument, PlanError, sectionText } from '../core';
+import { AttentionFlag, changedSinceApproval, isPlanError, PLAN_ID_PATTERN, PlanDocument, PlanError, sectionText } from '../core';
 import type { PlanStore } from '../store';
 import type { ToolContext } from './context';
 
@@ -127,7 +127,8 @@ export function header(doc: PlanDocument): string {
 }
 
 /** What a list row or a read says of a plan that needs a person's attention (never written to the file). */
-export function attentionNote(flag: 'stalled' | 'stale' | undefined): string | undefined {
+export function attentionNote(flag: AttentionFlag | undefined): string | undefined {
+  if (flag === 'changed') return 'changed since approval: its text differs from what a person approved, so it cannot be started or resumed on that approval (submit it for review again with pi_plan_submit)';
   if (flag === 'stalled') return 'stalled: no activity within executor_timeout_minutes (continue with the next step, or pi_plan_execute op=fail with a summary)';
   if (flag === 'stale') return 'stale: waiting for review longer than stale_after_days (remind the user, or pi_plan_cancel it)';
   return undefined;
@@ -152,7 +153,9 @@ export function nextAction(doc: PlanDocument): string {
     case 'needs_review':
       return 'Next: it was rejected three times; the user must reopen it. Ask them.';
     case 'approved':
-      return `Next: pi_plan_execute {"id":"${id}","op":"start"}.`;
+      return changedSinceApproval(doc)
+        ? `Next: it changed since the approval; pi_plan_submit {"id":"${id}"} puts the current text in front of the user again.`
+        : `Next: pi_plan_execute {"id":"${id}","op":"start"}.`;
     case 'executing':
       return n
         ? `Next: do step ${n.id} ("${n.text}"), then pi_plan_execute {"id":"${id}","op":"mark","step":"${n.id}","status":"done"}.`

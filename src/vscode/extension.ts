@@ -83,7 +83,7 @@ async function showPlansPick(plans: WorkspacePlans): Promise<void> {
   const items = rows.map(({ e, flag }) => ({
     label: e.valid ? `${statusIcon(e.status, flag)} ${e.title}` : `${statusIcon(undefined)} ${e.file}`,
     description: e.valid
-      ? [flag ?? e.status, `v${e.version}`, `${e.stepsDone}/${e.steps} steps`, ...(multi ? [vscode.workspace.getWorkspaceFolder(e.folder)?.name ?? ''] : [])].join(' · ')
+      ? [flag === 'changed' ? vscode.l10n.t('{0}, changed since approval', e.status ?? '') : (flag ?? e.status), `v${e.version}`, `${e.stepsDone}/${e.steps} steps`, ...(multi ? [vscode.workspace.getWorkspaceFolder(e.folder)?.name ?? ''] : [])].join(' · ')
       : vscode.l10n.t('invalid'),
     detail: e.valid ? e.id : `${e.error?.message ?? ''}${e.error?.line ? ` (line ${e.error.line})` : ''}`,
     entry: e,

@@ -1,4 +1,4 @@
-import type { PlanStatus } from '../core';
+import type { AttentionFlag, PlanStatus } from '../core';
 
 /** The codicon of each status (and of an invalid file), shared by the pickers and later the explorer. */
 export const STATUS_CODICON: Record<PlanStatus | 'invalid', string> = {
@@ -17,8 +17,9 @@ export const STATUS_CODICON: Record<PlanStatus | 'invalid', string> = {
 };
 
 /** `$(name)` label syntax for a status's codicon. */
-export function statusIcon(status: PlanStatus | undefined, flag?: 'stalled' | 'stale'): string {
+export function statusIcon(status: PlanStatus | undefined, flag?: AttentionFlag): string {
   if (!status) return `$(${STATUS_CODICON.invalid})`;
+  if (flag === 'changed') return '$(diff)';
   if (status === 'executing' && flag === 'stalled') return `$(${STATUS_CODICON.stalled})`;
   return `$(${STATUS_CODICON[status]})`;
 }

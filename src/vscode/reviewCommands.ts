@@ -45,6 +45,40 @@ function seenVersion(store: PlanStore, id: string, given: number | undefined): n
   return m ? Number(m[1]) : store.entry(id)?.version;
 }
 
+/**
+ * Approves as the person: only UI a person must operate calls this directly (the review
+ * notification's button, the modal below, later the extension's own webview). Says what happened.
+ */
+export async function approveAsPerson(store: PlanStore, id: string, seen: number | undefined): Promise<{ id: string; status: string; version: number } | undefined> {
+  try {
+    const { doc } = await store.update(id, 'user', (d, c) => approve(d, seen ?? d.fm.version, c));
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0} approved at v{1}.', id, String(doc.fm.approved_version)));
+    return { id, status: doc.fm.status, version: doc.fm.version };
+  } catch (e) {
+    void vscode.window.showErrorMessage(isPlanError(e) ? e.message : e instanceof Error ? e.message : String(e));
+    return undefined;
+  }
+}
+
+/**
+ * A command can be run by any extension, or by an agent whose tools run commands: it approves
+ * only after a person confirms in a modal that names the plan and the version.
+ */
+async function confirmApproval(store: PlanStore, id: string, seen: number | undefined, asked: boolean): Promise<boolean> {
+  const ok = vscode.l10n.t('Approve');
+  const choice = await vscode.window.showInformationMessage(
+    vscode.l10n.t('Approve {0} "{1}" at version {2}?', id, store.entry(id)?.title ?? '', String(seen ?? '?')),
+    {
+      modal: true,
+      detail: asked
+        ? vscode.l10n.t('The agent may then execute it. Your approval is recorded with this version.')
+        : vscode.l10n.t('This approval was requested through a command (a CodeLens, a key binding, another extension or an agent). The agent may then execute the plan; your approval is recorded with this version.'),
+    },
+    ok,
+  );
+  return choice === ok;
+}
+
 /** The human review commands (the CodeLens and the review notification run them) and plan work mode. */
 export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceActivePlans): vscode.Disposable[] {
   const report = (e: unknown) => {
@@ -56,24 +90,9 @@ export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceA
       const t = await resolve(plans, arg);
       if (!t) return undefined;
       const seen = seenVersion(t.store, t.id, t.version);
-      if (t.version === undefined) {
-        // From the palette or an editor title: say exactly what is being approved.
-        const ok = vscode.l10n.t('Approve');
-        const choice = await vscode.window.showInformationMessage(
-          vscode.l10n.t('Approve {0} "{1}" at version {2}?', t.id, t.store.entry(t.id)?.title ?? '', String(seen)),
-          { modal: true, detail: vscode.l10n.t('The agent may then execute it. Your approval is recorded with this version.') },
-          ok,
-        );
-        if (choice !== ok) return undefined;
-      }
-      try {
-        const { doc } = await t.store.update(t.id, 'user', (d, c) => approve(d, seen ?? d.fm.version, c));
-        void vscode.window.showInformationMessage(vscode.l10n.t('{0} approved at v{1}.', t.id, String(doc.fm.approved_version)));
-        return { id: t.id, status: doc.fm.status, version: doc.fm.version };
-      } catch (e) {
-        report(e);
-        return undefined;
-      }
+      // Whoever called, a person confirms what is approved (plan and version) in a modal.
+      if (!(await confirmApproval(t.store, t.id, seen, t.version === undefined))) return undefined;
+      return approveAsPerson(t.store, t.id, seen);
     }),
     vscode.commands.registerCommand(COMMANDS.reject, async (arg?: PlanArg & { feedback?: string }) => {
       const t = await resolve(plans, arg);

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { PlanStore } from '../store';
 import { ReviewGate, ReviewOutcome, waitForDecision } from '../tools';
 import { COMMANDS } from './ids';
+import { approveAsPerson } from './reviewCommands';
 
 /**
  * Puts a submitted plan in front of the user (opens it, with a notification offering Approve and
@@ -31,7 +32,8 @@ export class VsCodeReviewGate implements ReviewGate {
           );
           return undefined;
         }
-        if (choice === approve) return vscode.commands.executeCommand(COMMANDS.approve, { id, version });
+        // The button is the person's act: no second confirmation.
+        if (choice === approve) return approveAsPerson(store, id, version);
         if (choice === reject) return vscode.commands.executeCommand(COMMANDS.reject, { id, version });
         return undefined;
       });

@@ -43,15 +43,18 @@ export class PlanStatusBar extends DisposableScope {
     const parts = [vscode.l10n.t('{0} plans', all.length)];
     if (review) parts.push(vscode.l10n.t('{0} to review', review));
     if (running) parts.push(vscode.l10n.t('{0} running', running));
-    const stalled = all.filter((e) => this.plans.attention(e.folder, e.file) === 'stalled').length;
+    const flagged = (f: string) => all.filter((e) => this.plans.attention(e.folder, e.file) === f).length;
+    const stalled = flagged('stalled');
     if (stalled) parts.push(vscode.l10n.t('{0} stalled', stalled));
+    const changed = flagged('changed');
+    if (changed) parts.push(vscode.l10n.t('{0} changed since approval', changed));
     if (invalid) parts.push(vscode.l10n.t('{0} invalid', invalid));
     const ro = this.plans.writable ? '' : ` ${vscode.l10n.t('(read-only)')}`;
     this.item.text = `$(checklist) ${parts.join(', ')}${ro}`;
     this.item.tooltip = this.plans.writable
       ? vscode.l10n.t('Pi Plans: click to open a plan')
       : vscode.l10n.t('Pi Plans is read-only in Restricted Mode: trust this workspace to approve or change plans.');
-    this.item.backgroundColor = invalid || stalled ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.backgroundColor = invalid || stalled || changed ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const current = this.active.list()[0];
     const entry = current ? all.find((e) => e.id === current.id) : undefined;
     if (current && entry) {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { isPlanError, PlanDocument } from '../core';
+import { AttentionFlag, isPlanError, PlanDocument } from '../core';
 import { fileIndexCache, NodeWatcher, nodePorts } from '../node';
 import { Following, IndexEntry, PlanStore, StorePorts } from '../store';
 import { DisposableScope } from './disposable';
@@ -68,7 +68,7 @@ export class WorkspacePlans extends DisposableScope {
   readonly onDidLoad = this.loadedChanged.event;
   private lastFocusReconcile = 0;
   /** Plans that need a person's attention, by `folder/file`: shown everywhere, never written to the file. */
-  private attentionOf = new Map<string, 'stalled' | 'stale'>();
+  private attentionOf = new Map<string, AttentionFlag>();
   private readonly attentionChanged = this.register(new vscode.EventEmitter<void>());
   /** Fires when the set of stalled or stale plans changes. */
   readonly onDidChangeAttention = this.attentionChanged.event;
@@ -102,21 +102,22 @@ export class WorkspacePlans extends DisposableScope {
     this.register({ dispose: () => this.closeAll() });
   }
 
-  /** Whether a plan is stalled (executing, no activity for `executor_timeout_minutes`) or stale (proposed, waiting longer than `stale_after_days`). */
-  attention(folder: vscode.Uri, file: string): 'stalled' | 'stale' | undefined {
+  /** Whether a plan is stalled (executing, no activity for `executor_timeout_minutes`), stale (proposed, waiting longer than `stale_after_days`) or changed since its approval. */
+  attention(folder: vscode.Uri, file: string): AttentionFlag | undefined {
     return this.attentionOf.get(`${folder.toString()}/${file}`);
   }
 
-  /** Looks for stalled and stale plans shortly (after loading, a change, focus, and every minute); reads only checkpoint logs. */
+  /** Looks for stalled, stale and changed plans shortly (after loading, a change, focus, and every minute); reads checkpoint logs, and approved plans once per change of their file. */
   private refreshAttentionSoon(): void {
     clearTimeout(this.attentionTimer);
     this.attentionTimer = setTimeout(() => void this.refreshAttention().catch((e) => this.logError('attention', e)), 200);
   }
 
   private async refreshAttention(): Promise<void> {
-    const next = new Map<string, 'stalled' | 'stale'>();
+    const next = new Map<string, AttentionFlag>();
     for (const f of this.folders_.values()) {
-      for (const e of f.store.list({ status: ['executing', 'proposed'] })) {
+      // Executing (stalled?), proposed (stale?), and every plan an approval still governs (changed since?).
+      for (const e of f.store.list({ status: ['executing', 'proposed', 'approved', 'stalled', 'failed'] })) {
         const flag = await f.store.attention(e);
         if (flag) next.set(`${f.folder.uri.toString()}/${e.file}`, flag);
       }

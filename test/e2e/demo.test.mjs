@@ -25,7 +25,11 @@ async function until(what, check, ms = 20_000) {
   }
 }
 
-const ourTemps = () => new Set(fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('pi-plans-')));
+// The demos started here get a temp folder of their own, so what they leave behind is told apart
+// from what other processes on the machine (a unit test run, another suite) create meanwhile.
+const DEMO_TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-test-tmp-'));
+after(() => fs.rmSync(DEMO_TMP, { recursive: true, force: true }));
+const ourTemps = () => new Set(fs.readdirSync(DEMO_TMP).filter((n) => n.startsWith('pi-plans-')));
 const alive = (pid) => {
   try {
     process.kill(pid, 0);
@@ -63,7 +67,7 @@ function marked(mark) {
  */
 async function startDemo({ via, env = {} } = {}) {
   const mark = randomUUID();
-  const demoEnv = { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_AUTOSTART: '0', PI_PLANS_DEMO_TEST_MARK: mark, ...env };
+  const demoEnv = { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_AUTOSTART: '0', PI_PLANS_DEMO_TEST_MARK: mark, TMPDIR: DEMO_TMP, ...env };
   const stdio = ['ignore', 'pipe', 'pipe'];
   const proc =
     via === 'node'
@@ -106,7 +110,7 @@ describe('npm run demo', function () {
   it('--check starts VS Code with the extension on the sample workspace, answers at the URL and leaves nothing', async () => {
     const before = ourTemps();
     const mark = randomUUID();
-    const out = execFileSync(process.execPath, [DEMO, '--check', '--no-setup'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_TEST_MARK: mark } });
+    const out = execFileSync(process.execPath, [DEMO, '--check', '--no-setup'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_TEST_MARK: mark, TMPDIR: DEMO_TMP } });
     assert.match(out, /\[demo\] ok: the workbench answered at http:\/\/127\.0\.0\.1:\d+\/\?folder=/);
     await until('every process of the demo to end', () => marked(mark).length === 0, 20_000);
     assert.deepEqual([...ourTemps()].filter((n) => !before.has(n)), []);
@@ -139,7 +143,7 @@ describe('npm run demo', function () {
     const before = ourTemps();
     const mark = randomUUID();
     // Without --no-setup: the demo runs scripts/setup-vscode.sh first (a few checks when all is there).
-    const proc = spawn(process.execPath, [DEMO], { env: { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_TEST_MARK: mark }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [DEMO], { env: { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_TEST_MARK: mark, TMPDIR: DEMO_TMP }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let during;
     const exited = new Promise((r) => proc.on('exit', (code) => r(code)));
@@ -166,7 +170,7 @@ describe('npm run demo', function () {
     fs.utimesSync(agentVsix, new Date(0), new Date(0)); // older than its sources: --no-setup packages it again
     const before = ourTemps();
     const mark = randomUUID();
-    const proc = spawn(process.execPath, [DEMO, '--no-setup'], { env: { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_TEST_MARK: mark }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [DEMO, '--no-setup'], { env: { ...process.env, PI_PLANS_DEMO_PORT: '0', PI_PLANS_DEMO_TEST_MARK: mark, TMPDIR: DEMO_TMP }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     proc.stdout.on('data', (d) => (out += d));
     proc.stderr.on('data', (d) => (out += d));

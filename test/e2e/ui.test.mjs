@@ -10,6 +10,9 @@ import { freshWorkspace } from '../harness/fixtures.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
+// A test-only extension that calls Pi Plans' commands with arguments, as any extension could.
+const CALLER_DIR = path.join(ROOT, 'test', 'e2e', 'command-caller');
+const CALLER_VSIX = path.join(ROOT, 'out', 'pi-plans-command-caller.vsix');
 const RESULTS = path.join(ROOT, 'test-results');
 const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
 
@@ -29,7 +32,7 @@ const statusItem = (page) => page.locator('.statusbar-item').filter({ hasText: /
 /** A fresh copy of examples/ open in a new code-server + chromium; `close()` removes it all. */
 async function openWorkbench(name, { trust = false } = {}) {
   const ws = freshWorkspace(name);
-  const server = await startCodeServer({ vsix: VSIX, trust });
+  const server = await startCodeServer({ vsix: [VSIX, CALLER_VSIX], trust });
   const browser = await startBrowser();
   // Records every text the Pi Plans status bar item shows, from the first frame on.
   await browser.page.addInitScript(() => {
@@ -64,6 +67,8 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
 
   before(function () {
     if (!fs.existsSync(VSIX)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
+    const vsce = path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
+    execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', CALLER_VSIX], { cwd: CALLER_DIR, stdio: 'ignore' });
   });
 
   afterEach(async function () {
@@ -127,6 +132,52 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
     it('flags an invalid plan in the status bar', async () => {
       fs.writeFileSync(path.join(ws, '.pi/plans', 'PLAN-0bad0bad.md'), '---\nid: PLAN-0bad0bad\nversion: "3"\n---\n');
       await browser.page.locator('.statusbar-item', { hasText: '8 plans, 3 to review, 1 running, 1 stalled, 1 invalid' }).waitFor({ timeout: 20_000 });
+    });
+
+    /** Runs the fixture's command, which calls `piPlans.approve` with `{ id, version }`; returns the modal. */
+    async function approveByCommand(page, idAtVersion) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.fill('>Pi Plans Test: Call the Approve Command');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Call the Approve Command' }).first().waitFor({ timeout: 10_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget', { hasText: 'PLAN-<id>@<version>' }).waitFor({ timeout: 10_000 });
+      await input.fill(idAtVersion);
+      await page.keyboard.press('Enter');
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 20_000 });
+      return dialog;
+    }
+
+    it('approves nothing that a command call asks for until a person confirms the plan and version in a modal', async () => {
+      const page = browser.page;
+      const id = 'PLAN-0e2e0e2e';
+      const file = path.join(ws, '.pi/plans', `${id}.md`);
+      const dialog = await approveByCommand(page, `${id}@1`);
+      assert.match(await dialog.innerText(), /Approve PLAN-0e2e0e2e "Written by another agent" at version 1\?/);
+      assert.match(await dialog.innerText(), /requested through a command/);
+      assert.match(fs.readFileSync(file, 'utf8'), /status: proposed/, 'nothing is approved while the modal is open');
+      await page.waitForFunction(() => document.querySelector('.monaco-dialog-box')?.getAnimations({ subtree: true }).every((a) => a.playState !== 'running'));
+      await picture(page, 'approve-confirmation');
+      await page.keyboard.press('Escape');
+      await page.locator('.notification-toast', { hasText: 'approve command returned: nothing' }).waitFor({ timeout: 20_000 });
+      assert.match(fs.readFileSync(file, 'utf8'), /status: proposed/, 'a dismissed modal approves nothing');
+      // Confirmed: approved at that version, with the digest of what was approved.
+      const again = await approveByCommand(page, `${id}@1`);
+      await again.getByRole('button', { name: 'Approve' }).click();
+      await page.locator('.notification-toast', { hasText: 'approve command returned: approved' }).waitFor({ timeout: 20_000 });
+      const text = fs.readFileSync(file, 'utf8');
+      assert.match(text, /status: approved/);
+      assert.match(text, /approved_version: 1/);
+      assert.match(text, /approved_hash: [0-9a-f]{16}/);
+      await page.locator('.statusbar-item', { hasText: '8 plans, 2 to review, 1 running, 1 stalled, 1 invalid' }).waitFor({ timeout: 20_000 });
+    });
+
+    it('flags an approved plan whose steps were edited outside the store afterwards', async () => {
+      const file = path.join(ws, '.pi/plans', 'PLAN-0e2e0e2e.md');
+      // An agent's plain file edit: the step changes, the version does not.
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('1. [ ] S001 a', '1. [ ] S001 a, and also delete the database'));
+      await browser.page.locator('.statusbar-item', { hasText: '8 plans, 2 to review, 1 running, 1 stalled, 1 changed since approval, 1 invalid' }).waitFor({ timeout: 20_000 });
     });
   });
 

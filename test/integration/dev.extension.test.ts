@@ -177,6 +177,24 @@ describe('Pi Plans in a real VS Code', function () {
     fs.unlinkSync(planFile(id));
   });
 
+  it('the approve command, called by code with an id and a version, approves nothing without a modal confirmation', async () => {
+    const a = await api();
+    const id = 'PLAN-0c0d0c0d';
+    fs.writeFileSync(planFile(id), NEW_PLAN(id, 'Approve me by code').replace('status: draft', 'status: proposed'));
+    await until('the plan in the index', () => a.listPlans().some((e) => e.id === id && e.status === 'proposed'));
+    // What another extension (or an agent that can run commands) would do. VS Code's test mode
+    // refuses to show dialogs, so the modal that asks the person surfaces here as that refusal.
+    const outcome = await vscode.commands.executeCommand<unknown>('piPlans.approve', { id, version: 1 }).then(
+      (r) => `returned ${JSON.stringify(r)}`,
+      (e: Error) => e.message,
+    );
+    assert.match(outcome, /refused to show dialog in tests\. Contents: Approve PLAN-0c0d0c0d "Approve me by code" at version 1\?/);
+    await a._settled();
+    assert.match(fs.readFileSync(planFile(id), 'utf8'), /status: proposed/);
+    assert.equal(a.listPlans().find((e) => e.id === id)?.status, 'proposed');
+    fs.unlinkSync(planFile(id));
+  });
+
   it('contributes its commands; Re-scan Plans picks up a change', async () => {
     const cmds = await vscode.commands.getCommands(true);
     for (const c of ['piPlans.showPlans', 'piPlans.refresh', 'piPlans.showLog', 'piPlans.approve', 'piPlans.reject', 'piPlans.startWork', 'piPlans.endWork']) assert.ok(cmds.includes(c), c);

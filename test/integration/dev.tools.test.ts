@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parsePlan } from '../../src/core';
-import { api, folder, say, until } from './helpers';
+import { api, approveInTerminal, folder, say, until } from './helpers';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(vscode.extensions.getExtension('pi-plans.pi-plans')!.extensionPath, 'package.json'), 'utf8'));
 
@@ -69,7 +69,7 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     say(`${pkg.contributes.languageModelTools.length} tools listed by vscode.lm.tools`);
   });
 
-  it('a full session: create, add steps, submit (waits), a person approves with the command, start, mark each step, complete', async () => {
+  it('a full session: create, add steps, submit (waits), a person approves (in a terminal), start, mark each step, complete', async () => {
     const a = await api();
     const statuses: string[] = [];
     const sub = a.onDidChangePlanStatus((e) => statuses.push(`${e.id}:${e.to}`));
@@ -85,10 +85,9 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     const submitted = invoke('pi_plan_submit', {});
     await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
     const version = onDisk(id).fm.version;
-    const decided = await vscode.commands.executeCommand<{ status: string }>('piPlans.approve', { id, version });
-    assert.equal(decided?.status, 'approved');
+    assert.match(await approveInTerminal(id, version), new RegExp(`${id} approved at v${version}`));
     r = await submitted;
-    assert.match(r, new RegExp(`Approved by user at v${version}\\.`));
+    assert.match(r, new RegExp(`Approved by cli at v${version}\\.`));
     assert.match(r, /Next: pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"start"\}/);
     await agree(id);
     r = await invoke('pi_plan_execute', { op: 'start' });
@@ -101,11 +100,33 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     assert.match(r, /status: completed/);
     await agree(id);
     const d = onDisk(id);
-    assert.equal(d.fm.approved_by, 'user');
+    assert.equal(d.fm.approved_by, 'cli');
     assert.equal(d.fm.approved_version, version);
     assert.deepEqual(log(id).map((c) => c.type), ['created', 'edit', 'edit', 'status', 'status', 'status', 'step', 'step']);
     sub.dispose();
     assert.deepEqual(statuses.filter((x) => x.startsWith(id)).map((x) => x.slice(id.length + 1)), ['draft', 'proposed', 'approved', 'executing', 'completed']);
+  });
+
+  it('an approved plan whose steps an agent edited as a file (version kept) is flagged and cannot be started', async () => {
+    const r = await invoke('pi_plan_create', { title: 'Edited after approval', goal: 'G', verification: ['v'], steps: [{ text: 'Read the config' }] });
+    const id = idOf(r);
+    const submitted = invoke('pi_plan_submit', { id });
+    await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
+    await approveInTerminal(id, onDisk(id).fm.version);
+    assert.match(await submitted, /Approved by cli/);
+    // The agent's file edit tool rewrites the step; the version stays what was approved.
+    fs.writeFileSync(file(id), fs.readFileSync(file(id), 'utf8').replace('S001 Read the config', 'S001 Delete the config'));
+    await until('the flag in pi_plan_get', async () => /Attention: changed since approval/.test(await invoke('pi_plan_get', { id })));
+    await refusedWith('pi_plan_execute', { id, op: 'start' }, /was changed after cli approved v\d+.*Submit it for review again \(pi_plan_submit\)/);
+    assert.equal(onDisk(id).fm.status, 'approved', 'the refused start changed nothing');
+    // Submitting again puts the current text in front of the person.
+    const again = invoke('pi_plan_submit', { id });
+    await until('the plan proposed again', () => onDisk(id).fm.status === 'proposed');
+    assert.equal(onDisk(id).fm.approved_hash, undefined);
+    await approveInTerminal(id, onDisk(id).fm.version);
+    assert.match(await again, /Approved by cli/);
+    assert.match(await invoke('pi_plan_execute', { id, op: 'start' }), /Next: do step S001/);
+    await invoke('pi_plan_execute', { id, op: 'fail', summary: 'test over' });
   });
 
   it('a scripted agent transcript: context lost halfway, one stale version, a rejection with feedback, a revision, done', async () => {
@@ -133,8 +154,8 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     assert.equal(onDisk(id).fm.status, 'draft');
     const again = invoke('pi_plan_submit', {});
     await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
-    await vscode.commands.executeCommand('piPlans.approve', { id, version: onDisk(id).fm.version });
-    assert.match(await again, /Approved by user/);
+    await approveInTerminal(id, onDisk(id).fm.version);
+    assert.match(await again, /Approved by cli/);
     await invoke('pi_plan_execute', { op: 'start' });
     for (const s of ['S001', 'S004', 'S002', 'S003']) await invoke('pi_plan_execute', { op: 'mark', step: s, status: 'done' });
     const d = onDisk(id);

@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import type { PiPlansApi } from '../../src/vscode/extension';
 
@@ -41,4 +44,17 @@ export async function until<T>(what: string, check: () => T | undefined | false 
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for: ${what}`);
     await tick();
   }
+}
+
+/**
+ * A person approves in a terminal: the real `pi-plans approve` in another process (the approve
+ * command asks for a modal confirmation, which only the UI tests can click).
+ */
+export async function approveInTerminal(id: string, seenVersion: number): Promise<string> {
+  const cli = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
+  const { stdout } = await promisify(execFile)(process.execPath, [cli, '--root', folder().uri.fsPath, 'approve', id, '--seen-version', String(seenVersion)], {
+    encoding: 'utf8',
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+  });
+  return stdout;
 }

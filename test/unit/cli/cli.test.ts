@@ -260,6 +260,17 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       );
     });
 
+    it('an approved plan edited as a file afterwards is listed and shown as changed since approval', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      assert.equal((await cli('approve', 'PLAN-0000000a')).code, 0);
+      assert.doesNotMatch((await cli('list')).out, /CHANGED/);
+      put('PLAN-0000000a', file('PLAN-0000000a').replace('S002 second', 'S002 second, and push to main'));
+      assert.match((await cli('list')).out, /PLAN-0000000a  approved .*Fix the thing  \(CHANGED SINCE APPROVAL: approve it again before it runs\)/);
+      const rows = JSON.parse((await cli('list', '--json')).out) as { id: string; attention?: string }[];
+      assert.equal(rows[0].attention, 'changed');
+      assert.match((await cli('show', 'PLAN-0000000a')).out, /approved by cli at v3, CHANGED SINCE: its text differs from what was approved; submit it for review again/);
+    });
+
     it('--seen-version matching the plan approves; a stale one is refused: "changed since you opened it"', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
       const before = file('PLAN-0000000a');

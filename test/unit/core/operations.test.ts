@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import {
+  approvalDigest,
   approve,
   changeStatus,
   clonePlan,
@@ -554,7 +555,7 @@ describe('operations: approve', () => {
     assert.equal(d.fm.approved_by, 'user');
     assert.equal(d.fm.approved_version, 2);
     assert.equal(d.fm.approved_at, at(3));
-    assert.ok(r.text.includes('\napproved_by: user\napproved_version: 2\napproved_at: 2026-05-03T10:00:00.000Z\n---\n'), r.text);
+    assert.ok(r.text.includes(`\napproved_by: user\napproved_version: 2\napproved_at: 2026-05-03T10:00:00.000Z\napproved_hash: ${approvalDigest(proposed())}\n---\n`), r.text);
     assert.equal(parsePlan(approve(proposed(), 2, { now: at(3), actor: 'cli' }).text).fm.approved_by, 'cli');
   });
 
