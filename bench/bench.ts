@@ -10,8 +10,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import * as esbuild from 'esbuild';
 import { approve, createPlanText, markStep, parsePlan, setMetadata, startExecution } from '../src/core';
-import { NodeFileSystem, nodePorts, fileIndexCache } from '../src/node';
+import { NodeFileSystem, nodePorts, fileIndexCache, OffThreadParser } from '../src/node';
 import { PlanStore } from '../src/store';
 
 const args = process.argv.slice(2);
@@ -24,6 +25,48 @@ const json = args.includes('--json');
 const root = path.resolve(__dirname, 'corpus', String(N));
 const plans = path.join(root, '.pi/plans');
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-cache-'));
+
+/** The longest event-loop stall (ms) while `fn` runs. */
+async function longestStall(fn: () => Promise<unknown>): Promise<number> {
+  // The longest gap between ticks of a 1 ms timer, from before `fn` until a tick after it.
+  let last = performance.now();
+  let max = 0;
+  const tick = setInterval(() => {
+    const now = performance.now();
+    max = Math.max(max, now - last);
+    last = now;
+  }, 1);
+  await fn();
+  await new Promise((r) => setTimeout(r, 5));
+  clearInterval(tick);
+  return max;
+}
+
+/** Medians of the longest stall during a first read of `text`, with and without the worker. */
+async function hostStalls(text: string): Promise<{ onThread: number; offThread: number }> {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-stall-'));
+  const script = path.join(ws, 'outlineWorker.js');
+  await esbuild.build({ entryPoints: [path.resolve(__dirname, '../src/node/outlineWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: script, logLevel: 'error' });
+  fs.mkdirSync(path.join(ws, '.pi', 'plans'), { recursive: true });
+  const parser = new OffThreadParser(script);
+  const file = path.join(ws, '.pi', 'plans', 'PLAN-ffffffff.md');
+  const on: number[] = [];
+  const off: number[] = [];
+  try {
+    for (let i = 0; i < 5; i++) {
+      for (const [ports, into] of [[{ ...nodePorts(ws, { indexCache: false }) }, on], [{ ...nodePorts(ws, { indexCache: false, blocking: false }), parser }, off]] as const) {
+        // A body never parsed before (the outline cache is keyed by it).
+        fs.writeFileSync(file, text.replace('x'.repeat(20), `${into === on ? 'a' : 'b'}${i}`.padEnd(20, 'x')));
+        const store = await PlanStore.open(ws, ports);
+        into.push(await longestStall(() => store.read('PLAN-ffffffff')));
+      }
+    }
+  } finally {
+    parser.dispose();
+    fs.rmSync(ws, { recursive: true, force: true });
+  }
+  return { onThread: median(on), offThread: median(off) };
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -100,6 +143,9 @@ async function main() {
   // A plan at the size limit: the Markdown parse the extension host would do on a first read.
   const limitText = createPlanText({ id: 'PLAN-ffffffff', title: 'At the limit', goal: 'x'.repeat(1000), steps: Array.from({ length: 200 }, (_, i) => ({ text: `Step ${i} ${'y'.repeat(200)}`, details: `${'z'.repeat(400)}` })), context: 'c'.repeat(40_000) }, '2026-11-22T10:00:00.000Z');
   const parseLimit = await time(() => parsePlan(limitText, undefined, { fresh: true }), 5);
+  // What the extension host's thread goes through on the first read of that plan: its longest
+  // stall, with the Markdown parse on this thread (the CLI's store) and on the worker (the host's).
+  const stalls = await hostStalls(limitText);
 
   // Step updates on an executing 12-step plan.
   const upId = `PLAN-${hex(1)}`; // proposed in the corpus
@@ -135,6 +181,8 @@ async function main() {
     { measure: 'get (200 steps, cached outline)', ms: get200, floor: bare },
     { measure: 'metadata update, 4 sections, 200-step plan', ms: meta4, floor: bare },
     { measure: `parse, plan of ${Math.round(limitText.length / 1024)} KB (fresh)`, ms: parseLimit, floor: bare },
+    { measure: 'longest stall, first read of it, parse on this thread', ms: stalls.onThread, floor: bare },
+    { measure: 'longest stall, first read of it, parse on a worker', ms: stalls.offThread, floor: bare },
     { measure: 'bare fsynced temp-write + rename', ms: bare, floor: bare },
     { measure: 'step update (lock, read, splice, fsynced write)', ms: median(locked), floor: bare },
     { measure: 'checkpoint append (fsynced, reported separately)', ms: median(checkpoint), floor: bare },

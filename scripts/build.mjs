@@ -64,6 +64,8 @@ const common = {
 const builds = [
   { ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], metafile: meta },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // The extension host's Markdown parses of large plans run here, on a worker thread.
+  { ...common, entryPoints: ['src/node/outlineWorker.ts'], outfile: 'dist/outlineWorker.js' },
 ];
 if (fs.existsSync('test/integration')) {
   builds.push({

@@ -101,6 +101,23 @@ export function outlineFor(body: string): Outline {
   return o;
 }
 
+/** True when the outline of `body` is cached (a parse of a text with this body needs no Markdown parse). */
+export function hasOutline(body: string): boolean {
+  return outlineCache.has(body);
+}
+
+/**
+ * Where a plan text's body starts, and the body, without validating anything: what an outline
+ * computed elsewhere (another thread) is keyed by. Undefined when the text has no frontmatter.
+ */
+export function bodyOf(text: string): string | undefined {
+  try {
+    return text.slice(splitFrontmatter(text).block.bodyStart);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Records a known outline for `body` (after an edit whose positions were shifted, not re-parsed). */
 export function rememberOutline(body: string, outline: Outline): void {
   outlineCache.set(body, outline);

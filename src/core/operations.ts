@@ -7,6 +7,7 @@ import {
   PlacedStep,
   rememberOutline,
   sectionText,
+  summarizePlan,
 } from './document';
 import { approvalDigest, changedSinceApproval } from './approval';
 import { PlanError } from './errors';
@@ -188,14 +189,19 @@ function editPatch(doc: PlanDocument, ctx: OpContext): Record<string, Frontmatte
 }
 
 function result(input: PlanDocument, text: string, event: string, extra: Partial<OpResult> = {}): OpResult {
-  const doc = parsePlan(text);
+  let doc: PlanDocument | undefined;
   let edits: TextEdit[] | undefined;
+  // Only the frontmatter is read now; the parse of the body (a Markdown parse when its outline is
+  // not known) waits until the result is asked for, so a caller can have it computed elsewhere.
+  const status = summarizePlan(text).fm.status;
   return {
     text,
-    doc,
-    status: doc.fm.status,
+    status,
     event,
     ...extra,
+    get doc() {
+      return (doc ??= parsePlan(text));
+    },
     // Computed when asked for: the store writes the text and never needs them.
     get edits() {
       return (edits ??= diffEdits(input.text, text));

@@ -10,6 +10,7 @@ import { NodeLock } from './nodeLock';
 export { NodeFileSystem } from './nodeFileSystem';
 export { NodeLock } from './nodeLock';
 export { NodeWatcher } from './nodeWatcher';
+export { OffThreadParser } from './offThreadParser';
 
 /** The warm-start index of a workspace, kept in the user's cache folder (never in the repository). */
 export function fileIndexCache(root: string, cacheDir = process.env.PI_PLANS_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pi-plans')): IndexCachePort {
@@ -25,11 +26,14 @@ export function fileIndexCache(root: string, cacheDir = process.env.PI_PLANS_CAC
   };
 }
 
-/** Node ports: real file system, proper-lockfile locks, the system clock, crypto randomness. */
-export function nodePorts(root: string, opts: { indexCache?: boolean } = {}): StorePorts {
+/**
+ * Node ports: real file system, proper-lockfile locks, the system clock, crypto randomness.
+ * `blocking: false` for a process other code shares (the extension host): no synchronous I/O.
+ */
+export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?: boolean } = {}): StorePorts {
   return {
-    fs: new NodeFileSystem(),
-    lock: new NodeLock(),
+    fs: new NodeFileSystem({ blocking: opts.blocking }),
+    lock: new NodeLock({ blocking: opts.blocking }),
     clock: { now: () => new Date() },
     random: { hex8: () => randomBytes(4).toString('hex') },
     indexCache: opts.indexCache === false ? undefined : fileIndexCache(root),

@@ -6,11 +6,12 @@ import type { LockPort } from '../store';
 /**
  * A cross-process lock per plan file (proper-lockfile: an atomic mkdir, refreshed while held,
  * taken over when its holder died and it went stale). The lock folder sits beside the plan as
- * `.<name>.lock`. An uncontended lock is taken and released with proper-lockfile's synchronous
- * calls (microseconds); a contended one waits with its asynchronous retries.
+ * `.<name>.lock`. With `blocking` (the CLI), an uncontended lock is taken and released with
+ * proper-lockfile's synchronous calls (microseconds); otherwise (the extension host) and when
+ * contended, with its asynchronous calls and retries.
  */
 export class NodeLock implements LockPort {
-  constructor(private readonly opts: { staleMs?: number; retries?: number } = {}) {}
+  constructor(private readonly opts: { staleMs?: number; retries?: number; blocking?: boolean } = {}) {}
 
   async acquire(file: string): Promise<() => Promise<void>> {
     const options = {
@@ -18,11 +19,13 @@ export class NodeLock implements LockPort {
       lockfilePath: path.join(path.dirname(file), `.${path.basename(file)}.lock`),
       stale: this.opts.staleMs ?? 10_000,
     };
-    try {
-      const release = lockfile.lockSync(file, options);
-      return async () => release();
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ELOCKED') throw e;
+    if (this.opts.blocking ?? true) {
+      try {
+        const release = lockfile.lockSync(file, options);
+        return async () => release();
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ELOCKED') throw e;
+      }
     }
     try {
       return await lockfile.lock(file, {

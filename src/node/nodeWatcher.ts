@@ -49,16 +49,18 @@ export class NodeWatcher implements WatcherPort {
       if (disposed) return;
       let ino: number | undefined;
       try {
+        // The only synchronous calls: one stat and the watch of one folder, so that the watcher is
+        // live when `watch` returns (what makes "no missed change" hold from the first moment).
         ino = fs.statSync(dir).ino;
-        w = fs.watch(dir, { persistent: false }, (_kind, name) => {
+        const mine = (w = fs.watch(dir, { persistent: false }, (_kind, name) => {
           if (!name) return;
+          if (name.toString() !== self) return fire(path.join(dir, name.toString()));
           // The folder itself was removed or renamed: this watch is dead; look for the folder again.
-          if (name.toString() === self && fs.statSync(dir, { throwIfNoEntry: false })?.ino !== ino) {
-            detach();
-            return;
-          }
-          fire(path.join(dir, name.toString()));
-        });
+          fs.promises.stat(dir).then(
+            (st) => st.ino !== ino && w === mine && detach(),
+            () => w === mine && detach(),
+          );
+        }));
         w.on('error', detach);
       } catch {
         w = undefined;

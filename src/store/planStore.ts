@@ -183,7 +183,14 @@ export class PlanStore {
     const path = this.pathOf(id);
     await this.checkFolders();
     const bytes = await this.readPlanBytes(id, path);
-    return this.checkId(id, path, parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path)));
+    const text = decodePlanBytes(bytes, this.rel(path));
+    await this.prepare(text);
+    return this.checkId(id, path, parsePlan(text, this.rel(path)));
+  }
+
+  /** Has a parser port compute the Markdown parse of `text` off this thread first, when there is one. */
+  private async prepare(text: string): Promise<void> {
+    await this.ports.parser?.prepare(text).catch(() => undefined);
   }
 
   /** Creates a plan (draft unless `status` says proposed) with a new id. */
@@ -226,7 +233,9 @@ export class PlanStore {
     let doc: PlanDocument;
     try {
       const bytes = await this.readPlanBytes(id, path);
-      const before = this.checkId(id, path, parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path)));
+      const text = decodePlanBytes(bytes, this.rel(path));
+      await this.prepare(text);
+      const before = this.checkId(id, path, parsePlan(text, this.rel(path)));
       if (opts.expectedVersion !== undefined && opts.expectedVersion !== before.fm.version) {
         throw new PlanError(
           'VERSION_CONFLICT',
@@ -236,6 +245,7 @@ export class PlanStore {
       }
       result = op(before, { ...this.ctx(actor), agentMayApprove: opts.agentMayApprove });
       // What is written is checked by a parse of exactly that text (the operation's own, or a new one).
+      await this.prepare(result.text);
       doc = result.doc && result.doc.text === result.text ? result.doc : parsePlan(result.text, this.rel(path));
       if (doc.fm.id !== id || doc.fm.version !== before.fm.version + 1) {
         throw new PlanError('IO', `internal check failed: ${id} would be written as ${doc.fm.id} v${doc.fm.version}; nothing was written`);

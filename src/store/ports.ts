@@ -121,6 +121,15 @@ export interface IndexCachePort {
  */
 export type WriteGuard = (path: string) => Promise<void>;
 
+/**
+ * Parsing away from the caller's thread (optional; the extension host has one). After
+ * `prepare(text)` resolves, a parse of `text` needs no Markdown parse on this thread. Never
+ * throws: whatever it cannot do, the parse does as usual.
+ */
+export interface ParserPort {
+  prepare(text: string): Promise<void>;
+}
+
 /** Everything the store needs. */
 export interface StorePorts {
   fs: FileSystemPort;
@@ -129,6 +138,7 @@ export interface StorePorts {
   random: RandomPort;
   indexCache?: IndexCachePort;
   writeGuard?: WriteGuard;
+  parser?: ParserPort;
   /** Told of every error a store operation throws (the VS Code face logs them). */
   onError?: (operation: string, error: unknown) => void;
 }

@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   const t0 = performance.now();
   const log = vscode.window.createOutputChannel('Pi Plans', { log: true });
   context.subscriptions.push(log);
-  const plans = new WorkspacePlans(log, context.globalStorageUri?.fsPath);
+  const plans = new WorkspacePlans(log, context.globalStorageUri?.fsPath, vscode.Uri.joinPath(context.extensionUri, 'dist', 'outlineWorker.js').fsPath);
   context.subscriptions.push(plans);
   const active = new WorkspaceActivePlans(context.workspaceState);
   context.subscriptions.push(active);

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { AttentionFlag, isPlanError, PlanDocument } from '../core';
-import { fileIndexCache, NodeWatcher, nodePorts } from '../node';
+import { fileIndexCache, NodeWatcher, nodePorts, OffThreadParser } from '../node';
 import { Following, IndexEntry, PlanStore, StorePorts } from '../store';
 import { DisposableScope } from './disposable';
 import { readOnly } from './readOnlyFs';
@@ -74,11 +74,19 @@ export class WorkspacePlans extends DisposableScope {
   readonly onDidChangeAttention = this.attentionChanged.event;
   private attentionTimer: ReturnType<typeof setTimeout> | undefined;
 
+  /** Markdown parses of large plans run on a worker thread, never on the extension host's. */
+  private readonly parser: OffThreadParser | undefined;
+
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly cacheDir: string | undefined,
+    parserScript?: string,
   ) {
     super();
+    if (parserScript) {
+      const parser = (this.parser = new OffThreadParser(parserScript));
+      this.register({ dispose: () => parser.dispose() });
+    }
     this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => this.track(() => this.syncFolders(e.removed))));
     this.register(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
@@ -234,7 +242,8 @@ export class WorkspacePlans extends DisposableScope {
 
   private async open(folder: vscode.WorkspaceFolder): Promise<void> {
     const root = folder.uri.fsPath.split('\\').join('/');
-    const base = nodePorts(root, { indexCache: false });
+    // Never a synchronous file or lock call on the extension host's thread: other extensions share it.
+    const base = nodePorts(root, { indexCache: false, blocking: false });
     const ports: StorePorts = {
       ...base,
       fs: readOnly(
@@ -244,6 +253,7 @@ export class WorkspacePlans extends DisposableScope {
       ),
       indexCache: this.cacheDir ? fileIndexCache(root, this.cacheDir) : undefined,
       writeGuard: dirtyDocumentGuard,
+      parser: this.parser,
       onError: (op, e) => this.logError(`${folder.name}: ${op}`, e),
     };
     const t0 = Date.now();

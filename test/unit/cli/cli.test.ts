@@ -265,7 +265,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       assert.equal((await cli('approve', 'PLAN-0000000a')).code, 0);
       assert.doesNotMatch((await cli('list')).out, /CHANGED/);
       put('PLAN-0000000a', file('PLAN-0000000a').replace('S002 second', 'S002 second, and push to main'));
-      assert.match((await cli('list')).out, /PLAN-0000000a  approved .*Fix the thing  \(CHANGED SINCE APPROVAL: approve it again before it runs\)/);
+      assert.match((await cli('list')).out, /PLAN-0000000a {2}approved .*Fix the thing {2}\(CHANGED SINCE APPROVAL: approve it again before it runs\)/);
       const rows = JSON.parse((await cli('list', '--json')).out) as { id: string; attention?: string }[];
       assert.equal(rows[0].attention, 'changed');
       assert.match((await cli('show', 'PLAN-0000000a')).out, /approved by cli at v3, CHANGED SINCE: its text differs from what was approved; submit it for review again/);

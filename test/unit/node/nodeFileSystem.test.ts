@@ -19,9 +19,11 @@ async function rejectsWith(p: Promise<unknown>, check: (e: unknown) => boolean, 
 }
 const planError = (code: PlanErrorCode) => (e: unknown) => isPlanError(e, code);
 
-describe('NodeFileSystem (real disk)', () => {
+// Both modes keep every promise: synchronous calls (the CLI) and none at all (the extension host).
+for (const blocking of [true, false])
+describe(`NodeFileSystem (real disk, ${blocking ? 'synchronous reads: the CLI' : 'no synchronous call: the extension host'})`, () => {
   let dir: string;
-  const nfs = new NodeFileSystem();
+  const nfs = new NodeFileSystem({ blocking });
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-nfs-'));
   });

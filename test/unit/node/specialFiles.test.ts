@@ -8,7 +8,8 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isPlanError } from '../../../src/core';
-import { openNodeStore } from '../../../src/node';
+import { nodePorts } from '../../../src/node';
+import { PlanStore } from '../../../src/store';
 
 const CLI = path.resolve(__dirname, '../../../dist/cli.js');
 const PLAN = (id: string) =>
@@ -47,8 +48,9 @@ describe('only regular files are read (real disk)', function () {
     fs.rmSync(cache, { recursive: true, force: true });
   });
 
-  it('the store lists each as invalid with what it is, and read refuses it with the same words', async () => {
-    const store = await openNodeStore(root, { indexCache: false });
+  for (const blocking of [true, false])
+  it(`the store lists each as invalid with what it is, and read refuses it with the same words (${blocking ? 'synchronous reads' : 'no synchronous call'})`, async () => {
+    const store = await PlanStore.open(root, nodePorts(root, { indexCache: false, blocking }));
     assert.equal(store.entry('PLAN-00000001')?.valid, true);
     for (const [id, what] of KINDS) {
       const e = store.entry(id);

@@ -1,0 +1,68 @@
+import { Worker } from 'node:worker_threads';
+import { bodyOf, hasOutline, type Outline, rememberOutline } from '../core';
+import type { ParserPort } from '../store';
+
+/**
+ * Markdown parses of plan bodies on a worker thread, for a process other code shares (the
+ * extension host): `prepare(text)` computes the body's outline there and caches it here, so the
+ * parse of `text` that follows is only the frontmatter and the step lines. Bodies below
+ * `minChars`, and bodies whose outline is cached already, are left to the caller (a round trip
+ * costs more than their parse). If the worker fails, the caller parses as it would without it.
+ */
+export class OffThreadParser implements ParserPort {
+  private worker: Worker | undefined;
+  private seq = 0;
+  private readonly waiting = new Map<number, (o: Outline | undefined) => void>();
+
+  constructor(
+    private readonly script: string,
+    private readonly minChars = 2048,
+  ) {}
+
+  async prepare(text: string): Promise<void> {
+    if (text.length < this.minChars) return;
+    const body = bodyOf(text);
+    if (body === undefined || hasOutline(body)) return;
+    const outline = await this.request(body);
+    if (outline) rememberOutline(body, outline);
+  }
+
+  private request(body: string): Promise<Outline | undefined> {
+    let w: Worker;
+    try {
+      w = this.start();
+    } catch {
+      return Promise.resolve(undefined); // no worker (a bad script path): the caller parses
+    }
+    const id = ++this.seq;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      w.ref();
+      w.postMessage({ id, body });
+    });
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(this.script);
+    w.unref();
+    w.on('message', (m: { id: number; outline?: Outline }) => {
+      this.waiting.get(m.id)?.(m.outline);
+      this.waiting.delete(m.id);
+      if (!this.waiting.size) w.unref();
+    });
+    const fail = () => {
+      if (this.worker === w) this.worker = undefined;
+      for (const resolve of this.waiting.values()) resolve(undefined);
+      this.waiting.clear();
+    };
+    w.on('error', fail);
+    w.on('exit', fail);
+    return (this.worker = w);
+  }
+
+  dispose(): void {
+    void this.worker?.terminate();
+    this.worker = undefined;
+  }
+}

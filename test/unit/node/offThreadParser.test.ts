@@ -1,0 +1,82 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as esbuild from 'esbuild';
+import { bodyOf, computeOutline, hasOutline, markStep, parsePlan } from '../../../src/core';
+import { nodePorts, OffThreadParser } from '../../../src/node';
+import { PlanStore } from '../../../src/store';
+
+/** A plan of about `kb` KB with hostile Markdown in its step details (fences, nested lists, HTML). */
+function bigPlan(id: string, kb: number, salt = ''): string {
+  let body = `\n## Goal\nStay responsive ${salt}\n\n## Steps\n`;
+  for (let i = 1; body.length < kb * 1024; i++) {
+    const n = String(i).padStart(3, '0');
+    body += `${i}. [ ] S${n} Step ${i} with \`code\` and *emphasis* (edit: change → src/f${i}.ts)\n   - nested ${i}\n\n     indented under it\n   <div>html ${i}</div>\n\n   ${'Details that explain the step at length. '.repeat(4)}\n`;
+    if (i % 50 === 0) body += '   ```\n   a fence that is closed\n   ```\n';
+  }
+  return `---\nid: ${id}\ntitle: "Large"\nstatus: executing\nversion: 1\ncreated_at: 2026-01-01T00:00:00.000Z\nupdated_at: 2026-01-01T00:00:00.000Z\n---\n${body}`;
+}
+
+describe('OffThreadParser: Markdown parses of large plans on a worker thread', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let script: string;
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-parser-'));
+    script = path.join(dir, 'outlineWorker.js');
+    // The same entry point the extension ships as dist/outlineWorker.js.
+    await esbuild.build({ entryPoints: ['src/node/outlineWorker.ts'], bundle: true, platform: 'node', format: 'cjs', outfile: script, logLevel: 'error' });
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('prepare computes the outline on the worker: it equals a parse here, and the parse that follows finds it cached', async () => {
+    const parser = new OffThreadParser(script);
+    try {
+      const text = bigPlan('PLAN-0000aaaa', 40, 'a');
+      const body = bodyOf(text)!;
+      assert.equal(hasOutline(body), false);
+      await parser.prepare(text);
+      assert.equal(hasOutline(body), true, 'the worker\'s outline is cached on this thread');
+      assert.deepEqual(parsePlan(text).outline, computeOutline(body));
+      assert.ok(parsePlan(text).steps.length > 100);
+    } finally {
+      parser.dispose();
+    }
+  });
+
+  it('small plans and texts without frontmatter are left to the caller; a broken worker changes nothing but speed', async () => {
+    const parser = new OffThreadParser(script, 4096);
+    const small = bigPlan('PLAN-0000bbbb', 1, 'b');
+    await parser.prepare(small);
+    assert.equal(hasOutline(bodyOf(small)!), false);
+    await parser.prepare('no frontmatter '.repeat(1000));
+    parser.dispose();
+    const broken = new OffThreadParser(path.join(dir, 'missing.js'));
+    const text = bigPlan('PLAN-0000cccc', 20, 'c');
+    await broken.prepare(text); // resolves: the worker failed to start
+    assert.equal(hasOutline(bodyOf(text)!), false);
+    assert.ok(parsePlan(text).steps.length > 50, 'the parse on this thread still works');
+    broken.dispose();
+  });
+
+  it('a store with the parser port (no synchronous I/O) reads and updates a large plan exactly as one without it', async () => {
+    const root = path.join(dir, 'ws');
+    fs.mkdirSync(path.join(root, '.pi', 'plans'), { recursive: true });
+    const id = 'PLAN-0000dddd';
+    fs.writeFileSync(path.join(root, '.pi', 'plans', `${id}.md`), bigPlan(id, 60, 'd'));
+    const parser = new OffThreadParser(script);
+    try {
+      const store = await PlanStore.open(root, { ...nodePorts(root, { indexCache: false, blocking: false }), parser });
+      const doc = await store.read(id);
+      assert.deepEqual(doc.outline, computeOutline(doc.body));
+      const { doc: after } = await store.update(id, 'agent', (d, c) => markStep(d, 'S007', 'done', c, 'ok'));
+      const fresh = parsePlan(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), undefined, { fresh: true });
+      assert.deepEqual(after.steps.map((s) => [s.id, s.status]), fresh.steps.map((s) => [s.id, s.status]));
+      assert.equal(fresh.steps[6].status, 'done');
+      assert.equal(fresh.steps[6].note, 'ok');
+    } finally {
+      parser.dispose();
+    }
+  });
+});
