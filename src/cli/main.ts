@@ -6,6 +6,8 @@ import {
   approve,
   changeStatus,
   isPlanError,
+  isPlanId,
+  ProblemSeverity,
   PLAN_STATUSES,
   PlanDocument,
   PlanError,
@@ -100,30 +102,36 @@ export function buildProgram(io: CliIo = realIo): Command {
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
       const s = await store();
-      const problems: { file: string; line?: number; code: string; message: string }[] = [];
-      if (s.configError) problems.push({ file: '.pi/plans.json', code: s.configError.code, message: s.configError.message });
+      type Row = { file: string; line?: number; column?: number; severity: ProblemSeverity; code: string; message: string };
+      const problems: Row[] = [];
+      if (s.configError) problems.push({ file: '.pi/plans.json', severity: 'error', code: 'invalid-config', message: s.configError.message });
       let checked = 0;
-      // Every file the index lists, read through the store (only regular files are ever opened).
+      // Every file the index lists, analyzed through the store (only regular files are ever opened):
+      // each problem with its line, severity and rule, as the editor's Problems view shows them.
       for (const entry of [...s.list()].sort((a, b) => a.file.localeCompare(b.file))) {
         checked++;
         const file = `.pi/plans/${entry.file}`;
-        if (!entry.valid) {
-          problems.push({ file, line: entry.error?.line, code: entry.error!.code, message: entry.error!.message });
+        if (!isPlanId(entry.id)) {
+          problems.push({ file, line: entry.error?.line, severity: 'error', code: 'invalid-file-name', message: entry.error!.message });
           continue;
         }
-        try {
-          await s.read(entry.id);
-        } catch (e) {
-          if (!isPlanError(e)) throw e;
-          problems.push({ file, line: e.details.line, code: e.code, message: e.message });
+        for (const p of (await s.analyze(entry.id)).problems) {
+          problems.push({ file, line: p.line, column: p.range.start.character + 1, severity: p.severity, code: p.code, message: p.message });
         }
       }
-      if (o.json) io.out(JSON.stringify({ checked, problems }, null, 2) + '\n');
+      const errors = problems.filter((p) => p.severity === 'error').length;
+      const warnings = problems.filter((p) => p.severity === 'warning').length;
+      if (o.json) io.out(JSON.stringify({ checked, errors, warnings, problems }, null, 2) + '\n');
       else {
-        for (const p of problems) io.out(`${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}\n`);
-        io.out(`${checked} plan file${checked === 1 ? '' : 's'} checked, ${problems.length} problem${problems.length === 1 ? '' : 's'}.\n`);
+        // Errors and warnings; notes (a step that gets its id on the next write) only in --json.
+        for (const p of problems) {
+          if (p.severity === 'info') continue;
+          io.out(`${p.file}${p.line ? `:${p.line}` : ''}: ${p.severity === 'warning' ? 'warning: ' : ''}${p.message}\n`);
+        }
+        const w = warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : '';
+        io.out(`${checked} plan file${checked === 1 ? '' : 's'} checked, ${errors} problem${errors === 1 ? '' : 's'}${w}.\n`);
       }
-      if (problems.length) process.exitCode = 1;
+      if (errors) process.exitCode = 1;
     });
 
   const seen = () => new Option('--seen-version <n>', 'the version you reviewed (default: the current one)').argParser((v) => {

@@ -33,10 +33,12 @@ function lineRange(text: string, line: number): { start: TextPosition; end: Text
   return { start: { line: i, character: 0 }, end: { line: i, character: lines[i].replace(/\r$/, '').length } };
 }
 
-function fromError(text: string, e: PlanError): PlanProblem {
+/** A refusal to read a plan as the one problem it is (its rule, or its code as `not-a-file`...), on its line of `text`. */
+export function problemFromError(e: PlanError, text = ''): PlanProblem {
   const line = e.details.line ?? 1;
   return { code: e.details.rule ?? e.code.toLowerCase().replace(/_/g, '-'), severity: 'error', message: e.message, range: lineRange(text, line), line };
 }
+const fromError = (text: string, e: PlanError) => problemFromError(e, text);
 
 /**
  * Every problem of a plan text, located; never throws. A text that cannot be read gives the one

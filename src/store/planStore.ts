@@ -1,5 +1,7 @@
 import {
   Actor,
+  analyze,
+  Analysis,
   AttentionFlag,
   changedSinceApproval,
   Checkpoint,
@@ -24,6 +26,7 @@ import {
   PlansConfigSchema,
   PlanStatus,
   changeStatus,
+  problemFromError,
 } from '../core';
 import { IndexEntry, indexEntryFor, notAFileEntry, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
 import { describeKind, Disposable, FileStat, StorePorts, WatcherPort } from './ports';
@@ -186,6 +189,29 @@ export class PlanStore {
     const text = decodePlanBytes(bytes, this.rel(path));
     await this.prepare(text);
     return this.checkId(id, path, parsePlan(text, this.rel(path)));
+  }
+
+  /**
+   * Every problem of a plan file, located (see core `analyze`), with the workspace's config; a
+   * file that cannot be read at all (not a regular file, too large, not UTF-8) gives that one
+   * problem. Never throws for a problem of the file.
+   */
+  async analyze(id: string): Promise<Analysis> {
+    const path = this.pathOf(id);
+    let text: string;
+    try {
+      await this.checkFolders();
+      text = decodePlanBytes(await this.readPlanBytes(id, path), this.rel(path));
+    } catch (e) {
+      if (isPlanError(e)) return { problems: [problemFromError(e)] };
+      throw e;
+    }
+    await this.prepare(text);
+    const a = analyze(text, { config: this._config });
+    if (a.doc && a.doc.fm.id !== id) {
+      return { problems: [problemFromError(new PlanError('INVALID_FILE', `the id in the file (${a.doc.fm.id}) is not the file name's (${id}): make them the same`, { line: 2, rule: 'id-mismatch' }), text)] };
+    }
+    return a;
   }
 
   /** Has a parser port compute the Markdown parse of `text` off this thread first, when there is one. */

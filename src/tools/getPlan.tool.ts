@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SECTION_NAMES } from '../core';
+import { analyze, SECTION_NAMES } from '../core';
 import { asData, attentionNote, bodyFor, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
 
 export const getPlanTool = defineTool({
@@ -22,7 +22,10 @@ export const getPlanTool = defineTool({
       const entry = store.entry(id);
       const flag = attentionNote(entry ? await store.attention(entry) : undefined);
       const attention = flag ? `Attention: ${flag}.` : undefined;
+      // The same problems the editor's Problems view and `pi-plans validate` show (notes left out).
+      const found = analyze(doc.text, { config: store.config }).problems.filter((p) => p.severity !== 'info');
+      const problems = found.length ? `Problems: ${found.map((p) => `line ${p.line}: ${p.message}`).join('; ')}.` : undefined;
       const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## Rejection (v${r.version})\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
-      return [header(doc), approved, attention, rejections, nextAction(doc), asData(doc, section)].filter(Boolean).join('\n');
+      return [header(doc), approved, attention, problems, rejections, nextAction(doc), asData(doc, section)].filter(Boolean).join('\n');
     }),
 });

@@ -228,9 +228,36 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       assert.deepEqual(
         parsed.problems.map((p) => [p.file, p.line, p.code]),
         [
-          ['.pi/plans/PLAN-0000000b.md', 4, 'INVALID_FILE'],
-          ['.pi/plans/PLAN-0000000c.md', 13, 'INVALID_FILE'],
-          ['.pi/plans/PLAN-0000000d.md', 15, 'INVALID_FILE'],
+          ['.pi/plans/PLAN-0000000b.md', 4, 'frontmatter-field'],
+          ['.pi/plans/PLAN-0000000c.md', 13, 'merge-conflict'],
+          ['.pi/plans/PLAN-0000000d.md', 15, 'duplicate-step-id'],
+        ],
+      );
+    });
+
+    it('what keeps a plan from review: a warning on a draft (exit 0), an error on a proposed plan (exit 1); notes only in --json', async () => {
+      const noGoal = (id: string, status: string) => planText(id, { status }).replace('## Goal\nMake it work\n', '');
+      put('PLAN-0000000a', noGoal('PLAN-0000000a', 'draft'));
+      let r = await cli('validate');
+      assert.equal(r.code, 0, r.out);
+      assert.equal(r.out, '.pi/plans/PLAN-0000000a.md:3: warning: add a "## Goal" section saying what the plan achieves before submitting for review\n1 plan file checked, 0 problems, 1 warning.\n');
+      put('PLAN-0000000b', noGoal('PLAN-0000000b', 'proposed'));
+      // pi-planner's steps (no ids): a note, not a problem.
+      put('PLAN-0000000c', planText('PLAN-0000000c', { steps: ['First thing', 'Second thing'] }));
+      r = await cli('validate');
+      assert.equal(r.code, 1);
+      assert.match(r.out, /^\.pi\/plans\/PLAN-0000000b\.md:3: add a "## Goal" section saying what the plan achieves$/m);
+      assert.match(r.out, /3 plan files checked, 1 problem, 1 warning\.\n$/);
+      process.exitCode = 0;
+      const j = JSON.parse((await cli('validate', '--json')).out) as { errors: number; warnings: number; problems: { file: string; severity: string; code: string; line: number; column: number }[] };
+      assert.deepEqual([j.errors, j.warnings], [1, 1]);
+      assert.deepEqual(
+        j.problems.map((p) => [p.file.slice(-16), p.severity, p.code, p.line, p.column]),
+        [
+          ['PLAN-0000000a.md', 'warning', 'missing-section', 3, 1],
+          ['PLAN-0000000b.md', 'error', 'missing-section', 3, 1],
+          ['PLAN-0000000c.md', 'info', 'step-without-id', 14, 1],
+          ['PLAN-0000000c.md', 'info', 'step-without-id', 15, 1],
         ],
       );
     });
