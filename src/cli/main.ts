@@ -7,6 +7,8 @@ import {
   changeStatus,
   isPlanError,
   isPlanId,
+  progressOf,
+  reviewedVersion,
   ProblemSeverity,
   PLAN_STATUSES,
   PlanDocument,
@@ -88,8 +90,8 @@ export function buildProgram(io: CliIo = realIo): Command {
       if (o.json) io.out(JSON.stringify(docJson(doc), null, 2) + '\n');
       else {
         const f = doc.fm;
-        const done = doc.steps.filter((x) => x.status === 'done' || x.status === 'skipped').length;
-        io.out(`${f.id}: ${f.title}\nstatus: ${f.status}   version: ${f.version}   steps: ${done}/${doc.steps.length} done   updated: ${f.updated_at}\n`);
+        const { done, total } = progressOf(doc.steps);
+        io.out(`${f.id}: ${f.title}\nstatus: ${f.status}   version: ${f.version}   steps: ${done}/${total} done   updated: ${f.updated_at}\n`);
         if (f.approved_by) io.out(`approved by ${f.approved_by} at v${f.approved_version}${changedSinceApproval(doc) ? ', CHANGED SINCE: its text differs from what was approved; submit it for review again' : ''}\n`);
         io.out(`${doc.body.replace(/^\s+/, '\n')}`);
         if (!doc.body.endsWith('\n')) io.out('\n');
@@ -145,7 +147,7 @@ export function buildProgram(io: CliIo = realIo): Command {
     .addOption(seen())
     .action(async (id: string, o: { seenVersion?: number }) => {
       const s = await store();
-      const { doc } = await s.update(id, 'cli', (d, ctx) => approve(d, o.seenVersion ?? d.fm.version, ctx));
+      const { doc } = await s.update(id, 'cli', (d, ctx) => approve(d, reviewedVersion({ given: o.seenVersion, current: d.fm.version })!, ctx));
       io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version}).\n`);
     });
 

@@ -1,4 +1,5 @@
 import type { PlanDocument } from './document';
+import { isReviewHistoryTitle } from './policy';
 
 /**
  * What a person approves, as one string: the title, each step's text, annotation and details in
@@ -13,7 +14,7 @@ export function approvedContent(doc: PlanDocument): string {
   for (const s of doc.steps) parts.push(`step:${norm(s.text)}|${s.tool ?? ''}|${s.operation ?? ''}|${norm(s.target)}|${norm(s.details)}`);
   const { sections, stepsSection } = doc.outline;
   sections.forEach((sec, i) => {
-    if (i === stepsSection || /^(Rejection|Approval) \(v\d+\)$/.test(sec.title)) return;
+    if (i === stepsSection || isReviewHistoryTitle(sec.title)) return;
     parts.push(`section:${sec.depth}:${norm(sec.title)}:${norm(doc.body.slice(sec.headingEnd, sec.end))}`);
   });
   return parts.join('\n');

@@ -1,6 +1,7 @@
 import { PlanError } from './errors';
 import { FrontmatterBlock, FrontmatterValue, patchFrontmatterYaml, splitFrontmatter } from './frontmatter';
 import { LIMITS } from './limits';
+import { rejectedVersionOf } from './policy';
 import { computeOutline, Outline } from './outline';
 import { Frontmatter, FrontmatterSchema, SectionName, PLAN_ID_PATTERN } from './schema';
 import { parseStepItem, quickStepCounts, Step } from './steps';
@@ -127,7 +128,6 @@ export function rememberOutline(body: string, outline: Outline): void {
 const CONFLICT_RE = /^<{7}(?: |\r?$)/m;
 /** The first merge-conflict marker line, if any (a cheap scan first: most files have none). */
 const CONFLICT = { exec: (t: string) => (t.includes('<<<<<<<') ? CONFLICT_RE.exec(t) : null) };
-const REJECTION_TITLE = /^Rejection \(v(\d+)\)$/;
 
 /**
  * Parses and validates a plan file's text. Throws PlanError (INVALID_FILE / TOO_LARGE) with the
@@ -201,8 +201,8 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
   for (const s of steps) if (!s.hasId) s.id = `S${String(++next).padStart(3, '0')}`;
   const rejections: Rejection[] = [];
   for (const sec of outline.sections) {
-    const m = REJECTION_TITLE.exec(sec.title);
-    if (m) rejections.push({ version: Number(m[1]), feedback: body.slice(sec.headingEnd, sec.end).trim() });
+    const rejected = rejectedVersionOf(sec.title);
+    if (rejected !== undefined) rejections.push({ version: rejected, feedback: body.slice(sec.headingEnd, sec.end).trim() });
     if (sec.depth === 2 && sec.title.toLowerCase() === 'context' && sec.end - sec.headingEnd > LIMITS.contextBytes) {
       throw new PlanError('TOO_LARGE', `## Context is over ${LIMITS.contextBytes / 1024} KB: move large context into .pi/plans/artifacts/${fm.id}/ and link it`, {
         rule: 'context-too-large',

@@ -12,3 +12,4 @@ export * from './textEdits';
 export * from './analyze';
 export * from './attentionOrder';
 export * from './approval';
+export * from './policy';

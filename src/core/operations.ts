@@ -11,6 +11,7 @@ import {
 } from './document';
 import { approvalDigest, changedSinceApproval } from './approval';
 import { PlanError } from './errors';
+import { isFinished, isRejectionHeadingLine, rejectedVersionOf, rejectionTitle } from './policy';
 import { FrontmatterValue, stringifyEntry } from './frontmatter';
 import { nextStatus, PlanAction } from './lifecycle';
 import { LIMITS } from './limits';
@@ -340,7 +341,7 @@ function sectionEdit(doc: PlanDocument, name: SectionName, content: string): Bod
   const order = SECTION_NAMES.indexOf(name);
   const later = doc.outline.sections.find((s) => {
     const i = SECTION_NAMES.findIndex((n) => n.toLowerCase() === s.title.toLowerCase());
-    return (i > order && s.depth === 2) || /^Rejection \(v\d+\)$/.test(s.title);
+    return (i > order && s.depth === 2) || rejectedVersionOf(s.title) !== undefined;
   });
   const block = `## ${name}${eol}${c}${eol}`;
   if (later) return { start: later.start, end: later.start, text: `${block}${eol}` };
@@ -472,7 +473,7 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
   if (doc.fm.status === 'executing') {
     if (!opts.revisionId) throw new PlanError('INVALID_INPUT', 'a revision needs a new plan id');
     nextStatus(doc.fm.id, doc.fm.status, 'revise', ctx.actor);
-    const carried = new Map(doc.steps.filter((s) => s.status === 'done' || s.status === 'skipped').map((s) => [s.id, s.status]));
+    const carried = new Map(doc.steps.filter((s) => isFinished(s.status)).map((s) => [s.id, s.status]));
     const created = createPlanText({ id: opts.revisionId, title: opts.title ?? doc.fm.title, status: 'proposed', planner_model: doc.fm.planner_model, executor_model: doc.fm.executor_model, tools_required: doc.fm.tools_required }, ctx.now);
     // A revision is a new file: LF line ends, no BOM, no review history of its own.
     const revBody = `\n${sent.replace(/\r\n/g, '\n')}\n`;
@@ -498,12 +499,10 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
   return result(doc, normalized.text, 'edit');
 }
 
-const REJECTION_HEADING = /^## Rejection \(v\d+\)[ \t]*\r?$/;
-
 /** The `## Rejection (vN)` sections of a plan, in order, as text (empty when none). */
 function reviewHistory(doc: PlanDocument): string {
   return doc.outline.sections
-    .filter((s) => s.depth === 2 && /^Rejection \(v\d+\)$/.test(s.title))
+    .filter((s) => s.depth === 2 && rejectedVersionOf(s.title) !== undefined)
     .map((s) => doc.body.slice(s.start, s.end).trim())
     .join('\n\n');
 }
@@ -513,7 +512,7 @@ function stripReviewHistory(md: string): string {
   const out: string[] = [];
   let skipping = false;
   for (const line of md.split('\n')) {
-    if (REJECTION_HEADING.test(line)) skipping = true;
+    if (isRejectionHeadingLine(line)) skipping = true;
     else if (/^#{1,2}[ \t]/.test(line)) skipping = false;
     if (!skipping) out.push(line);
   }
@@ -584,7 +583,7 @@ export function reject(doc: PlanDocument, feedback: string, ctx: OpContext, seen
   const eol = doc.eol;
   const body = doc.body;
   const trimmedEnd = body.replace(/\s+$/, '').length;
-  const section = `${trimmedEnd ? `${eol}${eol}` : eol}## Rejection (v${doc.fm.version})${eol}${withEol(fb, eol)}${eol}`;
+  const section = `${trimmedEnd ? `${eol}${eol}` : eol}## ${rejectionTitle(doc.fm.version)}${eol}${withEol(fb, eol)}${eol}`;
   const text = applyEdits(doc, { ...stamp(doc, ctx), status: to }, [{ start: trimmedEnd, end: body.length, text: section }]).text;
   return result(doc, text, 'status', { note: fb });
 }
@@ -635,8 +634,8 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
   const doc = ensureStepIds(input);
   const s = findStep(doc, stepId);
   const updated = { ...s, status, note: note !== undefined ? oneLine(note) || undefined : s.note };
-  const open = doc.steps.filter((x) => x.id !== s.id && x.status !== 'done' && x.status !== 'skipped');
-  const finishing = (status === 'done' || status === 'skipped') && open.length === 0;
+  const open = doc.steps.filter((x) => x.id !== s.id && !isFinished(x.status));
+  const finishing = isFinished(status) && open.length === 0;
   const patch: Record<string, FrontmatterValue | undefined> = stamp(input, ctx);
   if (finishing) {
     patch.status = 'completed';
@@ -665,7 +664,7 @@ export function clonePlan(doc: PlanDocument, newId: string, ctx: OpContext): str
   const src = ensureStepIds(doc);
   const created = parsePlan(createPlanText({ id: newId, title: src.fm.title, status: 'proposed', planner_model: src.fm.planner_model, executor_model: src.fm.executor_model, tools_required: src.fm.tools_required }, ctx.now));
   // Body: the source body without its review history, every step pending, no notes.
-  const drop = src.outline.sections.filter((s) => /^Rejection \(v\d+\)$/.test(s.title));
+  const drop = src.outline.sections.filter((s) => rejectedVersionOf(s.title) !== undefined);
   const edits: BodyEdit[] = [
     ...drop.map((s) => ({ start: s.start, end: s.end, text: '' })),
     ...src.steps.flatMap((s) => stepEdits(src, s, { status: 'pending', note: null })),

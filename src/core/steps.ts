@@ -1,3 +1,4 @@
+import { isFinished } from './policy';
 import type { StepStatus } from './schema';
 
 /** A step as the file says it. */
@@ -115,7 +116,7 @@ const HEADER_PARTS =
 export function rewriteHeader(line: string, status: StepStatus, id?: string): string {
   const g = HEADER_PARTS.exec(line)?.groups;
   if (!g) return line;
-  const checked = status === 'done' || status === 'skipped';
+  const checked = isFinished(status);
   const check = checked ? (g.check === 'X' ? '[X]' : '[x]') : '[ ]';
   const marker = MARKERS[status];
   const rest = g.rest ?? '';
@@ -146,7 +147,7 @@ export function renderNoteLine(note: string, indent: number): string {
 
 /** Renders a step item (without a trailing line break). `bullet` is `1.`, `-`, ... */
 export function renderStepItem(step: Omit<Step, 'hasId'>, bullet: string, eol: string): string {
-  const check = step.status === 'done' || step.status === 'skipped' ? '[x]' : '[ ]';
+  const check = isFinished(step.status) ? '[x]' : '[ ]';
   const marker = MARKERS[step.status];
   const annotated = !!(step.tool && step.operation);
   let head = `${bullet} ${check} ${step.id}${marker ? ` ${marker}` : ''} ${escapeText(oneLine(step.text), annotated)}`;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { analyze, SECTION_NAMES } from '../core';
+import { analyze, rejectionTitle, SECTION_NAMES } from '../core';
 import { asData, attentionNote, bodyFor, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
 
 export const getPlanTool = defineTool({
@@ -11,6 +11,7 @@ export const getPlanTool = defineTool({
     'Read a plan (the active plan when no id is given): status, version, step ids and statuses, and its Markdown as data. Use it to reload after context loss or a version conflict. section reads one section of a large plan.',
   icon: '$(book)',
   gated: false,
+  readOnly: true,
   schema: z.object({ id: idField.optional(), section: z.enum([...SECTION_NAMES, 'Rejection']).optional() }),
   invocationMessage: (i) => `Reading ${i.id ?? 'the active plan'}`,
   run: (i, ctx) =>
@@ -25,7 +26,7 @@ export const getPlanTool = defineTool({
       // The same problems the editor's Problems view and `pi-plans validate` show (notes left out).
       const found = analyze(doc.text, { config: store.config }).problems.filter((p) => p.severity !== 'info');
       const problems = found.length ? `Problems: ${found.map((p) => `line ${p.line}: ${p.message}`).join('; ')}.` : undefined;
-      const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## Rejection (v${r.version})\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
+      const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## ${rejectionTitle(r.version)}\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
       return [header(doc), approved, attention, problems, rejections, nextAction(doc), asData(doc, section)].filter(Boolean).join('\n');
     }),
 });

@@ -10,6 +10,7 @@ export const listPlansTool = defineTool({
   modelDescription: 'List plans (id, status, version, steps done, title), optionally filtered by status. Marks the active plan. Invalid files are listed with their reason.',
   icon: '$(list-unordered)',
   gated: false,
+  readOnly: true,
   schema: z.object({ status: z.array(z.enum(PLAN_STATUSES)).max(11).optional() }),
   invocationMessage: (i) => `Listing plans${i.status?.length ? ` (${i.status.join(', ')})` : ''}`,
   run: (i, ctx) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AttentionFlag, changedSinceApproval, isPlanError, PLAN_ID_PATTERN, PlanDocument, PlanError, sectionText } from '../core';
+import { AttentionFlag, changedSinceApproval, isPlanError, nextOpenStep, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, sectionText } from '../core';
 import type { PlanStore } from '../store';
 import type { ToolContext } from './context';
 
@@ -15,6 +15,8 @@ export interface PlanTool<S extends z.ZodObject = z.ZodObject> {
   readonly icon: string;
   /** True for step-editing and execution tools: hidden and refused outside plan work mode when the user asks for that. */
   readonly gated: boolean;
+  /** True for tools that only read: the only ones a Restricted Mode window runs (and read-only over MCP). */
+  readonly readOnly?: boolean;
   /** A `when` clause beyond gating (the approve tool's setting). */
   readonly when?: string;
   readonly schema: S;
@@ -115,15 +117,15 @@ export function locate(ctx: ToolContext, id: string | undefined, opts: { gated?:
   return locate(ctx, active[0].id);
 }
 
-/** The first step that is not done or skipped. */
+/** The first step that is not finished. */
 export function nextStep(doc: PlanDocument) {
-  return doc.steps.find((s) => s.status !== 'done' && s.status !== 'skipped');
+  return nextOpenStep(doc.steps);
 }
 
 /** Labelled fields of a plan, one line. */
 export function header(doc: PlanDocument): string {
-  const done = doc.steps.filter((s) => s.status === 'done' || s.status === 'skipped').length;
-  return `**${doc.fm.id}** "${doc.fm.title}" · status: ${doc.fm.status} · version: ${doc.fm.version} · steps: ${done}/${doc.steps.length} done`;
+  const { done, total } = progressOf(doc.steps);
+  return `**${doc.fm.id}** "${doc.fm.title}" · status: ${doc.fm.status} · version: ${doc.fm.version} · steps: ${done}/${total} done`;
 }
 
 /** What a list row or a read says of a plan that needs a person's attention (never written to the file). */

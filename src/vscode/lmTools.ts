@@ -47,7 +47,7 @@ export function registerLmTools(plans: WorkspacePlans, active: WorkspaceActivePl
 }
 
 async function run(tool: PlanTool, input: unknown, ctx: ToolContext, plans: WorkspacePlans): Promise<string> {
-  if (!vscode.workspace.isTrusted && !['pi_plan_get', 'pi_plan_list'].includes(tool.name)) {
+  if (!vscode.workspace.isTrusted && !tool.readOnly) {
     throw new Error('This workspace is in Restricted Mode: plans are read-only. Ask the user to trust the workspace, then call again.');
   }
   const parsed = tool.schema.safeParse(input);

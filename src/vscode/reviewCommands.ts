@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { approve, isPlanError, PLAN_ID_PATTERN, reject } from '../core';
+import { approve, isPlanError, PLAN_ID_PATTERN, reject, reviewedVersion } from '../core';
 import type { PlanStore } from '../store';
 import type { WorkspaceActivePlans } from './activePlans';
 import type { WorkspacePlans } from './workspacePlans';
@@ -36,13 +36,11 @@ async function resolve(plans: WorkspacePlans, arg: PlanArg): Promise<{ store: Pl
   return { store, id, version };
 }
 
-/** The version the user is looking at: the open, saved editor of the plan, or the one given. */
+/** The version the user is looking at (the core's rule): the one given, the open saved editor's, or the current one. */
 function seenVersion(store: PlanStore, id: string, given: number | undefined): number | undefined {
-  if (given !== undefined) return given;
   const uri = vscode.Uri.file(store.pathOf(id)).toString();
-  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
-  const m = doc && !doc.isDirty ? /^version:\s*(\d+)\s*$/m.exec(doc.getText()) : null;
-  return m ? Number(m[1]) : store.entry(id)?.version;
+  const doc = given === undefined ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri) : undefined;
+  return reviewedVersion({ given, shownText: doc && !doc.isDirty ? doc.getText() : undefined, current: store.entry(id)?.version });
 }
 
 /**
