@@ -6,7 +6,7 @@ import globals from 'globals';
 
 const forbidden = ['vscode', 'fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'child_process', 'node:child_process'].map((name) => ({
   name,
-  message: 'src/core and src/store are pure: put I/O behind a port (src/store/ports.ts) and implement it in src/node or src/vscode.',
+  message: 'src/core, src/store and src/service are pure: put I/O behind a port (src/store/ports.ts) and implement it in src/node or src/vscode.',
 }));
 
 export default tseslint.config(
@@ -42,9 +42,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/core/**/*.ts', 'src/store/**/*.ts'],
+    files: ['src/core/**/*.ts', 'src/store/**/*.ts', 'src/service/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: forbidden, patterns: [{ group: ['node:*'], message: 'src/core and src/store use no Node modules: add a port.' }] }],
+      'no-restricted-imports': ['error', { paths: forbidden, patterns: [{ group: ['node:*'], message: 'src/core, src/store and src/service use no Node modules: add a port.' }] }],
       'no-restricted-globals': ['error', { name: 'process', message: 'pass configuration in; the core has no process' }, { name: 'require', message: 'import instead' }],
     },
   },

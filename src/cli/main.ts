@@ -3,21 +3,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   changedSinceApproval,
-  approve,
-  changeStatus,
   isPlanError,
   isPlanId,
   progressOf,
-  reviewedVersion,
   ProblemSeverity,
   PLAN_STATUSES,
   PlanDocument,
   PlanError,
   PlanStatus,
-  reject,
   sectionText,
 } from '../core';
 import { openNodeStore } from '../node';
+import { approvePlan, changePlanStatus, rejectPlan } from '../service';
 import { IndexEntry, PlanStore } from '../store';
 
 /** Output sinks, so tests can run the CLI in-process. */
@@ -146,8 +143,7 @@ export function buildProgram(io: CliIo = realIo): Command {
     .description('approve a proposed plan (a human decision)')
     .addOption(seen())
     .action(async (id: string, o: { seenVersion?: number }) => {
-      const s = await store();
-      const { doc } = await s.update(id, 'cli', (d, ctx) => approve(d, reviewedVersion({ given: o.seenVersion, current: d.fm.version })!, ctx));
+      const { doc } = await approvePlan({ store: await store() }, id, { actor: 'cli', seenVersion: o.seenVersion });
       io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version}).\n`);
     });
 
@@ -157,7 +153,7 @@ export function buildProgram(io: CliIo = realIo): Command {
     .requiredOption('--feedback <text>', 'what must change')
     .addOption(seen())
     .action(async (id: string, o: { feedback: string; seenVersion?: number }) => {
-      const { doc } = await (await store()).update(id, 'cli', (d, ctx) => reject(d, o.feedback, ctx, o.seenVersion));
+      const { doc } = await rejectPlan({ store: await store() }, id, { actor: 'cli', feedback: o.feedback, seenVersion: o.seenVersion });
       io.out(`${id} ${doc.fm.status === 'needs_review' ? 'rejected a third time: needs_review (reopen it to continue)' : 'rejected'} (v${doc.fm.version}).\n`);
     });
 
@@ -170,7 +166,7 @@ export function buildProgram(io: CliIo = realIo): Command {
     const cmd = program.command(`${name} <id>`).description(what);
     if (name === 'cancel') cmd.option('--reason <text>', 'why');
     cmd.action(async (id: string, o: { reason?: string }) => {
-      const { doc } = await (await store()).update(id, 'cli', (d, ctx) => changeStatus(d, action, ctx, o.reason));
+      const { doc } = await changePlanStatus({ store: await store() }, id, action, { actor: 'cli', reason: o.reason });
       io.out(`${id} is now ${doc.fm.status} (v${doc.fm.version}).\n`);
     });
   }

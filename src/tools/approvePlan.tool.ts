@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { approve, PlanError } from '../core';
-import { defineTool, guarded, idField, locate, result, versionField } from './toolkit';
+import { PlanError } from '../core';
+import { approvePlan } from '../service';
+import { defineTool, guarded, idField, locate, placeOf, result, versionField } from './toolkit';
 
 export const approvePlanTool = defineTool({
   name: 'pi_plan_approve',
@@ -20,7 +21,7 @@ export const approvePlanTool = defineTool({
         throw new PlanError('HUMAN_ONLY', `${i.id}: approving a plan is the user's decision; agent approval is off.`);
       }
       const { store, id } = locate(ctx, i.id);
-      const { doc } = await store.update(id, 'agent', (d, c) => approve(d, i.version, c), { agentMayApprove: true });
+      const { doc } = await approvePlan(placeOf(ctx, store), id, { actor: 'agent', seenVersion: i.version, agentMayApprove: true });
       return result(doc, `Approved by the agent at v${i.version}.`);
     }),
 });

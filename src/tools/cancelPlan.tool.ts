@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { changeStatus } from '../core';
-import { defineTool, guarded, idField, locate, result, text, versionField } from './toolkit';
+import { changePlanStatus } from '../service';
+import { defineTool, guarded, idField, locate, placeOf, result, text, versionField } from './toolkit';
 
 export const cancelPlanTool = defineTool({
   name: 'pi_plan_cancel',
@@ -16,8 +16,7 @@ export const cancelPlanTool = defineTool({
   run: (i, ctx) =>
     guarded(i.id, async () => {
       const { store, id } = locate(ctx, i.id);
-      const { doc } = await store.update(id, 'agent', (d, c) => changeStatus(d, 'cancel', c, i.reason), { expectedVersion: i.version });
-      await ctx.active.clear(id);
+      const { doc } = await changePlanStatus(placeOf(ctx, store), id, 'cancel', { actor: 'agent', expectedVersion: i.version, reason: i.reason });
       return result(doc, 'Cancelled.');
     }),
 });

@@ -1,4 +1,7 @@
+import type { ActivePlans, ReviewOutcome } from '../service';
 import type { PlanStore } from '../store';
+
+export type { ActivePlans, ReviewOutcome } from '../service';
 
 /** The plan stores a face serves: one per workspace folder (one for the CLI and MCP server). */
 export interface PlanStores {
@@ -6,22 +9,6 @@ export interface PlanStores {
   folders(): { name: string; store: PlanStore }[];
 }
 
-/** The per-folder "active plan" pointer (plan work mode). UI state, never plan content. */
-export interface ActivePlans {
-  /** Active plan ids, with the folder each is in. */
-  list(): { id: string; folder: string }[];
-  set(id: string, folder: string): void | Promise<void>;
-  clear(id: string): void | Promise<void>;
-}
-
-/** A person's decision on a submitted plan, as the review gate sees it. */
-export type ReviewOutcome =
-  | { kind: 'approved'; version: number; by: string }
-  | { kind: 'rejected'; feedback: string; version: number; status: string }
-  | { kind: 'changed'; status: string }
-  | { kind: 'cancelled' }
-  /** No decision within the face's wait limit (an MCP client times out): nothing changed. */
-  | { kind: 'waiting'; afterMs: number };
 
 /** A face's way to put a plan in front of a person and wait for the decision. Optional. */
 export interface ReviewGate {

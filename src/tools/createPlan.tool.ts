@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PlanError, reviewProblems, submit } from '../core';
+import { PlanError, reviewProblems } from '../core';
+import { submitPlan } from '../service';
 import { defineTool, guarded, result, sectionFields, text } from './toolkit';
 
 const stepInput = z.object({
@@ -45,7 +46,7 @@ export const createPlanTool = defineTool({
         if (problems.length) {
           return result(doc, `Created as a draft, not proposed: ${problems.join('; ')}.`);
         }
-        doc = (await target.store.update(doc.fm.id, 'agent', (d, c) => submit(d, c))).doc;
+        doc = (await submitPlan({ store: target.store }, doc.fm.id, { actor: 'agent' })).doc;
       }
       return result(doc, `Created in ${target.name}/.pi/plans/${doc.fm.id}.md; steps: ${doc.steps.map((s) => s.id).join(', ') || 'none'}.`);
     }),

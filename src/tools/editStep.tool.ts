@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { editStep } from '../core';
-import { defineTool, guarded, idField, locate, result, stepIdField, text, versionField } from './toolkit';
+import { editPlanStep } from '../service';
+import { defineTool, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
 
 export const editStepTool = defineTool({
   name: 'pi_plan_step',
@@ -41,7 +41,7 @@ export const editStepTool = defineTool({
             : i.op === 'remove'
               ? { op: 'remove' as const, id: i.step! }
               : { op: 'move' as const, id: i.step!, after: i.after };
-      const { doc, result: r } = await store.update(id, 'agent', (d, c) => editStep(d, op, c), { expectedVersion: i.version });
+      const { doc, result: r } = await editPlanStep(placeOf(ctx, store), id, op, { actor: 'agent', expectedVersion: i.version });
       return result(doc, `${i.op === 'add' ? 'Added' : i.op === 'update' ? 'Updated' : i.op === 'remove' ? 'Removed' : 'Moved'} ${r.step}. Steps: ${doc.steps.map((s) => s.id).join(', ') || 'none'}.`);
     }),
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { finishExecution, markStep, startExecution, PlanError } from '../core';
-import { defineTool, guarded, idField, locate, result, stepIdField, text, versionField } from './toolkit';
+import { PlanError } from '../core';
+import { finishPlan, markPlanStep, startPlan } from '../service';
+import { defineTool, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
 
 export const executePlanTool = defineTool({
   name: 'pi_plan_execute',
@@ -25,21 +26,15 @@ export const executePlanTool = defineTool({
   run: (i, ctx) =>
     guarded(i.id, async () => {
       const { store, id } = locate(ctx, i.id, { gated: true });
-      const opts = { expectedVersion: i.version };
-      if (i.op === 'start') {
-        const { doc } = await store.update(id, 'agent', (d, c) => startExecution(d, c), opts);
-        const folder = ctx.stores.folders().find((f) => f.store === store)?.name ?? '';
-        await ctx.active.set(id, folder);
-        return result(doc, 'Execution started.');
-      }
+      const place = placeOf(ctx, store);
+      const act = { actor: 'agent' as const, expectedVersion: i.version };
+      if (i.op === 'start') return result((await startPlan(place, id, act)).doc, 'Execution started.');
       if (i.op === 'mark') {
         if (!i.step || !i.status) throw new PlanError('INVALID_INPUT', 'op=mark needs "step" and "status".');
-        const { doc, result: r } = await store.update(id, 'agent', (d, c) => markStep(d, i.step!, i.status!, c, i.note), opts);
-        if (r.autoCompleted) await ctx.active.clear(id);
+        const { doc, result: r } = await markPlanStep(place, id, i.step, i.status, i.note, act);
         return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`);
       }
-      const { doc } = await store.update(id, 'agent', (d, c) => finishExecution(d, i.op as 'complete' | 'fail', i.summary, c), opts);
-      await ctx.active.clear(id);
+      const { doc } = await finishPlan(place, id, i.op, i.summary, act);
       return result(doc, i.op === 'complete' ? 'Completed.' : 'Marked failed; the user may retry or resume it.');
     }),
 });

@@ -13,7 +13,7 @@ import type { PlanTool } from './toolkit';
 
 export * from './context';
 export * from './toolkit';
-export * from './reviewWait';
+export { waitForDecision } from '../service';
 
 /** Every tool, in the order the manifest lists them. */
 export const ALL_TOOLS: readonly PlanTool[] = [

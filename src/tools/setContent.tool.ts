@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { setContent } from '../core';
-import { defineTool, guarded, idField, locate, result, text, versionField } from './toolkit';
+import { revisePlan } from '../service';
+import { defineTool, guarded, idField, locate, placeOf, result, text, versionField } from './toolkit';
 
 export const setContentTool = defineTool({
   name: 'pi_plan_set_content',
@@ -17,16 +17,8 @@ export const setContentTool = defineTool({
   run: (i, ctx) =>
     guarded(i.id, async () => {
       const { store, id } = locate(ctx, i.id, { gated: true });
-      const newId = store.newPlanId();
-      const { doc, result: r } = await store.update(id, 'agent', (d, c) => setContent(d, i.markdown, c, { title: i.title, revisionId: newId }), { expectedVersion: i.version });
-      const created = r.created?.[0];
-      if (created) {
-        const rev = await store.read(created.id);
-        const folder = ctx.active.list().find((a) => a.id === id)?.folder ?? ctx.stores.folders().find((f) => f.store === store)?.name ?? '';
-        await ctx.active.clear(id);
-        await ctx.active.set(created.id, folder);
-        return result(rev, `${id} was executing: this is its revision ${created.id} (proposed, done steps kept); ${id} is now superseded.`);
-      }
+      const { doc, revision } = await revisePlan(placeOf(ctx, store), id, i.markdown, { title: i.title }, { actor: 'agent', expectedVersion: i.version });
+      if (revision) return result(revision, `${id} was executing: this is its revision ${revision.fm.id} (proposed, done steps kept); ${id} is now superseded.`);
       return result(doc, 'Markdown replaced.');
     }),
 });

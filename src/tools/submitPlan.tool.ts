@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { submit } from '../core';
+import { submitPlan } from '../service';
 import type { ReviewOutcome } from './context';
-import { defineTool, guarded, idField, locate, result, versionField } from './toolkit';
+import { defineTool, guarded, idField, locate, placeOf, result, versionField } from './toolkit';
 
 export const submitPlanTool = defineTool({
   name: 'pi_plan_submit',
@@ -17,8 +17,8 @@ export const submitPlanTool = defineTool({
   run: (i, ctx) =>
     guarded(i.id, async () => {
       const { store, id } = locate(ctx, i.id);
-      const { doc } = await store.update(id, 'agent', (d, c) => submit(d, c), { expectedVersion: i.version });
-      if (doc.fm.status === 'cancelled') return result(doc, 'It had no steps, so it was cancelled (nothing to review).');
+      const { doc, cancelled } = await submitPlan(placeOf(ctx, store), id, { actor: 'agent', expectedVersion: i.version });
+      if (cancelled) return result(doc, 'It had no steps, so it was cancelled (nothing to review).');
       const wait = (i.wait ?? ctx.settings.waitForReview) && ctx.review;
       if (!wait) return result(doc, 'Submitted: awaiting the user\'s review.');
       const outcome: ReviewOutcome = await ctx.review!.awaitDecision(store, id, ctx.signal ?? new AbortController().signal);

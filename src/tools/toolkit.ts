@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AttentionFlag, changedSinceApproval, isPlanError, nextOpenStep, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, sectionText } from '../core';
+import type { Place } from '../service';
 import type { PlanStore } from '../store';
 import type { ToolContext } from './context';
 
@@ -115,6 +116,11 @@ export function locate(ctx: ToolContext, id: string | undefined, opts: { gated?:
     throw new PlanError('NOT_FOUND', `Several plans are active (${active.map((a) => `${a.id} in ${a.folder}`).join(', ')}): pass "id".`);
   }
   return locate(ctx, active[0].id);
+}
+
+/** Where a tool acts: the plan's store, its folder's name and plan work mode, for the use cases. */
+export function placeOf(ctx: ToolContext, store: PlanStore): Place {
+  return { store, folder: ctx.stores.folders().find((f) => f.store === store)?.name ?? '', active: ctx.active };
 }
 
 /** The first step that is not finished. */

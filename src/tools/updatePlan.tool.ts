@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { setMetadata } from '../core';
-import { defineTool, guarded, idField, locate, result, sectionFields, text, versionField } from './toolkit';
+import { updatePlan } from '../service';
+import { defineTool, guarded, idField, locate, placeOf, result, sectionFields, text, versionField } from './toolkit';
 
 export const updatePlanTool = defineTool({
   name: 'pi_plan_update',
@@ -23,7 +23,7 @@ export const updatePlanTool = defineTool({
     guarded(i.id, async () => {
       const { store, id } = locate(ctx, i.id, { gated: true });
       const { id: _i, version, title, tools_required, executor_model, ...sections } = i;
-      const { doc } = await store.update(id, 'agent', (d, c) => setMetadata(d, sections, { title, tools_required, executor_model }, c), { expectedVersion: version });
+      const { doc } = await updatePlan(placeOf(ctx, store), id, sections, { title, tools_required, executor_model }, { actor: 'agent', expectedVersion: version });
       return result(doc, 'Updated.');
     }),
 });

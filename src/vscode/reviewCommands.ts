@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { approve, isPlanError, PLAN_ID_PATTERN, reject, reviewedVersion } from '../core';
+import { isPlanError, PLAN_ID_PATTERN, reviewedVersion } from '../core';
+import { approvePlan, rejectPlan } from '../service';
 import type { PlanStore } from '../store';
 import type { WorkspaceActivePlans } from './activePlans';
 import type { WorkspacePlans } from './workspacePlans';
@@ -49,7 +50,7 @@ function seenVersion(store: PlanStore, id: string, given: number | undefined): n
  */
 export async function approveAsPerson(store: PlanStore, id: string, seen: number | undefined): Promise<{ id: string; status: string; version: number } | undefined> {
   try {
-    const { doc } = await store.update(id, 'user', (d, c) => approve(d, seen ?? d.fm.version, c));
+    const { doc } = await approvePlan({ store }, id, { actor: 'user', seenVersion: seen });
     void vscode.window.showInformationMessage(vscode.l10n.t('{0} approved at v{1}.', id, String(doc.fm.approved_version)));
     return { id, status: doc.fm.status, version: doc.fm.version };
   } catch (e) {
@@ -106,7 +107,7 @@ export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceA
         }));
       if (!feedback) return undefined;
       try {
-        const { doc } = await t.store.update(t.id, 'user', (d, c) => reject(d, feedback, c, seenVersion(t.store, t.id, t.version)));
+        const { doc } = await rejectPlan({ store: t.store }, t.id, { actor: 'user', feedback, seenVersion: seenVersion(t.store, t.id, t.version) });
         return { id: t.id, status: doc.fm.status, version: doc.fm.version };
       } catch (e) {
         report(e);

@@ -1,5 +1,5 @@
 import type { PlanStore } from '../store';
-import type { ReviewOutcome } from './context';
+import type { ReviewOutcome } from './index';
 
 /**
  * Resolves when a proposed plan leaves `proposed`, from the store's change events: a decision

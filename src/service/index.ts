@@ -1,0 +1,154 @@
+/**
+ * The use cases: what a person or an agent does to a plan, once, for every face. Each one says
+ * who acts, checks the version the actor saw, runs the core operation under the store's lock,
+ * keeps plan work mode (the active plan) in step, and returns what happened as data. The agent
+ * tools, the CLI and the VS Code commands (and later the tree, CodeLens, custom editor and MCP
+ * server) are thin adapters over these. No vscode, no I/O of its own.
+ */
+import {
+  Actor,
+  approve,
+  changeStatus,
+  editStep,
+  FieldsInput,
+  finishExecution,
+  markStep,
+  OpResult,
+  PlanDocument,
+  reject,
+  reviewedVersion,
+  SectionsInput,
+  setContent,
+  setMetadata,
+  startExecution,
+  StepOp,
+  StepStatus,
+  submit,
+} from '../core';
+import type { PlanStore } from '../store';
+
+export { waitForDecision } from './reviewWait';
+
+/** The per-folder "active plan" pointer (plan work mode). UI state, never plan content. */
+export interface ActivePlans {
+  /** Active plan ids, with the folder each is in. */
+  list(): { id: string; folder: string }[];
+  set(id: string, folder: string): void | Promise<void>;
+  clear(id: string): void | Promise<void>;
+}
+
+/** A person's decision on a submitted plan, as the review gate sees it. */
+export type ReviewOutcome =
+  | { kind: 'approved'; version: number; by: string }
+  | { kind: 'rejected'; feedback: string; version: number; status: string }
+  | { kind: 'changed'; status: string }
+  | { kind: 'cancelled' }
+  /** No decision within the face's wait limit (an MCP client times out): nothing changed. */
+  | { kind: 'waiting'; afterMs: number };
+
+/** Where a use case acts: the plan's store, and plan work mode when the face has one (MCP and the CLI have none). */
+export interface Place {
+  store: PlanStore;
+  /** The folder's name, as the active-plan pointer records it. */
+  folder?: string;
+  active?: ActivePlans;
+}
+
+/** Who acts, and the version they last saw (a plan changed since is refused: VERSION_CONFLICT). */
+export interface Act {
+  actor: Actor;
+  expectedVersion?: number;
+}
+
+/** What a use case did: the plan as written and the operation's own account of it. */
+export interface Done {
+  doc: PlanDocument;
+  result: OpResult;
+}
+
+function run(p: Place, id: string, act: Act, op: Parameters<PlanStore['update']>[2], extra: { agentMayApprove?: boolean } = {}): Promise<Done> {
+  return p.store.update(id, act.actor, op, { expectedVersion: act.expectedVersion, ...extra });
+}
+
+// ---------- planning ----------
+
+/** Adds, updates, removes or moves a step. */
+export function editPlanStep(p: Place, id: string, op: StepOp, act: Act): Promise<Done> {
+  return run(p, id, act, (d, c) => editStep(d, op, c));
+}
+
+/** Sets sections and fields. */
+export function updatePlan(p: Place, id: string, sections: SectionsInput, fields: FieldsInput, act: Act): Promise<Done> {
+  return run(p, id, act, (d, c) => setMetadata(d, sections, fields, c));
+}
+
+/**
+ * Replaces the plan's Markdown. An executing plan is not changed in place: its revision (a new
+ * proposed plan) is created and becomes the active plan where the old one was. `revision` is the
+ * new plan as read back, when one was created.
+ */
+export async function revisePlan(p: Place, id: string, markdown: string, opts: { title?: string }, act: Act): Promise<Done & { revision?: PlanDocument }> {
+  const newId = p.store.newPlanId();
+  const done = await run(p, id, act, (d, c) => setContent(d, markdown, c, { title: opts.title, revisionId: newId }));
+  const created = done.result.created?.[0];
+  if (!created) return done;
+  const revision = await p.store.read(created.id);
+  if (p.active) {
+    const folder = p.active.list().find((a) => a.id === id)?.folder ?? p.folder ?? '';
+    await p.active.clear(id);
+    await p.active.set(created.id, folder);
+  }
+  return { ...done, revision };
+}
+
+/** Submits a draft for review (validated; a plan without steps is cancelled: `cancelled` says so). */
+export async function submitPlan(p: Place, id: string, act: Act): Promise<Done & { cancelled: boolean }> {
+  const done = await run(p, id, act, (d, c) => submit(d, c));
+  return { ...done, cancelled: done.doc.fm.status === 'cancelled' };
+}
+
+// ---------- review ----------
+
+/**
+ * Approves at the version the person reviewed (the core's rule: the one they name, else the
+ * current one); any other version is refused (STALE_APPROVAL). An agent approves only with the
+ * user's opt-in (`agentMayApprove`), which the core checks.
+ */
+export function approvePlan(p: Place, id: string, act: { actor: Actor; seenVersion?: number; agentMayApprove?: boolean }): Promise<Done> {
+  return run(p, id, { actor: act.actor }, (d, c) => approve(d, reviewedVersion({ given: act.seenVersion, current: d.fm.version })!, c), { agentMayApprove: act.agentMayApprove });
+}
+
+/** Rejects with feedback, appended to the review history; a version other than the one reviewed is refused. */
+export function rejectPlan(p: Place, id: string, act: { actor: Actor; feedback: string; seenVersion?: number }): Promise<Done> {
+  return run(p, id, { actor: act.actor }, (d, c) => reject(d, act.feedback, c, act.seenVersion));
+}
+
+/** Cancels, reopens, retries or resumes (what the transition table allows the actor). A finished plan leaves plan work mode. */
+export async function changePlanStatus(p: Place, id: string, action: 'cancel' | 'reopen' | 'retry' | 'resume', act: Act & { reason?: string }): Promise<Done> {
+  const done = await run(p, id, act, (d, c) => changeStatus(d, action, c, act.reason));
+  if (action === 'cancel') await p.active?.clear(id);
+  return done;
+}
+
+// ---------- execution ----------
+
+/** Starts an approved plan; it becomes the active plan of its folder. */
+export async function startPlan(p: Place, id: string, act: Act): Promise<Done> {
+  const done = await run(p, id, act, (d, c) => startExecution(d, c));
+  await p.active?.set(id, p.folder ?? '');
+  return done;
+}
+
+/** Marks a step; marking the last open one finishes the plan, which then leaves plan work mode. */
+export async function markPlanStep(p: Place, id: string, step: string, status: StepStatus, note: string | undefined, act: Act): Promise<Done> {
+  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note));
+  if (done.result.autoCompleted) await p.active?.clear(id);
+  return done;
+}
+
+/** Completes or fails an executing plan with a summary (required for a failure). */
+export async function finishPlan(p: Place, id: string, outcome: 'complete' | 'fail', summary: string | undefined, act: Act): Promise<Done> {
+  const done = await run(p, id, act, (d, c) => finishExecution(d, outcome, summary, c));
+  await p.active?.clear(id);
+  return done;
+}

@@ -1,0 +1,84 @@
+import { strict as assert } from 'node:assert';
+import { isPlanError } from '../../../src/core';
+import { ActivePlans, approvePlan, changePlanStatus, editPlanStep, finishPlan, markPlanStep, rejectPlan, revisePlan, startPlan, submitPlan, updatePlan } from '../../../src/service';
+import { PlanStore } from '../../../src/store';
+import { memoryPorts } from '../../helpers/memoryPorts';
+
+/** Plan work mode as a face keeps it (VS Code's workspace state; here a list). */
+function activePlans(): ActivePlans & { ids(): string[] } {
+  let list: { id: string; folder: string }[] = [];
+  return {
+    list: () => list,
+    set: (id, folder) => void (list = [...list.filter((a) => a.folder !== folder && a.id !== id), { id, folder }]),
+    clear: (id) => void (list = list.filter((a) => a.id !== id)),
+    ids: () => list.map((a) => `${a.id}@${a.folder}`),
+  };
+}
+
+async function planReady(store: PlanStore): Promise<string> {
+  const doc = await store.create({ title: 'Use cases', goal: 'G', steps: [{ text: 'One' }, { text: 'Two' }] }, 'agent');
+  return doc.fm.id;
+}
+
+describe('use cases (src/service): one path for every face', () => {
+  it('a whole life: who acts is recorded, the version seen is checked, plan work mode follows start and finish', async () => {
+    const { ports } = memoryPorts();
+    const store = await PlanStore.open('/ws', ports);
+    const active = activePlans();
+    const place = { store, folder: 'ws', active };
+    const id = await planReady(store);
+    await updatePlan(place, id, { risks: ['none'] }, {}, { actor: 'agent', expectedVersion: 1 });
+    // A version the agent did not see is refused, and nothing changes.
+    await assert.rejects(editPlanStep(place, id, { op: 'add', text: 'Three' }, { actor: 'agent', expectedVersion: 1 }), (e) => isPlanError(e, 'VERSION_CONFLICT'));
+    const sub = await submitPlan(place, id, { actor: 'agent', expectedVersion: 2 });
+    assert.equal(sub.cancelled, false);
+    assert.equal(sub.doc.fm.status, 'proposed');
+    // A person approves what they reviewed; an agent cannot without the opt-in.
+    await assert.rejects(approvePlan(place, id, { actor: 'agent' }), (e) => isPlanError(e, 'HUMAN_ONLY'));
+    await assert.rejects(approvePlan(place, id, { actor: 'user', seenVersion: 2 }), (e) => isPlanError(e, 'STALE_APPROVAL'));
+    const ok = await approvePlan(place, id, { actor: 'user', seenVersion: 3 });
+    assert.deepEqual([ok.doc.fm.approved_by, ok.doc.fm.approved_version], ['user', 3]);
+    assert.deepEqual(active.ids(), []);
+    await startPlan(place, id, { actor: 'agent' });
+    assert.deepEqual(active.ids(), [`${id}@ws`]);
+    await markPlanStep(place, id, 'S001', 'done', 'first done', { actor: 'agent' });
+    const last = await markPlanStep(place, id, 'S002', 'skipped', undefined, { actor: 'agent' });
+    assert.equal(last.result.autoCompleted, true);
+    assert.equal(last.doc.fm.status, 'completed');
+    assert.deepEqual(active.ids(), [], 'a finished plan leaves plan work mode');
+  });
+
+  it('a rejection records the feedback at the version reviewed; a revision of an executing plan takes its place in plan work mode', async () => {
+    const { ports } = memoryPorts();
+    const store = await PlanStore.open('/ws', ports);
+    const active = activePlans();
+    const place = { store, folder: 'ws', active };
+    const id = await planReady(store);
+    await submitPlan(place, id, { actor: 'agent' });
+    const r = await rejectPlan(place, id, { actor: 'cli', feedback: 'Split step one', seenVersion: 2 });
+    assert.deepEqual(r.doc.rejections, [{ version: 2, feedback: 'Split step one' }]);
+    await editPlanStep(place, id, { op: 'update', id: 'S001', text: 'One, split' }, { actor: 'agent' });
+    await submitPlan(place, id, { actor: 'agent' });
+    await approvePlan(place, id, { actor: 'cli' });
+    await startPlan(place, id, { actor: 'agent' });
+    await markPlanStep(place, id, 'S001', 'done', undefined, { actor: 'agent' });
+    const { doc, revision } = await revisePlan(place, id, '## Goal\nG\n\n## Steps\n1. [x] S001 One, split\n2. [ ] S002 Two, better\n', {}, { actor: 'agent' });
+    assert.equal(doc.fm.status, 'superseded');
+    assert.ok(revision);
+    assert.equal(revision.fm.status, 'proposed');
+    assert.deepEqual(active.ids(), [`${revision.fm.id}@ws`]);
+  });
+
+  it('without plan work mode (the CLI, MCP): the same use cases, nothing else to keep', async () => {
+    const { ports } = memoryPorts();
+    const store = await PlanStore.open('/ws', ports);
+    const id = await planReady(store);
+    await submitPlan({ store }, id, { actor: 'agent' });
+    await approvePlan({ store }, id, { actor: 'cli' });
+    await startPlan({ store }, id, { actor: 'agent' });
+    const failed = await finishPlan({ store }, id, 'fail', 'the build broke', { actor: 'agent' });
+    assert.equal(failed.doc.fm.status, 'failed');
+    assert.equal((await changePlanStatus({ store }, id, 'retry', { actor: 'cli' })).doc.fm.status, 'approved');
+    await assert.rejects(changePlanStatus({ store }, id, 'retry', { actor: 'agent' }), (e) => isPlanError(e));
+  });
+});
