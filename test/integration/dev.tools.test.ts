@@ -204,18 +204,21 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     const id = idOf(r);
     await invoke('pi_plan_update', { id, verification: ['v'] });
     await invoke('pi_plan_submit', { id, wait: false });
-    await vscode.workspace.getConfiguration('piPlans').update('agentApproval.enabled', true, vscode.ConfigurationTarget.Workspace).then(
-      () => undefined,
-      () => undefined, // VS Code refuses to write an application setting to a workspace: fine too
-    );
+    // What a cloned repository could ship: its .vscode/settings.json turns agent approval on. A
+    // window-scoped setting in the same file shows when VS Code has read it.
+    const dir = path.join(folder().uri.fsPath, '.vscode');
+    const settings = path.join(dir, 'settings.json');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(settings, JSON.stringify({ 'piPlans.agentApproval.enabled': true, 'piPlans.review.wait': false }));
     try {
-      await refusedWith('pi_plan_approve', { id, version: onDisk(id).fm.version }, /agent approval is off|approving a plan is/i);
+      await until('VS Code to read the workspace settings file', () => vscode.workspace.getConfiguration('piPlans').get('review.wait') === false);
+      // The setting is application-scoped: a workspace value never counts.
+      assert.equal(vscode.workspace.getConfiguration('piPlans').get('agentApproval.enabled'), false);
+      await refusedWith('pi_plan_approve', { id, version: onDisk(id).fm.version }, /agent approval is off/i);
       assert.equal(onDisk(id).fm.status, 'proposed');
     } finally {
-      await vscode.workspace.getConfiguration('piPlans').update('agentApproval.enabled', undefined, vscode.ConfigurationTarget.Workspace).then(
-        () => undefined,
-        () => undefined,
-      );
+      fs.rmSync(dir, { recursive: true, force: true });
+      await until('the workspace settings gone', () => vscode.workspace.getConfiguration('piPlans').get('review.wait') === true);
     }
   });
 });

@@ -135,7 +135,10 @@ describe('agent tools (handlers on in-memory stores)', () => {
     const { ctx, store } = await setup({ waitForReview: true });
     const id = idOf(await call(ctx, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'a' }] }));
     const pending = call(ctx, 'pi_plan_submit', {});
-    await new Promise((r) => setTimeout(r, 20));
+    // The person decides once the plan is in front of them (proposed), not after a guessed delay.
+    await new Promise<void>((resolve) => {
+      const sub = store.onDidChangePlans(() => store.entry(id)?.status === 'proposed' && (sub.dispose(), resolve()));
+    });
     await store.update(id, 'user', (d, c) => reject(d, 'Add a rollback step.', c));
     const r = await pending;
     assert.match(r, /Rejected at v2\. Feedback:\n<feedback>Add a rollback step\.<\/feedback>/);
@@ -242,9 +245,25 @@ describe('agent tools (handlers on in-memory stores)', () => {
 
   it('every tool names what it does before it runs, and destructive calls ask for confirmation', () => {
     assert.equal(tool('pi_plan_execute').invocationMessage({ id: 'PLAN-0000abcd', op: 'mark', step: 'S003', status: 'done' } as never), 'Marking S003 done in PLAN-0000abcd');
+    // Each tool with an input its schema accepts: the exact words a person sees before it runs.
+    const id = 'PLAN-0000abcd';
+    const expected: Record<string, [Record<string, unknown>, string, Record<string, unknown>?, string?]> = {
+      pi_plan_create: [{ title: 'Fix the build' }, 'Creating plan "Fix the build"'],
+      pi_plan_get: [{ id }, `Reading ${id}`, {}, 'Reading the active plan'],
+      pi_plan_list: [{ status: ['draft', 'proposed'] }, 'Listing plans (draft, proposed)', {}, 'Listing plans'],
+      pi_plan_step: [{ id, op: 'add', text: 'x' }, `Adding a step to ${id}`, { op: 'remove', step: 'S002' }, 'Removing S002 from the active plan'],
+      pi_plan_update: [{ id, goal: 'g' }, `Updating ${id}`],
+      pi_plan_set_content: [{ id, markdown: 'x' }, `Replacing the Markdown of ${id}`],
+      pi_plan_submit: [{ id }, `Submitting ${id} for review`, {}, 'Submitting the active plan for review'],
+      pi_plan_execute: [{ id, op: 'start' }, `Starting ${id}`, { op: 'mark', step: 'S001', status: 'in_progress' }, 'Marking S001 in progress in the active plan'],
+      pi_plan_cancel: [{ id }, `Cancelling ${id}`],
+      pi_plan_approve: [{ id, version: 3 }, `Approving ${id} at v3`],
+    };
+    assert.deepEqual(ALL_TOOLS.map((t) => t.name).sort(), Object.keys(expected).sort());
     for (const t of ALL_TOOLS) {
-      const input = t.name === 'pi_plan_list' ? { status: ['draft'] } : { op: 'add', status: 'done', title: 'x', step: 'S001', id: 'PLAN-0000abcd', version: 1 };
-      assert.match(t.invocationMessage(input as never), /\w{3,}/, t.name);
+      const [input, words, other, otherWords] = expected[t.name];
+      assert.equal(t.invocationMessage(t.schema.parse(input) as never), words, t.name);
+      if (other) assert.equal(t.invocationMessage(t.schema.parse(other) as never), otherWords, t.name);
     }
     assert.ok(tool('pi_plan_cancel').confirmation!({} as never));
     assert.ok(tool('pi_plan_set_content').confirmation!({ markdown: 'x' } as never));
