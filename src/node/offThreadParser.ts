@@ -17,6 +17,8 @@ export class OffThreadParser implements ParserPort {
   constructor(
     private readonly script: string,
     private readonly minChars = 2048,
+    /** Told when the worker cannot start or dies (parses then run on the caller's thread). */
+    private readonly onFailure?: (e: Error) => void,
   ) {}
 
   async prepare(text: string): Promise<void> {
@@ -31,7 +33,8 @@ export class OffThreadParser implements ParserPort {
     let w: Worker;
     try {
       w = this.start();
-    } catch {
+    } catch (e) {
+      this.onFailure?.(e as Error);
       return Promise.resolve(undefined); // no worker (a bad script path): the caller parses
     }
     const id = ++this.seq;
@@ -51,8 +54,9 @@ export class OffThreadParser implements ParserPort {
       this.waiting.delete(m.id);
       if (!this.waiting.size) w.unref();
     });
-    const fail = () => {
+    const fail = (e?: unknown) => {
       if (this.worker === w) this.worker = undefined;
+      if (e instanceof Error || (typeof e === 'number' && e !== 0 && this.waiting.size)) this.onFailure?.(e instanceof Error ? e : new Error(`the parser worker exited with code ${e}`));
       for (const resolve of this.waiting.values()) resolve(undefined);
       this.waiting.clear();
     };

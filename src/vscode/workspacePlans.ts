@@ -84,7 +84,7 @@ export class WorkspacePlans extends DisposableScope {
   ) {
     super();
     if (parserScript) {
-      const parser = (this.parser = new OffThreadParser(parserScript));
+      const parser = (this.parser = new OffThreadParser(parserScript, undefined, (e) => this.logError('parser worker (large plans are parsed on this thread meanwhile)', e)));
       this.register({ dispose: () => parser.dispose() });
     }
     this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => this.track(() => this.syncFolders(e.removed))));
