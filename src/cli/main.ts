@@ -115,7 +115,7 @@ export function buildProgram(io: CliIo = realIo): Command {
           continue;
         }
         for (const p of (await s.analyze(entry.id)).problems) {
-          problems.push({ file, line: p.line, column: p.range.start.character + 1, severity: p.severity, code: p.code, message: p.message });
+          problems.push(p.wholeFile ? { file, severity: p.severity, code: p.code, message: p.message } : { file, line: p.line, column: p.range.start.character + 1, severity: p.severity, code: p.code, message: p.message });
         }
       }
       const errors = problems.filter((p) => p.severity === 'error').length;

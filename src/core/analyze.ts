@@ -17,6 +17,8 @@ export interface PlanProblem {
   range: { start: TextPosition; end: TextPosition };
   /** 1-based line of the start, for `file:line` output. */
   line: number;
+  /** True when the problem is the file itself (not a file, too large, not UTF-8): no line of it is at fault. */
+  wholeFile?: boolean;
   /** Text edits that fix it, with a title for a quick-fix menu. */
   fix?: { title: string; edits: TextEdit[] };
 }
@@ -36,7 +38,9 @@ function lineRange(text: string, line: number): { start: TextPosition; end: Text
 /** A refusal to read a plan as the one problem it is (its rule, or its code as `not-a-file`...), on its line of `text`. */
 export function problemFromError(e: PlanError, text = ''): PlanProblem {
   const line = e.details.line ?? 1;
-  return { code: e.details.rule ?? e.code.toLowerCase().replace(/_/g, '-'), severity: 'error', message: e.message, range: lineRange(text, line), line };
+  const p: PlanProblem = { code: e.details.rule ?? e.code.toLowerCase().replace(/_/g, '-'), severity: 'error', message: e.message, range: lineRange(text, line), line };
+  if (e.details.line === undefined) p.wholeFile = true;
+  return p;
 }
 const fromError = (text: string, e: PlanError) => problemFromError(e, text);
 
