@@ -121,7 +121,31 @@ export class WorkspacePlans extends DisposableScope {
     this.attentionTimer = setTimeout(() => void this.refreshAttention().catch((e) => this.logError('attention', e)), 200);
   }
 
-  private async refreshAttention(): Promise<void> {
+  /** The refresh running now, and whether another must follow it (something changed meanwhile). */
+  private attentionRun: Promise<void> | undefined;
+  private attentionAgain = false;
+
+  /**
+   * One refresh at a time: a refresh started before a change could otherwise finish after the
+   * one started for it and put its older picture back (seen under load: a plan edited after its
+   * approval not flagged). A request during a run makes one more run follow it.
+   */
+  private refreshAttention(): Promise<void> {
+    if (this.attentionRun) {
+      this.attentionAgain = true;
+      return this.attentionRun;
+    }
+    const run = async () => {
+      do {
+        this.attentionAgain = false;
+        await this.computeAttention();
+      } while (this.attentionAgain);
+    };
+    this.attentionRun = run().finally(() => (this.attentionRun = undefined));
+    return this.attentionRun;
+  }
+
+  private async computeAttention(): Promise<void> {
     const next = new Map<string, AttentionFlag>();
     for (const f of this.folders_.values()) {
       // Executing (stalled?), proposed (stale?), and every plan an approval still governs (changed since?).
