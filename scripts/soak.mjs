@@ -29,8 +29,34 @@ const hogs = Array.from({ length: hogCount }, () =>
   spawn(process.execPath, ['-e', `for(;;){for(let i=0;i<3e8;i++);if(process.ppid!==${process.pid})process.exit(0)}`], { stdio: 'ignore' }),
 );
 const stopHogs = () => hogs.forEach((h) => h.kill('SIGKILL'));
-process.on('exit', stopHogs);
+/** The suite running now, in its own process group: a stop ends it and all it started. */
+let current;
+const stopSuite = () => {
+  try {
+    if (current?.pid) process.kill(-current.pid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+};
+process.on('exit', () => {
+  stopSuite();
+  stopHogs();
+});
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => process.exit(130));
+
+/** Runs a suite without blocking this process (so a signal stops the soak at once); resolves with its exit code and output. */
+function runSuite(file) {
+  return new Promise((resolve) => {
+    let out = '';
+    current = spawn(process.execPath, [file], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    current.stdout.on('data', (d) => (out += d));
+    current.stderr.on('data', (d) => (out += d));
+    current.on('close', (status) => {
+      current = undefined;
+      resolve({ status, out });
+    });
+  });
+}
 
 spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 const results = [];
@@ -39,8 +65,8 @@ let best = 0;
 for (let run = 1; run <= runs; run++) {
   for (const suite of suites) {
     const t0 = Date.now();
-    const r = spawnSync(process.execPath, [path.join(ROOT, SUITES[suite])], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
-    const out = `${r.stdout}\n${r.stderr}`;
+    const r = await runSuite(path.join(ROOT, SUITES[suite]));
+    const out = r.out;
     const counts = [...out.matchAll(/^(\d+) passed, (\d+) failed$/gm)].reduce((a, m) => [a[0] + Number(m[1]), a[1] + Number(m[2])], [0, 0]);
     const ok = r.status === 0;
     streak = ok ? streak + 1 : 0;

@@ -1,6 +1,6 @@
 import { parsePlan, PlanDocument } from './document';
 import { isPlanError, PlanError } from './errors';
-import { ensureStepIds, reviewProblemList } from './operations';
+import { ensureStepIds, reviewProblemList, sectionTextEdits } from './operations';
 import { DEFAULT_CONFIG, PlansConfig } from './schema';
 import { diffEdits, positionAt, TextEdit, TextPosition } from './textEdits';
 
@@ -69,7 +69,8 @@ export function analyze(text: string, opts: { config?: PlansConfig } = {}): Anal
     const severity: ProblemSeverity = status === 'proposed' ? 'error' : 'warning';
     for (const p of reviewProblemList(doc, opts.config ?? DEFAULT_CONFIG)) {
       const anchor = p.step !== undefined ? doc.block.bodyStart + doc.outline.steps[doc.steps.find((s) => s.id === p.step)!.index].start : headerLineOffset(doc);
-      problems.push({ code: p.code, severity, message: `${p.message}${status === 'draft' ? ' before submitting for review' : ''}`, ...at(anchor) });
+      const fix = p.section ? { title: `Add a "## ${p.section}" section`, edits: sectionTextEdits(doc, p.section, SECTION_PLACEHOLDER[p.section] ?? 'TODO') } : undefined;
+      problems.push({ code: p.code, severity, message: `${p.message}${status === 'draft' ? ' before submitting for review' : ''}`, ...at(anchor), ...(fix ? { fix } : {}) });
     }
   }
   const missing = doc.steps.filter((s) => !s.hasId);
@@ -88,6 +89,16 @@ export function analyze(text: string, opts: { config?: PlansConfig } = {}): Anal
   }
   return { doc, problems };
 }
+
+/** What a quick fix writes into a section it adds: a prompt for the person to replace. */
+const SECTION_PLACEHOLDER: Partial<Record<string, string>> = {
+  Goal: 'What this plan achieves, in one or two sentences.',
+  Assumptions: '- What this plan takes for granted',
+  Risks: '- What could go wrong, and how it is contained',
+  Verification: '- How to tell that the plan worked',
+  Files: '- The files this plan changes',
+  Context: 'What a reader needs to know first.',
+};
 
 function lineLength(text: string, offset: number): number {
   const lineStart = text.lastIndexOf('\n', offset - 1) + 1;

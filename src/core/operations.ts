@@ -526,17 +526,27 @@ export interface ReviewProblem {
   code: 'missing-section' | 'no-steps' | 'step-without-text';
   message: string;
   step?: string;
+  /** For `missing-section`: which one. */
+  section?: SectionName;
 }
 
 /** What keeps a plan from review (the one rule submit, `analyze` and the editors share). Empty when ready. */
 export function reviewProblemList(doc: PlanDocument, config: PlansConfig = DEFAULT_CONFIG): ReviewProblem[] {
   const problems: ReviewProblem[] = [];
   for (const name of config.required_sections) {
-    if (!sectionText(doc, name)) problems.push({ code: 'missing-section', message: `add a "## ${name}" section${name === 'Goal' ? ' saying what the plan achieves' : ''}` });
+    if (!sectionText(doc, name)) problems.push({ code: 'missing-section', message: `add a "## ${name}" section${name === 'Goal' ? ' saying what the plan achieves' : ''}`, section: name });
   }
   if (!doc.steps.length) problems.push({ code: 'no-steps', message: 'add at least one step' });
   for (const s of doc.steps) if (!s.text) problems.push({ code: 'step-without-text', message: `step ${s.id} has no text: say what it does`, step: s.id });
   return problems;
+}
+
+/**
+ * The edits that give a plan a section with `content` where the usual order puts it (or replace
+ * the section's content), as a person's edit: no version bump, every other line as it is.
+ */
+export function sectionTextEdits(doc: PlanDocument, name: SectionName, content: string): TextEdit[] {
+  return diffEdits(doc.text, applyEdits(doc, {}, [sectionEdit(doc, name, content)]).text);
 }
 
 /** What keeps a plan from review, as a list a model can fix in one pass. Empty when ready. */

@@ -8,7 +8,7 @@ export interface IndexEntry {
   id: string;
   valid: boolean;
   /** Why the file is invalid, with the line, when it is. */
-  error?: { code: string; message: string; line?: number };
+  error?: { code: string; message: string; line?: number; rule?: string };
   title?: string;
   status?: PlanStatus;
   version?: number;
@@ -33,7 +33,7 @@ const VALID_NAME = /^(PLAN-[0-9a-f]{8})\.md$/;
 /** An index entry for a file's bytes: valid with its fields, or invalid with its reason. Never throws. */
 export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat: { size: number; mtimeMs: number }, symlink = false): IndexEntry {
   const base = { file, id: file.replace(/\.md$/, ''), steps: 0, stepsDone: 0, size: stat.size, mtimeMs: stat.mtimeMs };
-  const invalid = (e: PlanError): IndexEntry => ({ ...base, valid: false, error: { code: e.code, message: e.message, line: e.details.line } });
+  const invalid = (e: PlanError): IndexEntry => ({ ...base, valid: false, error: { code: e.code, message: e.message, line: e.details.line, ...(e.details.rule ? { rule: e.details.rule } : {}) } });
   if (symlink) return invalid(new PlanError('UNSAFE_PATH', 'the plan file is a symbolic link: plans are never read or written through links; replace it with the real file'));
   if (!VALID_NAME.test(file)) {
     return invalid(new PlanError('INVALID_ID', 'the file name is not PLAN-<8 lowercase hex digits>.md: rename it'));

@@ -3,6 +3,7 @@ import { byAttention, type PlanDocument } from '../core';
 import type { PlanStore } from '../store';
 import { WorkspaceActivePlans } from './activePlans';
 import { registerLmTools } from './lmTools';
+import { PlanDiagnostics } from './diagnostics';
 import { registerReviewCommands } from './reviewCommands';
 import { VsCodeReviewGate } from './reviewGate';
 import { PlanStatusBar } from './statusBar';
@@ -45,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   context.subscriptions.push(new PlanStatusBar(plans, active));
   context.subscriptions.push(...registerLmTools(plans, active, new VsCodeReviewGate()));
   context.subscriptions.push(...registerReviewCommands(plans, active));
+  context.subscriptions.push(new PlanDiagnostics(plans));
   context.subscriptions.push(
     vscode.commands.registerCommand(COMMANDS.showLog, () => log.show()),
     vscode.commands.registerCommand(COMMANDS.refresh, () => plans.rescanAll()),

@@ -195,6 +195,54 @@ describe('Pi Plans in a real VS Code', function () {
     fs.unlinkSync(planFile(id));
   });
 
+  it('Problems: a broken closed file at its line; a draft as it is typed, with a quick fix that adds the missing section', async () => {
+    await api();
+    const ours = (uri: vscode.Uri) => vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'Pi Plans');
+    // A closed, broken file (as git or another agent would leave it): the error at its line, from the index.
+    const broken = 'PLAN-0b0b0b0b';
+    fs.writeFileSync(planFile(broken), NEW_PLAN(broken, 'Broken').replace('version: 1', 'version: "one"'));
+    const brokenUri = vscode.Uri.file(planFile(broken));
+    const [err] = await until('the broken file in Problems', () => ours(brokenUri).length > 0 && ours(brokenUri));
+    assert.equal(err.severity, vscode.DiagnosticSeverity.Error);
+    assert.equal(err.range.start.line, 4, 'line 5: version');
+    assert.equal(err.code, 'frontmatter-field');
+    assert.match(err.message, /the field "version" is invalid/);
+    // Fixed from outside: the entry goes.
+    fs.writeFileSync(planFile(broken), NEW_PLAN(broken, 'Broken'));
+    // Fixed: no error left; what keeps this draft from review in this workspace (its .pi/plans.json
+    // requires Verification) is a warning.
+    const left = await until('the error gone once the file is fixed', () => !ours(brokenUri).some((d) => d.severity === vscode.DiagnosticSeverity.Error) && ours(brokenUri));
+    assert.deepEqual(left.map((d) => [d.severity, d.code, d.message]), [[vscode.DiagnosticSeverity.Warning, 'missing-section', 'add a "## Verification" section before submitting for review']]);
+    fs.unlinkSync(planFile(broken));
+
+    // An open draft without a goal: judged as the buffer shows it.
+    const id = 'PLAN-0d0d0d0d';
+    fs.writeFileSync(planFile(id), NEW_PLAN(id, 'Needs a goal'));
+    const uri = vscode.Uri.file(planFile(id));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(doc);
+    const goalWarning = () => ours(uri).find((d) => d.code === 'missing-section' && /## Goal/.test(d.message));
+    await until('the draft checked: only Verification missing', () => ours(uri).some((d) => /## Verification/.test(d.message)) && !goalWarning());
+    const goal = doc.getText().indexOf('## Goal\nG\n\n');
+    await editor.edit((b) => b.delete(new vscode.Range(doc.positionAt(goal), doc.positionAt(goal + '## Goal\nG\n\n'.length))));
+    const warn = await until('the missing goal as the buffer shows it (unsaved)', goalWarning);
+    assert.ok(doc.isDirty);
+    assert.equal(warn.severity, vscode.DiagnosticSeverity.Warning);
+    assert.match(warn.message, /add a "## Goal" section saying what the plan achieves before submitting for review/);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, warn.range, vscode.CodeActionKind.QuickFix.value);
+    const fix = actions.find((a) => a.title === 'Add a "## Goal" section');
+    assert.ok(fix?.edit, `quick fixes offered: ${actions.map((a) => a.title).join(', ')}`);
+    assert.ok(await vscode.workspace.applyEdit(fix.edit));
+    assert.match(doc.getText(), /\n## Goal\nWhat this plan achieves, in one or two sentences\.\n\n## Steps\n1\. \[ \] S001 first\n/);
+    await until('the warning gone after the fix', () => !goalWarning());
+    // One undo takes the whole fix back.
+    await vscode.commands.executeCommand('undo');
+    await until('the warning back after undo', goalWarning);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    fs.unlinkSync(planFile(id));
+    await until('no problems for a removed file', () => ours(uri).length === 0);
+  });
+
   it('contributes its commands; Re-scan Plans picks up a change', async () => {
     const cmds = await vscode.commands.getCommands(true);
     for (const c of ['piPlans.showPlans', 'piPlans.refresh', 'piPlans.showLog', 'piPlans.approve', 'piPlans.reject', 'piPlans.startWork', 'piPlans.endWork']) assert.ok(cmds.includes(c), c);
