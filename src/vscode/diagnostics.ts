@@ -44,6 +44,8 @@ export class PlanDiagnostics extends DisposableScope implements vscode.CodeActio
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Files being checked now; a check asked for meanwhile runs after it. */
   private readonly checking = new Map<string, Promise<void>>();
+  /** Closed files are read one after another (thousands of drafts must not be read at once); open ones are checked at once. */
+  private closedQueue: Promise<void> = Promise.resolve();
 
   constructor(private readonly plans: WorkspacePlans) {
     super();
@@ -79,7 +81,10 @@ export class PlanDiagnostics extends DisposableScope implements vscode.CodeActio
       key,
       setTimeout(() => {
         this.timers.delete(key);
-        void this.check(uri).catch((e) => this.plans.logError(`problems of ${vscode.workspace.asRelativePath(uri)}`, e));
+        const report = (e: unknown) => this.plans.logError(`problems of ${vscode.workspace.asRelativePath(uri)}`, e);
+        const isOpen = vscode.workspace.textDocuments.some((d) => d.uri.toString() === key);
+        if (isOpen) void this.check(uri).catch(report);
+        else this.closedQueue = this.closedQueue.then(() => this.check(uri).catch(report));
       }, ms),
     );
   }

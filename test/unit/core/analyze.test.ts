@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { analyze, applyTextEdits } from '../../../src/core';
+import { analyze, applyTextEdits, DEFAULT_CONFIG } from '../../../src/core';
 
 const head = (extra = '', status = 'draft') =>
   `---\nid: PLAN-1a2b3c4d\ntitle: "A plan"\nstatus: ${status}\nversion: 2\ncreated_at: 2026-01-01T00:00:00.000Z\nupdated_at: 2026-01-01T00:00:00.000Z\n${extra}---\n`;
@@ -51,6 +51,17 @@ describe('analyze: every problem of a plan text, located, never a throw', () => 
     const proposed = analyze(`${head('', 'proposed')}\n## Steps\n`).problems;
     assert.deepEqual(proposed.map((p) => p.severity), ['error', 'error']);
     assert.deepEqual(analyze(`${head('', 'executing')}\n## Steps\n`).problems, [], 'not a review question any more');
+  });
+
+  it('a missing required section has a fix that adds it where the usual order puts it, touching no other line', () => {
+    const text = `${head()}\n## Steps\n1. [ ] S001 one\n   details kept\n\n## Context\nC\n`;
+    const [p] = analyze(text, { config: { ...DEFAULT_CONFIG, required_sections: ['Goal', 'Verification'] } }).problems;
+    assert.equal(p.fix?.title, 'Add a "## Goal" section');
+    const fixed = applyTextEdits(text, p.fix!.edits);
+    assert.equal(fixed, text.replace('\n## Steps\n', '\n## Goal\nWhat this plan achieves, in one or two sentences.\n\n## Steps\n'));
+    const after = analyze(fixed, { config: { ...DEFAULT_CONFIG, required_sections: ['Goal', 'Verification'] } }).problems;
+    assert.deepEqual(after.map((x) => x.message), ['add a "## Verification" section before submitting for review']);
+    assert.equal(applyTextEdits(fixed, after[0].fix!.edits).includes('## Verification\n- How to tell that the plan worked\n\n## Context\n'), true);
   });
 
   it('steps without ids (pi-planner) are infos with a fix; applying the fix leaves none', () => {
