@@ -216,7 +216,17 @@ export function ensureStepIds(doc: PlanDocument): PlanDocument {
   const maxId = Math.max(0, ...doc.steps.map((s) => stepNumber(s.id)));
   if (!missing.length && (doc.fm.step_seq ?? 0) >= maxId) return doc;
   const edits = missing.flatMap((s) => stepEdits(doc, s, { addId: true }));
-  const { text } = applyEdits(doc, { step_seq: Math.max(doc.fm.step_seq ?? 0, maxId) }, edits);
+  return withShiftedOutline(doc, { step_seq: Math.max(doc.fm.step_seq ?? 0, maxId) }, edits);
+}
+
+/**
+ * Applies edits of step header and note lines only (ids, statuses, notes) and parses the result
+ * without a Markdown parse: such edits keep the block structure, so the outline is shifted (the
+ * property tests hold it equal to a fresh parse).
+ */
+function withShiftedOutline(doc: PlanDocument, fmPatch: Record<string, FrontmatterValue | undefined>, edits: BodyEdit[]): PlanDocument {
+  const { text, body } = applyEdits(doc, fmPatch, edits);
+  rememberOutline(body, shiftOutline(doc.outline, edits, body));
   return parsePlan(text);
 }
 
@@ -452,13 +462,8 @@ export function setMetadata(input: PlanDocument, sections: SectionsInput, fields
   return result(input, text, 'edit');
 }
 
-/**
- * Replaces the whole body Markdown (seed 000's plan_set_content). Draft and proposed plans are
- * overwritten (proposed stays proposed); rejected goes back to draft; approved back to proposed.
- * An executing plan is not changed in place: a revision is created (a new plan, proposed, with
- * done steps carried over) and the old plan becomes superseded, linked both ways.
- */
-export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, opts: { title?: string; revisionId?: string } = {}): OpResult {
+/** The bodies `setContent` writes: in place (`newBody`) or, for an executing plan, its revision's (`revBody`). */
+function contentBodies(doc: PlanDocument, markdown: string): { newBody: string; revBody: string } {
   const md = markdown.replace(/^\ufeff/, '');
   if (/^---[ \t]*\r?\n/.test(md)) {
     throw new PlanError('INVALID_INPUT', 'send the Markdown body only, without a "---" frontmatter block: the fields (id, status, version...) are managed for you; set the title with the title parameter');
@@ -470,19 +475,42 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
   const history = reviewHistory(doc);
   const sent = stripReviewHistory(md.trim());
   const newBody = `${eol}${withEol(sent, eol)}${eol}${history ? `${eol}${withEol(history, eol)}${eol}` : ''}`;
+  // A revision is a new file: LF line ends, no BOM, no review history of its own.
+  const revBody = `\n${sent.replace(/\r\n/g, '\n')}\n`;
+  return { newBody, revBody };
+}
+
+/**
+ * The plan body `setContent(doc, markdown)` will parse, so that a caller can have its Markdown
+ * parse done elsewhere first (the extension host's worker thread). Empty for input it refuses.
+ */
+export function setContentBodies(doc: PlanDocument, markdown: string): string[] {
+  try {
+    const b = contentBodies(doc, markdown);
+    return [doc.fm.status === 'executing' ? b.revBody : b.newBody];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Replaces the whole body Markdown (seed 000's plan_set_content). Draft and proposed plans are
+ * overwritten (proposed stays proposed); rejected goes back to draft; approved back to proposed.
+ * An executing plan is not changed in place: a revision is created (a new plan, proposed, with
+ * done steps carried over) and the old plan becomes superseded, linked both ways.
+ */
+export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, opts: { title?: string; revisionId?: string } = {}): OpResult {
+  const { newBody, revBody } = contentBodies(doc, markdown);
   if (doc.fm.status === 'executing') {
     if (!opts.revisionId) throw new PlanError('INVALID_INPUT', 'a revision needs a new plan id');
     nextStatus(doc.fm.id, doc.fm.status, 'revise', ctx.actor);
     const carried = new Map(doc.steps.filter((s) => isFinished(s.status)).map((s) => [s.id, s.status]));
     const created = createPlanText({ id: opts.revisionId, title: opts.title ?? doc.fm.title, status: 'proposed', planner_model: doc.fm.planner_model, executor_model: doc.fm.executor_model, tools_required: doc.fm.tools_required }, ctx.now);
-    // A revision is a new file: LF line ends, no BOM, no review history of its own.
-    const revBody = `\n${sent.replace(/\r\n/g, '\n')}\n`;
     const base = parsePlan(created);
     let rev = ensureStepIds(parsePlan(applyEdits(base, { supersedes: doc.fm.id, step_seq: Math.max(doc.fm.step_seq ?? 0, 0) }, [{ start: 0, end: base.body.length, text: revBody }]).text));
     const carry = rev.steps.filter((s) => carried.has(s.id) && s.status !== carried.get(s.id));
     if (carry.length) {
-      const edits = carry.flatMap((s) => stepEdits(rev, s, { status: carried.get(s.id)! }));
-      rev = parsePlan(applyEdits(rev, {}, edits).text);
+      rev = withShiftedOutline(rev, {}, carry.flatMap((s) => stepEdits(rev, s, { status: carried.get(s.id)! })));
     }
     const old = applyEdits(doc, { ...stamp(doc, ctx), status: 'superseded', superseded_by: opts.revisionId, execution_ended_at: ctx.now }).text;
     return result(doc, old, 'status', { created: [{ id: opts.revisionId, text: rev.text }] });

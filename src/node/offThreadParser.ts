@@ -24,7 +24,11 @@ export class OffThreadParser implements ParserPort {
   async prepare(text: string): Promise<void> {
     if (text.length < this.minChars) return;
     const body = bodyOf(text);
-    if (body === undefined || hasOutline(body)) return;
+    if (body !== undefined) await this.prepareBody(body);
+  }
+
+  async prepareBody(body: string): Promise<void> {
+    if (body.length < this.minChars || hasOutline(body)) return;
     const outline = await this.request(body);
     if (outline) rememberOutline(body, outline);
   }

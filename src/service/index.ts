@@ -19,6 +19,7 @@ import {
   reviewedVersion,
   SectionsInput,
   setContent,
+  setContentBodies,
   setMetadata,
   startExecution,
   StepOp,
@@ -66,7 +67,7 @@ export interface Done {
   result: OpResult;
 }
 
-function run(p: Place, id: string, act: Act, op: Parameters<PlanStore['update']>[2], extra: { agentMayApprove?: boolean } = {}): Promise<Done> {
+function run(p: Place, id: string, act: Act, op: Parameters<PlanStore['update']>[2], extra: { agentMayApprove?: boolean; bodies?: (d: PlanDocument) => readonly string[] } = {}): Promise<Done> {
   return p.store.update(id, act.actor, op, { expectedVersion: act.expectedVersion, ...extra });
 }
 
@@ -89,7 +90,8 @@ export function updatePlan(p: Place, id: string, sections: SectionsInput, fields
  */
 export async function revisePlan(p: Place, id: string, markdown: string, opts: { title?: string }, act: Act): Promise<Done & { revision?: PlanDocument }> {
   const newId = p.store.newPlanId();
-  const done = await run(p, id, act, (d, c) => setContent(d, markdown, c, { title: opts.title, revisionId: newId }));
+  // The new Markdown's parse can then run where the face parses (the host's worker thread).
+  const done = await run(p, id, act, (d, c) => setContent(d, markdown, c, { title: opts.title, revisionId: newId }), { bodies: (d) => setContentBodies(d, markdown) });
   const created = done.result.created?.[0];
   if (!created) return done;
   const revision = await p.store.read(created.id);

@@ -64,6 +64,8 @@ export interface UpdateOptions {
   expectedVersion?: number;
   /** Let an agent approve (the user's application-scoped opt-in). */
   agentMayApprove?: boolean;
+  /** Plan bodies the operation will parse (e.g. `setContentBodies`), handed to the parser port first. */
+  bodies?: (doc: PlanDocument) => readonly string[];
 }
 
 const encoder = new TextEncoder();
@@ -268,6 +270,10 @@ export class PlanStore {
           `${id} is at version ${before.fm.version}, you sent ${opts.expectedVersion}: it changed since you read it; read it again and retry`,
           { currentVersion: before.fm.version },
         );
+      }
+      if (opts.bodies && this.ports.parser?.prepareBody) {
+        const parser = this.ports.parser;
+        await Promise.all(opts.bodies(before).map((b) => parser.prepareBody!(b).catch(() => undefined)));
       }
       result = op(before, { ...this.ctx(actor), agentMayApprove: opts.agentMayApprove });
       // What is written is checked by a parse of exactly that text (the operation's own, or a new one).

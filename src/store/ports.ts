@@ -128,6 +128,8 @@ export type WriteGuard = (path: string) => Promise<void>;
  */
 export interface ParserPort {
   prepare(text: string): Promise<void>;
+  /** The same for a plan body (the text after the frontmatter) an operation is about to parse. */
+  prepareBody?(body: string): Promise<void>;
 }
 
 /** Everything the store needs. */

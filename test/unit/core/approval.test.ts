@@ -10,6 +10,8 @@ import {
   parsePlan,
   PlanDocument,
   reject,
+  setContent,
+  setContentBodies,
   setMetadata,
   startExecution,
   submit,
@@ -90,5 +92,19 @@ describe('approval digest: an edit after the approval is seen', () => {
     assert.equal(changedSinceApproval(edited(old, 'Test it', 'Test nothing')), false);
     const rejected = parsePlan(reject(parsePlan(PROPOSED), 'no', ctx()).text);
     assert.equal(changedSinceApproval(rejected), false);
+  });
+});
+
+describe('setContentBodies: the body a replacement will parse, known before it runs', () => {
+  it('equals the body written, in place and for the revision of an executing plan', () => {
+    const md = '## Goal\nShip it better\n\n## Steps\n1. [ ] S001 Write the code\n2. [ ] S002 Test it twice\n';
+    const proposed = parsePlan(PROPOSED);
+    const [inPlace] = setContentBodies(proposed, md);
+    assert.equal(parsePlan(setContent(proposed, md, ctx('agent')).text).body, inPlace);
+    const running = parsePlan(startExecution(approved(), ctx('agent')).text);
+    const [rev] = setContentBodies(running, md);
+    const r = setContent(running, md, ctx('agent'), { revisionId: 'PLAN-0000beef' });
+    assert.equal(parsePlan(r.created![0].text).body, rev);
+    assert.deepEqual(setContentBodies(proposed, '---\nid: x\n---\n'), [], 'refused input: nothing to prepare');
   });
 });

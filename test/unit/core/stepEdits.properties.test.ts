@@ -5,7 +5,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { computeOutline } from '../../../src/core/outline';
-import { applyTextEdits, editStep, markStep, OpContext, parsePlan, PlanDocument, StepOp, StepStatus } from '../../../src/core';
+import { applyTextEdits, editStep, ensureStepIds, markStep, OpContext, parsePlan, PlanDocument, StepOp, StepStatus } from '../../../src/core';
 
 const NOW = '2026-02-01T10:00:00.000Z';
 const agent: OpContext = { now: NOW, actor: 'agent' };
@@ -150,6 +150,23 @@ describe('properties: step operations on hostile Markdown', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('giving pi-planner steps their ids (a header-only edit) keeps every step, and the shifted outline equals a fresh parse', () => {
+    fc.assert(
+      fc.property(planArb, ({ text }) => {
+        const before = fresh(text);
+        // pi-planner's form: the same plan with its step ids taken off the header lines.
+        const stripped = text.replace(/^(\d+\. \[[ x]\] )S\d{3} /gm, '$1').replace(/^step_seq: \d+\r?\n/m, '');
+        const doc = fresh(stripped);
+        fc.pre(doc.steps.length === before.steps.length && doc.steps.every((s) => !s.hasId));
+        const withIds = ensureStepIds(doc);
+        assert.deepEqual(ids(withIds), ids(before), 'the ids announced are the ids written');
+        assert.deepEqual(withIds.outline, computeOutline(withIds.body), 'the cache equals a fresh parse');
+        assert.deepEqual(ids(fresh(withIds.text)), ids(before));
+      }),
+      { numRuns: 150 },
     );
   });
 

@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
-import { bodyOf, computeOutline, hasOutline, markStep, parsePlan } from '../../../src/core';
+import { bodyOf, computeOutline, hasOutline, markStep, parsePlan, setContentBodies } from '../../../src/core';
+import { revisePlan } from '../../../src/service';
 import { nodePorts, OffThreadParser } from '../../../src/node';
 import { PlanStore } from '../../../src/store';
 
@@ -75,6 +76,14 @@ describe('OffThreadParser: Markdown parses of large plans on a worker thread', f
       assert.deepEqual(after.steps.map((s) => [s.id, s.status]), fresh.steps.map((s) => [s.id, s.status]));
       assert.equal(fresh.steps[6].status, 'done');
       assert.equal(fresh.steps[6].note, 'ok');
+      // A whole-Markdown replacement of the executing plan: its revision's body is parsed on the worker.
+      const md = after.body.replace('Stay responsive d', 'Stay responsive, revised');
+      assert.ok(setContentBodies(after, md)[0].length > 2048);
+      const { revision } = await revisePlan({ store }, id, md, {}, { actor: 'agent' });
+      assert.ok(revision);
+      assert.deepEqual(revision.outline, computeOutline(revision.body));
+      assert.equal(revision.steps[6].status, 'done', 'the done step carried over');
+      assert.match(revision.body, /Stay responsive, revised/);
     } finally {
       parser.dispose();
     }
