@@ -103,7 +103,11 @@ export class PlanDiagnostics extends DisposableScope implements vscode.CodeActio
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     let problems: PlanProblem[];
     if (open) {
-      problems = analyze(open.getText(), { config: plan.store.config }).problems;
+      // The buffer's Markdown parse runs on the worker (a large plan being typed must not stall the host).
+      const text = open.getText();
+      await this.plans.prepare(text);
+      if (open.isClosed || open.getText() !== text) return this.soon(uri, TYPING_MS);
+      problems = analyze(text, { config: plan.store.config }).problems;
     } else {
       const entry = plan.store.entry(plan.id);
       if (!entry) return this.clear(uri);

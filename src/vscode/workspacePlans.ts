@@ -195,6 +195,11 @@ export class WorkspacePlans extends DisposableScope {
     return [...this.folders_.values()].flatMap((f) => f.store.list().map((e) => ({ ...e, folder: f.folder.uri })));
   }
 
+  /** Has the Markdown parse of a plan text done on the worker thread first (an editor's buffer, before `analyze`). */
+  async prepare(text: string): Promise<void> {
+    await this.parser?.prepare(text).catch(() => undefined);
+  }
+
   /** Every folder's store with its name (the tools' view of the workspace). */
   folders(): { name: string; store: PlanStore }[] {
     return [...this.folders_.values()].map((f) => ({ name: f.folder.name, store: f.store }));
