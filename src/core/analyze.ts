@@ -42,7 +42,6 @@ export function problemFromError(e: PlanError, text = ''): PlanProblem {
   if (e.details.line === undefined) p.wholeFile = true;
   return p;
 }
-const fromError = (text: string, e: PlanError) => problemFromError(e, text);
 
 /**
  * Every problem of a plan text, located; never throws. A text that cannot be read gives the one
@@ -55,7 +54,7 @@ export function analyze(text: string, opts: { config?: PlansConfig } = {}): Anal
   try {
     doc = parsePlan(text);
   } catch (e) {
-    if (isPlanError(e)) return { problems: [fromError(text, e)] };
+    if (isPlanError(e)) return { problems: [problemFromError(e, text)] };
     return { problems: [{ code: 'unreadable', severity: 'error', message: `could not read the plan: ${(e as Error).message}`, range: lineRange(text, 1), line: 1 }] };
   }
   const problems: PlanProblem[] = [];
