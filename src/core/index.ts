@@ -13,3 +13,4 @@ export * from './analyze';
 export * from './attentionOrder';
 export * from './approval';
 export * from './policy';
+export * from './planActions';

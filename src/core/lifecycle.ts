@@ -17,21 +17,24 @@ export type PlanAction =
   | 'revise'
   | 'retry'
   | 'resume'
-  | 'clone';
+  | 'withdraw'
+  | 'clone'
+  | 'archive';
 
 /** Actions only a person (editor UI or CLI) may take. */
-export const HUMAN_ONLY_ACTIONS: readonly PlanAction[] = ['approve', 'reject', 'reopen', 'retry', 'resume'];
+export const HUMAN_ONLY_ACTIONS: readonly PlanAction[] = ['approve', 'reject', 'reopen', 'retry', 'resume', 'withdraw', 'archive'];
 
 /**
  * The transition table, exactly as docs/plan-format.md states it. `clone` leaves the source
- * plan as it is (it creates a new plan); `reject` lands in `needs_review` on the third rejection.
+ * plan as it is (it creates a new plan); `archive` moves a finished plan's file into
+ * `.pi/plans/archive/` as it is; `reject` lands in `needs_review` on the third rejection.
  */
 export const TRANSITIONS: Readonly<Record<PlanStatus, Partial<Record<PlanAction, PlanStatus>>>> = {
   draft: { submit: 'proposed', cancel: 'cancelled', edit: 'draft' },
   proposed: { approve: 'approved', reject: 'rejected', cancel: 'cancelled', edit: 'proposed' },
   rejected: { edit: 'draft', clone: 'rejected' },
   needs_review: { reopen: 'draft', cancel: 'cancelled' },
-  approved: { start: 'executing', cancel: 'cancelled', edit: 'proposed' },
+  approved: { start: 'executing', withdraw: 'proposed', cancel: 'cancelled', edit: 'proposed' },
   executing: {
     mark_step: 'executing',
     complete: 'completed',
@@ -42,9 +45,9 @@ export const TRANSITIONS: Readonly<Record<PlanStatus, Partial<Record<PlanAction,
   },
   failed: { retry: 'approved', resume: 'executing', cancel: 'cancelled', clone: 'failed' },
   stalled: { retry: 'approved', resume: 'executing', cancel: 'cancelled' },
-  completed: { clone: 'completed' },
-  cancelled: { clone: 'cancelled' },
-  superseded: { clone: 'superseded' },
+  completed: { clone: 'completed', archive: 'completed' },
+  cancelled: { clone: 'cancelled', archive: 'cancelled' },
+  superseded: { clone: 'superseded', archive: 'superseded' },
 };
 
 /** What to do instead, per status, for a refused action. */
@@ -53,13 +56,13 @@ const NEXT_HINT: Record<PlanStatus, string> = {
   proposed: 'wait for a person to approve or reject it, edit it (it stays proposed), or cancel it',
   rejected: 'revise it (any edit moves it back to draft), then submit it again',
   needs_review: 'it was rejected three times: a person must reopen it (back to draft) or cancel it',
-  approved: 'start execution, or edit it (that sends it back to review)',
+  approved: 'start execution, or edit it (that sends it back to review); a person may withdraw the approval',
   executing: 'mark steps, complete or fail it; change step content only through a revision (replace the whole Markdown)',
   failed: 'a person may retry or resume it; or clone it into a new plan',
   stalled: 'a person may retry or resume it, or cancel it',
-  completed: 'it is finished: clone it to start a new plan',
-  cancelled: 'it is finished: clone it to start a new plan',
-  superseded: 'it was replaced by its revision: work on the plan named in superseded_by',
+  completed: 'it is finished: clone it to start a new plan, or archive it',
+  cancelled: 'it is finished: clone it to start a new plan, or archive it',
+  superseded: 'it was replaced by its revision: work on the plan named in superseded_by (a person may archive this one)',
 };
 
 /**

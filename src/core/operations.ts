@@ -626,8 +626,8 @@ export function reject(doc: PlanDocument, feedback: string, ctx: OpContext, seen
   return result(doc, text, 'status', { note: fb });
 }
 
-/** A plain status change that the transition table allows (cancel, reopen, retry, resume, stall). */
-export function changeStatus(doc: PlanDocument, action: Extract<PlanAction, 'cancel' | 'reopen' | 'retry' | 'resume' | 'stall'>, ctx: OpContext, reason?: string): OpResult {
+/** A plain status change that the transition table allows (cancel, reopen, retry, resume, stall, withdraw). */
+export function changeStatus(doc: PlanDocument, action: Extract<PlanAction, 'cancel' | 'reopen' | 'retry' | 'resume' | 'stall' | 'withdraw'>, ctx: OpContext, reason?: string): OpResult {
   const to = nextStatus(doc.fm.id, doc.fm.status, action, ctx.actor);
   if (action === 'resume') refuseIfChangedSinceApproval(doc, 'resumed');
   const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), status: to };
@@ -640,7 +640,8 @@ export function changeStatus(doc: PlanDocument, action: Extract<PlanAction, 'can
     patch.result_summary = undefined;
   }
   if (action === 'resume') patch.execution_ended_at = undefined;
-  if (action === 'reopen') Object.assign(patch, APPROVAL_CLEARED);
+  // Withdrawing an approval puts the plan back up for review, as if it had never been approved.
+  if (action === 'reopen' || action === 'withdraw') Object.assign(patch, APPROVAL_CLEARED);
   return result(doc, applyEdits(doc, patch).text, 'status', { note: reason });
 }
 

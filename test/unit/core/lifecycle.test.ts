@@ -30,7 +30,9 @@ const ALL_ACTIONS: readonly PlanAction[] = [
   'revise',
   'retry',
   'resume',
+  'withdraw',
   'clone',
+  'archive',
 ];
 
 /** The transition table of docs/plan-format.md, written out literally (not read from TRANSITIONS). */
@@ -39,7 +41,7 @@ const EXPECTED: Record<PlanStatus, Partial<Record<PlanAction, PlanStatus>>> = {
   proposed: { approve: 'approved', reject: 'rejected', cancel: 'cancelled', edit: 'proposed' },
   rejected: { edit: 'draft', clone: 'rejected' },
   needs_review: { reopen: 'draft', cancel: 'cancelled' },
-  approved: { start: 'executing', cancel: 'cancelled', edit: 'proposed' },
+  approved: { start: 'executing', withdraw: 'proposed', cancel: 'cancelled', edit: 'proposed' },
   executing: {
     mark_step: 'executing',
     complete: 'completed',
@@ -50,12 +52,12 @@ const EXPECTED: Record<PlanStatus, Partial<Record<PlanAction, PlanStatus>>> = {
   },
   failed: { retry: 'approved', resume: 'executing', cancel: 'cancelled', clone: 'failed' },
   stalled: { retry: 'approved', resume: 'executing', cancel: 'cancelled' },
-  completed: { clone: 'completed' },
-  cancelled: { clone: 'cancelled' },
-  superseded: { clone: 'superseded' },
+  completed: { clone: 'completed', archive: 'completed' },
+  cancelled: { clone: 'cancelled', archive: 'cancelled' },
+  superseded: { clone: 'superseded', archive: 'superseded' },
 };
 
-const HUMAN_ONLY: readonly PlanAction[] = ['approve', 'reject', 'reopen', 'retry', 'resume'];
+const HUMAN_ONLY: readonly PlanAction[] = ['approve', 'reject', 'reopen', 'retry', 'resume', 'withdraw', 'archive'];
 
 
 describe('lifecycle: the transition table', () => {
@@ -68,8 +70,8 @@ describe('lifecycle: the transition table', () => {
     assert.deepEqual([...HUMAN_ONLY_ACTIONS].sort(), [...HUMAN_ONLY].sort());
   });
 
-  it('covers the full status x action grid (165 pairs)', () => {
-    assert.equal(PLAN_STATUSES.length * ALL_ACTIONS.length, 165);
+  it('covers the full status x action grid (187 pairs)', () => {
+    assert.equal(PLAN_STATUSES.length * ALL_ACTIONS.length, 187);
   });
 
   for (const status of PLAN_STATUSES) {
@@ -100,10 +102,10 @@ describe('lifecycle: the transition table', () => {
     }
   }
 
-  it('terminal statuses allow nothing but clone', () => {
+  it('terminal statuses allow nothing but clone and archive', () => {
     for (const status of ['completed', 'cancelled', 'superseded'] as PlanStatus[]) {
       const allowed = ALL_ACTIONS.filter((a) => canDo(status, a));
-      assert.deepEqual(allowed, ['clone'], status);
+      assert.deepEqual(allowed, ['clone', 'archive'], status);
     }
   });
 });

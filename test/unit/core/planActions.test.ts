@@ -1,0 +1,136 @@
+import { strict as assert } from 'node:assert';
+import {
+  approve,
+  canDo,
+  createPlanText,
+  isFinishedStatus,
+  markStep,
+  parsePlan,
+  PLAN_STATUSES,
+  planCommands,
+  planContextValue,
+  planLenses,
+  primaryCommands,
+  startExecution,
+  stepContextValue,
+  stepMarks,
+  submit,
+  TERMINAL_STATUSES,
+} from '../../../src/core';
+
+const ctx = { now: '2026-11-23T10:00:00.000Z', actor: 'user' as const };
+const draft = createPlanText({ id: 'PLAN-0000abcd', title: 'T', goal: 'G', steps: [{ text: 'one' }, { text: 'two' }, { text: 'three' }] }, ctx.now);
+const proposed = submit(parsePlan(draft), ctx).text;
+const approved = approve(parsePlan(proposed), 2, ctx).text;
+const executing = startExecution(parsePlan(approved), ctx).text;
+
+describe('core: what a person can do with a plan now (planActions)', () => {
+  it('calls finished exactly the terminal statuses, read off the transition table', () => {
+    assert.deepEqual(
+      PLAN_STATUSES.filter((s) => isFinishedStatus(s)),
+      [...TERMINAL_STATUSES],
+    );
+  });
+
+  it('offers only commands the transition table allows, for every status', () => {
+    const asAction = { approve: 'approve', reject: 'reject', withdraw: 'withdraw', retry: 'retry', resume: 'resume', reopen: 'reopen', clone: 'clone', cancel: 'cancel', archive: 'archive' } as const;
+    for (const s of PLAN_STATUSES) {
+      for (const c of planCommands(s)) {
+        if (c in asAction) assert.ok(canDo(s, asAction[c as keyof typeof asAction]), `${c} offered on ${s}`);
+      }
+      for (const [c, a] of Object.entries(asAction)) {
+        if (canDo(s, a)) assert.ok(planCommands(s).includes(c as never), `${c} missing on ${s}`);
+      }
+    }
+  });
+
+  it('offers review on a proposal, execution on an approved or executing plan, archive on a finished one', () => {
+    assert.deepEqual(planCommands('proposed'), ['approve', 'reject', 'startWork', 'cancel']);
+    assert.deepEqual(planCommands('approved'), ['execute', 'startWork', 'withdraw', 'cancel']);
+    assert.deepEqual(planCommands('executing'), ['execute', 'startWork', 'cancel']);
+    assert.deepEqual(planCommands('stalled'), ['resume', 'retry', 'startWork', 'cancel']);
+    assert.deepEqual(planCommands('completed'), ['clone', 'archive']);
+    assert.deepEqual(planCommands('needs_review'), ['reopen', 'startWork', 'cancel']);
+  });
+
+  it('offers nothing that runs a plan changed since its approval', () => {
+    assert.deepEqual(planCommands('approved', { flag: 'changed' }), ['startWork', 'withdraw', 'cancel']);
+    assert.ok(!planCommands('failed', { flag: 'changed' }).includes('resume'));
+    assert.deepEqual(primaryCommands('approved', { flag: 'changed' }), ['withdraw']);
+  });
+
+  it('puts at most two commands inline, the ones that matter in each status', () => {
+    for (const s of PLAN_STATUSES) {
+      const p = primaryCommands(s);
+      assert.ok(p.length >= 1 && p.length <= 2, `${s}: ${p}`);
+      for (const c of p) assert.ok(planCommands(s).includes(c));
+    }
+    assert.deepEqual(primaryCommands('proposed'), ['approve', 'reject']);
+    assert.deepEqual(primaryCommands('stalled'), ['resume']);
+  });
+
+  it('writes context values menus can match with /:command:/', () => {
+    const v = planContextValue('proposed');
+    assert.match(v, /^piPlans\.plan:/);
+    assert.match(v, /:approve:/);
+    assert.match(v, /:inline-approve:/);
+    assert.doesNotMatch(v, /:execute:/);
+    assert.match(planContextValue('executing'), /:execute:/);
+    assert.equal(stepContextValue('executing', 'pending'), 'piPlans.step:in_progress:done:blocked:skipped:');
+    assert.equal(stepContextValue('approved', 'pending'), 'piPlans.step::');
+  });
+
+  it('lets a step be marked only while its plan executes', () => {
+    assert.deepEqual(stepMarks('executing', 'in_progress'), ['done', 'blocked', 'skipped']);
+    assert.deepEqual(stepMarks('executing', 'done'), ['in_progress']);
+    assert.deepEqual(stepMarks('proposed', 'pending'), []);
+  });
+
+  describe('CodeLens from a text as shown', () => {
+    it('puts the status and Approve / Reject on the first line of a proposal', () => {
+      const lenses = planLenses(proposed);
+      assert.equal(lenses.length, 1);
+      const [l] = lenses;
+      assert.equal(l.kind, 'plan');
+      if (l.kind !== 'plan') return;
+      assert.deepEqual({ line: l.line, id: l.id, status: l.status, version: l.version, done: l.done, total: l.total }, { line: 0, id: 'PLAN-0000abcd', status: 'proposed', version: 2, done: 0, total: 3 });
+      assert.deepEqual(l.commands, ['approve', 'reject', 'startWork']);
+    });
+
+    it('offers "save to approve" instead of Approve for an unsaved buffer', () => {
+      const [l] = planLenses(proposed, { dirty: true });
+      assert.ok(l.kind === 'plan' && l.commands[0] === 'saveToApprove' && !l.commands.includes('approve'));
+    });
+
+    it('judges the buffer as shown: a status typed into it is what counts', () => {
+      const [l] = planLenses(proposed.replace('status: proposed', 'status: draft'));
+      assert.ok(l.kind === 'plan' && l.status === 'draft' && !l.commands.includes('approve'));
+    });
+
+    it('puts Done / Blocked / Skip on each open step line of an executing plan, at its line', () => {
+      const marked = markStep(parsePlan(executing), 'S001', 'done', ctx).text;
+      const lenses = planLenses(marked);
+      const steps = lenses.filter((l) => l.kind === 'step');
+      assert.deepEqual(
+        steps.map((l) => l.kind === 'step' && l.step),
+        ['S002', 'S003'],
+      );
+      const lines = marked.split('\n');
+      for (const l of steps) {
+        if (l.kind !== 'step') continue;
+        assert.match(lines[l.line], new RegExp(`\\[ \\] ${l.step} `), `line ${l.line} is the step's line`);
+        assert.deepEqual(l.marks, ['done', 'blocked', 'skipped']);
+      }
+    });
+
+    it('gives a broken text one lens naming its problem and line', () => {
+      const lenses = planLenses(proposed.replace('version: 2', 'version: "2"'));
+      assert.equal(lenses.length, 1);
+      const [l] = lenses;
+      assert.ok(l.kind === 'invalid');
+      if (l.kind !== 'invalid') return;
+      assert.match(l.message, /version/);
+      assert.equal(typeof l.errorLine, 'number');
+    });
+  });
+});
