@@ -239,6 +239,16 @@ export class NodeFileSystem implements FileSystemPort {
     await fsyncDir(path.dirname(target));
   }
 
+  async removeFile(p: string): Promise<void> {
+    try {
+      await fs.promises.unlink(p);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    await fsyncDir(path.dirname(p));
+  }
+
   async appendFile(p: string, data: Uint8Array): Promise<void> {
     let h: fs.promises.FileHandle;
     try {

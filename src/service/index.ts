@@ -126,10 +126,17 @@ export function rejectPlan(p: Place, id: string, act: { actor: Actor; feedback: 
 }
 
 /** Cancels, reopens, retries or resumes (what the transition table allows the actor). A finished plan leaves plan work mode. */
-export async function changePlanStatus(p: Place, id: string, action: 'cancel' | 'reopen' | 'retry' | 'resume', act: Act & { reason?: string }): Promise<Done> {
+export async function changePlanStatus(p: Place, id: string, action: 'cancel' | 'reopen' | 'retry' | 'resume' | 'withdraw', act: Act & { reason?: string }): Promise<Done> {
   const done = await run(p, id, act, (d, c) => changeStatus(d, action, c, act.reason));
   if (action === 'cancel') await p.active?.clear(id);
   return done;
+}
+
+/** Moves a finished plan into `.pi/plans/archive/` (a person's act); it leaves every list and plan work mode. */
+export async function archivePlan(p: Place, id: string, act: Act): Promise<{ path: string }> {
+  const path = await p.store.archive(id, act.actor);
+  await p.active?.clear(id);
+  return { path };
 }
 
 // ---------- execution ----------

@@ -21,6 +21,7 @@ import {
   OpResult,
   parsePlan,
   PlanDocument,
+  nextStatus,
   PlanError,
   PlansConfig,
   PlansConfigSchema,
@@ -312,6 +313,45 @@ export class PlanStore {
     await this.writeNew(newId, text);
     await this.checkpoint(newId, { type: 'created', status: 'proposed', actor, version: 1, note: `cloned from ${id}` });
     return parsePlan(text);
+  }
+
+  /** Where archived plans go: out of the plans folder's listing, so out of every index and list. */
+  get archiveDir(): string {
+    return `${this.plansDir}/archive`;
+  }
+
+  /**
+   * Moves a finished plan's file, byte for byte, into `.pi/plans/archive/` (a person's act: the
+   * transition table allows it for completed, cancelled and superseded plans). Under the plan's
+   * lock; an archived file of the same name is never overwritten. Returns the new path.
+   */
+  async archive(id: string, actor: Actor): Promise<string> {
+    return this.reported(`archive ${id}`, async () => {
+      const path = this.pathOf(id);
+      await this.checkFolders();
+      const release = await this.ports.lock.acquire(path);
+      const target = `${this.archiveDir}/${id}.md`;
+      let doc: PlanDocument;
+      try {
+        const bytes = await this.readPlanBytes(id, path);
+        doc = this.checkId(id, path, parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path)));
+        nextStatus(id, doc.fm.status, 'archive', actor);
+        await this.ports.writeGuard?.(path);
+        await this.ports.fs.mkdirp(this.archiveDir);
+        try {
+          await this.ports.fs.createFileExclusive(target, bytes);
+        } catch (e) {
+          if ((e as { code?: string }).code !== 'EEXIST') throw e;
+          throw new PlanError('IO', `${this.rel(target)} exists already: move or rename it, then archive ${id} again`);
+        }
+        await this.ports.fs.removeFile(path);
+      } finally {
+        await release();
+      }
+      await this.checkpoint(id, { type: 'archived', status: doc.fm.status, actor, version: doc.fm.version, note: this.rel(target) });
+      await this.refreshEntries([`${id}.md`]);
+      return target;
+    });
   }
 
   /**

@@ -67,6 +67,8 @@ export interface FileSystemPort {
   writeFileAtomic(path: string, data: Uint8Array): Promise<void>;
   /** Creates a file that must not exist yet (no clobber), atomically and durably. */
   createFileExclusive(path: string, data: Uint8Array): Promise<void>;
+  /** Removes a file (a link itself, never its target) and syncs its folder; absent is not an error. */
+  removeFile(path: string): Promise<void>;
   /** Appends and fsyncs (the checkpoint log). Refuses links. */
   appendFile(path: string, data: Uint8Array): Promise<void>;
   /** Removes temp files a crashed writer left in `dir` (`names`: its listing, when the caller has it); returns how many. */

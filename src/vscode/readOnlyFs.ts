@@ -21,6 +21,7 @@ export function readOnly(fs: FileSystemPort, locked: () => boolean, why: () => s
     mkdirp: guard((p) => fs.mkdirp(p)),
     writeFileAtomic: guard((p, d) => fs.writeFileAtomic(p, d)),
     createFileExclusive: guard((p, d) => fs.createFileExclusive(p, d)),
+    removeFile: guard((p) => fs.removeFile(p)),
     appendFile: guard((p, d) => fs.appendFile(p, d)),
     sweepTempFiles: async (d, n) => (locked() ? 0 : fs.sweepTempFiles(d, n)),
   };

@@ -63,6 +63,10 @@ export class MemoryFileSystem implements FileSystemPort {
     if (this.files.has(p) || this.links.has(p)) throw Object.assign(new Error('EEXIST'), { code: 'EEXIST' });
     await this.writeFileAtomic(p, data);
   }
+  async removeFile(p: string): Promise<void> {
+    this.files.delete(p);
+    this.links.delete(p);
+  }
   async appendFile(p: string, data: Uint8Array): Promise<void> {
     const old = this.files.get(p) ?? new Uint8Array();
     const n = new Uint8Array(old.byteLength + data.byteLength);

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { isPlanError } from '../../../src/core';
-import { ActivePlans, approvePlan, changePlanStatus, editPlanStep, finishPlan, markPlanStep, rejectPlan, revisePlan, startPlan, submitPlan, updatePlan } from '../../../src/service';
+import { ActivePlans, approvePlan, archivePlan, changePlanStatus, editPlanStep, finishPlan, markPlanStep, rejectPlan, revisePlan, startPlan, submitPlan, updatePlan } from '../../../src/service';
 import { PlanStore } from '../../../src/store';
 import { memoryPorts } from '../../helpers/memoryPorts';
 
@@ -21,6 +21,47 @@ async function planReady(store: PlanStore): Promise<string> {
 }
 
 describe('use cases (src/service): one path for every face', () => {
+  it('a person withdraws an approval before execution: back to review, the approval gone; an agent cannot', async () => {
+    const { ports } = memoryPorts();
+    const store = await PlanStore.open('/ws', ports);
+    const place = { store, folder: 'ws', active: activePlans() };
+    const id = await planReady(store);
+    await submitPlan(place, id, { actor: 'agent' });
+    await approvePlan(place, id, { actor: 'user', seenVersion: 2 });
+    await assert.rejects(changePlanStatus(place, id, 'withdraw', { actor: 'agent' }), (e) => isPlanError(e, 'HUMAN_ONLY'));
+    const w = await changePlanStatus(place, id, 'withdraw', { actor: 'user', expectedVersion: 3 });
+    assert.equal(w.doc.fm.status, 'proposed');
+    assert.deepEqual([w.doc.fm.approved_by, w.doc.fm.approved_version, w.doc.fm.approved_hash], [undefined, undefined, undefined]);
+    await startPlan(place, id, { actor: 'agent' }).then(
+      () => assert.fail('started without an approval'),
+      (e) => assert.ok(isPlanError(e, 'INVALID_TRANSITION')),
+    );
+  });
+
+  it('archives a finished plan byte for byte into .pi/plans/archive/, out of the index; refuses an unfinished one and never overwrites', async () => {
+    const { ports, fs } = memoryPorts();
+    const store = await PlanStore.open('/ws', ports);
+    const active = activePlans();
+    const place = { store, folder: 'ws', active };
+    const id = await planReady(store);
+    await assert.rejects(archivePlan(place, id, { actor: 'user' }), (e) => isPlanError(e, 'INVALID_TRANSITION') && /archive/.test(e.message));
+    await changePlanStatus(place, id, 'cancel', { actor: 'user', reason: 'not needed' });
+    await assert.rejects(archivePlan(place, id, { actor: 'agent' }), (e) => isPlanError(e, 'HUMAN_ONLY'));
+    const bytes = fs.files.get(store.pathOf(id))!;
+    const { path } = await archivePlan(place, id, { actor: 'user' });
+    assert.equal(path, `/ws/.pi/plans/archive/${id}.md`);
+    assert.deepEqual(fs.files.get(path), bytes);
+    assert.equal(fs.files.has(store.pathOf(id)), false);
+    assert.equal(store.entry(id), undefined);
+    await store.rescan();
+    assert.equal(store.list().length, 0, 'an archived plan is never indexed again');
+    // A second plan of the same id archived again is refused, and stays where it is.
+    fs.files.set(store.pathOf(id), bytes);
+    await store.rescan();
+    await assert.rejects(archivePlan(place, id, { actor: 'user' }), (e) => isPlanError(e) && /exists already/.test(e.message));
+    assert.ok(fs.files.has(store.pathOf(id)));
+  });
+
   it('a whole life: who acts is recorded, the version seen is checked, plan work mode follows start and finish', async () => {
     const { ports } = memoryPorts();
     const store = await PlanStore.open('/ws', ports);
