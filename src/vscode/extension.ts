@@ -4,6 +4,11 @@ import type { PlanStore } from '../store';
 import { WorkspaceActivePlans } from './activePlans';
 import { registerLmTools } from './lmTools';
 import { PlanDiagnostics } from './diagnostics';
+import { PlanCodeLens } from './codeLens';
+import { PlanFileDecorations } from './fileDecorations';
+import { PlanNotifications } from './notifications';
+import { registerPlanCommands } from './planCommands';
+import { PlanExplorer } from './planTree';
 import { registerReviewCommands } from './reviewCommands';
 import { VsCodeReviewGate } from './reviewGate';
 import { PlanStatusBar } from './statusBar';
@@ -32,6 +37,8 @@ export interface PiPlansApi {
   _recentErrors(): readonly string[];
   /** @internal Resolves once every store has applied the watcher events and re-scans pending now. */
   _settled(): Promise<void>;
+  /** @internal When the explorer last heard of a change and last drew rows (performance.now()), for the bench. */
+  _explorerTimings(): { lastChange: number; lastRender: number };
 }
 
 /** Composition root: creates the log, the stores, the status bar; registers commands. */
@@ -46,7 +53,13 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   context.subscriptions.push(new PlanStatusBar(plans, active));
   context.subscriptions.push(...registerLmTools(plans, active, new VsCodeReviewGate()));
   context.subscriptions.push(...registerReviewCommands(plans, active));
+  context.subscriptions.push(...registerPlanCommands(plans, active));
   context.subscriptions.push(new PlanDiagnostics(plans));
+  const explorer = new PlanExplorer(plans, active, context.workspaceState);
+  context.subscriptions.push(explorer);
+  context.subscriptions.push(new PlanCodeLens(plans));
+  context.subscriptions.push(new PlanFileDecorations(plans));
+  context.subscriptions.push(new PlanNotifications(plans, active));
   context.subscriptions.push(
     vscode.commands.registerCommand(COMMANDS.showLog, () => log.show()),
     vscode.commands.registerCommand(COMMANDS.refresh, () => plans.rescanAll()),
@@ -68,6 +81,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
     _storeFor: (folder) => plans.storeFor(folder),
     _recentErrors: () => [...plans.recentErrors],
     _settled: () => plans.settled(),
+    _explorerTimings: () => ({ ...explorer.timings }),
   };
 }
 

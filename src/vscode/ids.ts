@@ -10,6 +10,33 @@ export const COMMANDS = {
   endWork: 'piPlans.endWork',
   refresh: 'piPlans.refresh',
   showLog: 'piPlans.showLog',
+  open: 'piPlans.open',
+  executeInCopilot: 'piPlans.executeInCopilot',
+  planWithCopilot: 'piPlans.planWithCopilot',
+  withdraw: 'piPlans.withdrawApproval',
+  retry: 'piPlans.retry',
+  resume: 'piPlans.resume',
+  reopen: 'piPlans.reopen',
+  clone: 'piPlans.clone',
+  cancel: 'piPlans.cancel',
+  archive: 'piPlans.archive',
+  revealFile: 'piPlans.revealFile',
+  copyId: 'piPlans.copyId',
+  markInProgress: 'piPlans.markStepInProgress',
+  markDone: 'piPlans.markStepDone',
+  markBlocked: 'piPlans.markStepBlocked',
+  markSkipped: 'piPlans.markStepSkipped',
+  newPlan: 'piPlans.newPlan',
+  filter: 'piPlans.filter',
+  clearFilter: 'piPlans.clearFilter',
+  showMore: 'piPlans.showMore',
+  revealInExplorer: 'piPlans.revealInExplorer',
+} as const;
+
+/** The views this extension contributes. */
+export const VIEWS = {
+  container: 'piPlans',
+  explorer: 'piPlans.explorer',
 } as const;
 
 export const SETTINGS = {
@@ -17,10 +44,20 @@ export const SETTINGS = {
   agentApproval: 'agentApproval.enabled',
   gating: 'tools.gating',
   reviewWait: 'review.wait',
+  codeLens: 'codeLens.enabled',
+  notifyProposed: 'notifications.proposed',
+  notifyExecution: 'notifications.execution',
+  notifyStalled: 'notifications.stalled',
 } as const;
 
 export const CONTEXT_KEYS = {
   planWorkActive: 'piPlans.planWorkActive',
+  /** The commands valid for the plan in the active editor (its context value: `piPlans.plan:approve:reject:…:`), or ''. */
+  editorPlan: 'piPlans.editorPlan',
+  /** The explorer shows only some statuses. */
+  filtered: 'piPlans.filtered',
+  /** The first index has loaded (the explorer's welcome waits for it). */
+  loaded: 'piPlans.loaded',
 } as const;
 
 export const EXTENSION_ID = 'pi-plans.pi-plans';

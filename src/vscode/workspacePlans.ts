@@ -39,8 +39,11 @@ interface FolderPlans {
   subs: vscode.Disposable[];
 }
 
-/** How the stores follow their folders: a re-scan a second after loading and every 30 s; on focus at most every 2 s. */
-const FOLLOW = { settleMs: 300, confirmMs: 1000, periodMs: 30_000 };
+/**
+ * How the stores follow their folders: a burst of events ends after 150 ms of quiet (views redraw
+ * then); a re-scan a second after loading and every 30 s; on focus at most every 2 s.
+ */
+const FOLLOW = { settleMs: 150, confirmMs: 1000, periodMs: 30_000 };
 const FOCUS_RECONCILE_MS = 2000;
 /** How often stalled and stale plans are looked for (they need time, not an event, to become so). */
 const ATTENTION_PERIOD_MS = 60_000;

@@ -1,0 +1,244 @@
+import * as vscode from 'vscode';
+import { isPlanError, PLAN_ID_PATTERN, planContextValue, StepStatus } from '../core';
+import { archivePlan, changePlanStatus, markPlanStep, Place } from '../service';
+import type { PlanStore } from '../store';
+import type { WorkspaceActivePlans } from './activePlans';
+import { CONTEXT_KEYS, COMMANDS } from './ids';
+import type { WorkspacePlans } from './workspacePlans';
+
+/**
+ * What a plan command is called with: an explorer row (it carries `id` and `version`), a
+ * CodeLens or notification's `{ id, version }`, a plan file's Uri, or nothing (the plan in the
+ * active editor). Step commands also take `step`.
+ */
+export type PlanTarget = { id?: string; version?: number; step?: string } | vscode.Uri | undefined;
+
+const ID_IN_PATH = /(PLAN-[0-9a-f]{8})\.md$/;
+
+/** The plan id a target names (the active editor's plan when it names none). */
+export function targetId(arg: PlanTarget): string | undefined {
+  if (arg instanceof vscode.Uri) return ID_IN_PATH.exec(arg.path)?.[1];
+  if (arg?.id && PLAN_ID_PATTERN.test(arg.id)) return arg.id;
+  const ed = vscode.window.activeTextEditor;
+  return ed ? ID_IN_PATH.exec(ed.document.uri.path)?.[1] : undefined;
+}
+
+/** A plan's store, id and folder name, or a message saying why there is none (shown, and undefined returned). */
+export function placeFor(plans: WorkspacePlans, active: WorkspaceActivePlans, arg: PlanTarget): (Place & { id: string }) | undefined {
+  const id = targetId(arg);
+  if (!id) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('Choose a plan first: select it in the Pi Plans explorer or open its file.'));
+    return undefined;
+  }
+  const f = plans.folders().find((x) => x.store.entry(id));
+  if (!f) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('{0} is not in this workspace (it was removed or archived): refresh the plans.', id));
+    return undefined;
+  }
+  return { id, store: f.store, folder: f.name, active };
+}
+
+/** The file of a plan. */
+export function planUri(store: PlanStore, id: string): vscode.Uri {
+  return vscode.Uri.file(store.pathOf(id));
+}
+
+/** Says what went wrong in the words of the error (they name the fix). */
+export function report(e: unknown): void {
+  void vscode.window.showErrorMessage(isPlanError(e) ? e.message : e instanceof Error ? e.message : String(e));
+}
+
+/** The chat prompt that hands a plan to Copilot's agent mode, naming the tools to report progress with. */
+export function executePrompt(id: string, title: string, status: string): string {
+  const start = status === 'approved' ? `start it with #planExecute, then ` : '';
+  return (
+    `Execute the approved plan ${id} ("${title}") with the Pi Plans tools: ${start}work through its steps in order. ` +
+    `Before each step mark it in progress with #planUpdate; after it, mark it done with a one-line note (or blocked with the reason). ` +
+    `If you lose track, read the plan again with #planGet. Change nothing the plan does not name.`
+  );
+}
+
+/** What "Plan with Copilot" puts in the chat box, for the person to finish with their task. */
+export const PLAN_PROMPT =
+  'Make a plan for this task with the Pi Plans tools (#planCreate, #planStep, #planUpdate), then submit it for my review with #planSubmit. Task: ';
+
+/** Opens Copilot chat in agent mode with a prompt (VS Code's `workbench.action.chat.open`). */
+export async function openAgentChat(query: string, partial = false): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.chat.open', { query, isPartialQuery: partial, mode: 'agent' });
+}
+
+const MARKS: Record<string, StepStatus> = {
+  [COMMANDS.markInProgress]: 'in_progress',
+  [COMMANDS.markDone]: 'done',
+  [COMMANDS.markBlocked]: 'blocked',
+  [COMMANDS.markSkipped]: 'skipped',
+};
+
+/**
+ * The explorer's, CodeLens's and palette's plan commands beyond approve and reject: open,
+ * execute in Copilot, withdraw, retry, resume, reopen, clone, cancel, archive, reveal, copy id,
+ * mark a step, new plan. Every write goes through the use cases, as a person (`user`).
+ */
+export function registerPlanCommands(plans: WorkspacePlans, active: WorkspaceActivePlans): vscode.Disposable[] {
+  const status = (action: 'withdraw' | 'retry' | 'resume' | 'reopen', done: string) =>
+    async (arg?: PlanTarget) => {
+      const p = placeFor(plans, active, arg ?? undefined);
+      if (!p) return undefined;
+      try {
+        const r = await changePlanStatus(p, p.id, action, { actor: 'user', expectedVersion: versionOf(arg) });
+        void vscode.window.setStatusBarMessage(vscode.l10n.t(done, p.id, String(r.doc.fm.version)), 5000);
+        return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
+      } catch (e) {
+        report(e);
+        return undefined;
+      }
+    };
+  const disposables: vscode.Disposable[] = [
+    vscode.commands.registerCommand(COMMANDS.open, async (arg?: PlanTarget & { file?: string; folder?: vscode.Uri; errorLine?: number }) => {
+      // An invalid file has no valid id: the explorer passes its folder, file name and broken line.
+      if (arg && !(arg instanceof vscode.Uri) && arg.folder && arg.file) {
+        const uri = vscode.Uri.joinPath(arg.folder, '.pi', 'plans', arg.file);
+        const line = arg.errorLine ? arg.errorLine - 1 : undefined;
+        await vscode.window.showTextDocument(uri, line !== undefined ? { selection: new vscode.Range(line, 0, line, 0), preview: true } : { preview: true });
+        return;
+      }
+      const p = placeFor(plans, active, arg);
+      if (p) await vscode.window.showTextDocument(planUri(p.store, p.id), { preview: true });
+    }),
+    vscode.commands.registerCommand(COMMANDS.executeInCopilot, async (arg?: PlanTarget) => {
+      const p = placeFor(plans, active, arg);
+      if (!p) return;
+      const e = p.store.entry(p.id)!;
+      await active.set(p.id, p.folder ?? '');
+      await openAgentChat(executePrompt(p.id, e.title ?? p.id, e.status ?? ''));
+    }),
+    vscode.commands.registerCommand(COMMANDS.planWithCopilot, () => openAgentChat(PLAN_PROMPT, true)),
+    vscode.commands.registerCommand(COMMANDS.withdraw, status('withdraw', '{0}: approval withdrawn, back to review (v{1}).')),
+    vscode.commands.registerCommand(COMMANDS.retry, status('retry', '{0} is approved again (v{1}): execute it when ready.')),
+    vscode.commands.registerCommand(COMMANDS.resume, status('resume', '{0} is executing again (v{1}).')),
+    vscode.commands.registerCommand(COMMANDS.reopen, status('reopen', '{0} is a draft again (v{1}).')),
+    vscode.commands.registerCommand(COMMANDS.cancel, async (arg?: PlanTarget) => {
+      const p = placeFor(plans, active, arg);
+      if (!p) return undefined;
+      const reason = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Cancel {0}', p.id),
+        prompt: vscode.l10n.t('Why is it cancelled? (optional) Enter cancels the plan; Escape keeps it.'),
+        ignoreFocusOut: true,
+      });
+      if (reason === undefined) return undefined;
+      try {
+        const r = await changePlanStatus(p, p.id, 'cancel', { actor: 'user', reason: reason.trim() || undefined, expectedVersion: versionOf(arg) });
+        return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
+      } catch (e) {
+        report(e);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand(COMMANDS.clone, async (arg?: PlanTarget) => {
+      const p = placeFor(plans, active, arg);
+      if (!p) return undefined;
+      try {
+        const doc = await p.store.clone(p.id, 'user');
+        await vscode.window.showTextDocument(planUri(p.store, doc.fm.id), { preview: false });
+        return { id: doc.fm.id };
+      } catch (e) {
+        report(e);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand(COMMANDS.archive, async (arg?: PlanTarget) => {
+      const p = placeFor(plans, active, arg);
+      if (!p) return undefined;
+      try {
+        const { path } = await archivePlan(p, p.id, { actor: 'user' });
+        void vscode.window.setStatusBarMessage(vscode.l10n.t('{0} archived to {1}.', p.id, vscode.workspace.asRelativePath(path)), 5000);
+        return { path };
+      } catch (e) {
+        report(e);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand(COMMANDS.revealFile, async (arg?: PlanTarget) => {
+      const p = placeFor(plans, active, arg);
+      if (p) await vscode.commands.executeCommand('revealInExplorer', planUri(p.store, p.id));
+    }),
+    vscode.commands.registerCommand(COMMANDS.copyId, async (arg?: PlanTarget) => {
+      const id = targetId(arg);
+      if (!id) return;
+      await vscode.env.clipboard.writeText(id);
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied {0}.', id), 3000);
+    }),
+    ...Object.entries(MARKS).map(([command, mark]) =>
+      vscode.commands.registerCommand(command, async (arg?: PlanTarget) => {
+        const p = placeFor(plans, active, arg);
+        const step = arg && !(arg instanceof vscode.Uri) ? arg.step : undefined;
+        if (!p || !step) return undefined;
+        let note: string | undefined;
+        if (mark === 'blocked') {
+          note = await vscode.window.showInputBox({ title: vscode.l10n.t('{0} {1} is blocked', p.id, step), prompt: vscode.l10n.t('What blocks it? (the agent reads this note)'), ignoreFocusOut: true });
+          if (note === undefined) return undefined;
+        }
+        try {
+          const r = await markPlanStep(p, p.id, step, mark, note?.trim() || undefined, { actor: 'user', expectedVersion: versionOf(arg) });
+          return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
+        } catch (e) {
+          report(e);
+          return undefined;
+        }
+      }),
+    ),
+    vscode.commands.registerCommand(COMMANDS.newPlan, async () => {
+      await plans.ready;
+      const folders = plans.folders();
+      if (!folders.length) {
+        void vscode.window.showErrorMessage(vscode.l10n.t('Open a folder first: plans live in its .pi/plans folder.'));
+        return undefined;
+      }
+      const folder =
+        folders.length === 1 ? folders[0] : (await vscode.window.showQuickPick(folders.map((f) => ({ label: f.name, f })), { placeHolder: vscode.l10n.t('Which folder is the plan for?') }))?.f;
+      if (!folder) return undefined;
+      const title = await vscode.window.showInputBox({
+        title: vscode.l10n.t('New plan (1/2): title'),
+        prompt: vscode.l10n.t('What the plan achieves, in a few words.'),
+        validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A plan needs a title.')),
+        ignoreFocusOut: true,
+      });
+      if (!title) return undefined;
+      const goal = await vscode.window.showInputBox({ title: vscode.l10n.t('New plan (2/2): goal'), prompt: vscode.l10n.t('Why, and what done looks like (optional: you can write it in the file).'), ignoreFocusOut: true });
+      if (goal === undefined) return undefined;
+      try {
+        const doc = await folder.store.create({ title: title.trim(), goal: goal.trim() || undefined }, 'user');
+        await vscode.window.showTextDocument(planUri(folder.store, doc.fm.id), { preview: false });
+        return { id: doc.fm.id };
+      } catch (e) {
+        report(e);
+        return undefined;
+      }
+    }),
+    // The active editor's plan, as a context key: palette entries and key bindings apply only where they can.
+    vscode.window.onDidChangeActiveTextEditor(() => publishEditorPlan(plans)),
+    plans.onDidChangePlans(() => publishEditorPlan(plans)),
+    plans.onDidChangeAttention(() => publishEditorPlan(plans)),
+  ];
+  publishEditorPlan(plans);
+  return disposables;
+}
+
+function versionOf(arg: PlanTarget): number | undefined {
+  return arg && !(arg instanceof vscode.Uri) ? arg.version : undefined;
+}
+
+let lastEditorPlan: string | undefined;
+
+/** Sets `piPlans.editorPlan` to the commands valid for the active editor's plan (from the index). */
+function publishEditorPlan(plans: WorkspacePlans): void {
+  const ed = vscode.window.activeTextEditor;
+  const id = ed ? ID_IN_PATH.exec(ed.document.uri.path)?.[1] : undefined;
+  const folder = id ? vscode.workspace.getWorkspaceFolder(ed!.document.uri) : undefined;
+  const store = folder ? plans.storeFor(folder.uri) : undefined;
+  const e = id && store && vscode.Uri.file(store.pathOf(id)).toString() === ed!.document.uri.toString() ? store.entry(id) : undefined;
+  const value = e?.valid && e.status ? planContextValue(e.status, { flag: plans.attention(folder!.uri, e.file) }) : '';
+  if (value === lastEditorPlan) return;
+  lastEditorPlan = value;
+  void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.editorPlan, value);
+}

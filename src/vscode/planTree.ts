@@ -1,0 +1,445 @@
+import * as vscode from 'vscode';
+import { AttentionFlag, byAttention, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, stepContextValue } from '../core';
+import type { IndexEntry } from '../store';
+import type { WorkspaceActivePlans } from './activePlans';
+import { DisposableScope } from './disposable';
+import { COMMANDS, CONTEXT_KEYS, VIEWS } from './ids';
+import { relativeTime, STATUS_CODICON, STATUS_COLOR, STEP_ICON } from './planIcons';
+import type { WorkspacePlans } from './workspacePlans';
+
+/** The explorer's groups, in the order a reviewer needs them. */
+type GroupKey = 'review' | 'invalid' | 'executing' | 'stalled' | 'failed' | 'approved' | 'draft' | 'rejected' | 'finished';
+const GROUPS: readonly { key: GroupKey; label: string; collapsed?: boolean }[] = [
+  { key: 'review', label: 'Awaiting review' },
+  { key: 'invalid', label: 'Invalid files' },
+  { key: 'executing', label: 'Executing' },
+  { key: 'stalled', label: 'Stalled' },
+  { key: 'failed', label: 'Failed' },
+  { key: 'approved', label: 'Approved' },
+  { key: 'draft', label: 'Drafts' },
+  { key: 'rejected', label: 'Rejected' },
+  { key: 'finished', label: 'Finished', collapsed: true },
+];
+
+/** Where a plan goes: by status, an executing plan without activity with the stalled ones. */
+function groupOf(e: IndexEntry, flag: AttentionFlag | undefined): GroupKey {
+  if (!e.valid || !e.status) return 'invalid';
+  switch (e.status) {
+    case 'proposed':
+    case 'needs_review':
+      return 'review';
+    case 'executing':
+      return flag === 'stalled' ? 'stalled' : 'executing';
+    case 'completed':
+    case 'cancelled':
+    case 'superseded':
+      return 'finished';
+    default:
+      return e.status;
+  }
+}
+
+/** A large group shows this many rows, then "Show more". */
+const PAGE = 200;
+
+interface FolderNode {
+  kind: 'folder';
+  key: string;
+  folder: vscode.Uri;
+  name: string;
+}
+interface GroupNode {
+  kind: 'group';
+  key: string;
+  folder: vscode.Uri;
+  group: GroupKey;
+}
+/** A plan row; `id` and `version` make it a valid argument of every plan command. */
+export interface PlanNode {
+  kind: 'plan';
+  key: string;
+  folder: vscode.Uri;
+  file: string;
+  id: string;
+  version?: number;
+  /** For an invalid file: the broken line, which opening it goes to. */
+  errorLine?: number;
+}
+interface StepNode {
+  kind: 'step';
+  key: string;
+  parent: PlanNode;
+  id: string;
+  version?: number;
+  step: string;
+}
+interface MoreNode {
+  kind: 'more';
+  key: string;
+  parent: GroupNode;
+  remaining: number;
+}
+type Node = FolderNode | GroupNode | PlanNode | StepNode | MoreNode;
+
+/** The rows of one folder, grouped and sorted once per change (not once per expanded group). */
+type Snapshot = Map<string, Map<GroupKey, IndexEntry[]>>;
+
+const FILTER_KEY = 'piPlans.explorer.filter';
+
+/**
+ * The plan explorer: every plan of every folder, grouped by what it needs, from the store's
+ * index (no folder is read on a click; a plan's steps and tooltip read its one file, on demand).
+ * Follows the index's change events, coalesced, so a `git checkout` of many plans is one update.
+ */
+export class PlanExplorer extends DisposableScope implements vscode.TreeDataProvider<Node> {
+  private readonly changed = this.register(new vscode.EventEmitter<Node | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+  readonly view: vscode.TreeView<Node>;
+  private snapshot: Snapshot | undefined;
+  private readonly nodes = new Map<string, Node>();
+  private readonly limits = new Map<string, number>();
+  private filter: PlanStatus[] | undefined;
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the last change event arrived and when the tree was last asked for its rows (the bench reads them). */
+  readonly timings = { lastChange: 0, lastRender: 0 };
+
+  constructor(
+    private readonly plans: WorkspacePlans,
+    private readonly active: WorkspaceActivePlans,
+    private readonly state: vscode.Memento,
+  ) {
+    super();
+    const saved = state.get<string[]>(FILTER_KEY);
+    this.filter = saved?.filter((s): s is PlanStatus => (PLAN_STATUSES as readonly string[]).includes(s));
+    if (!this.filter?.length) this.filter = undefined;
+    this.view = this.register(vscode.window.createTreeView(VIEWS.explorer, { treeDataProvider: this, showCollapseAll: true }));
+    this.register(plans.onDidChangePlans(() => this.refreshSoon()));
+    this.register(plans.onDidChangeAttention(() => this.refreshSoon()));
+    this.register(plans.onDidLoad(() => this.refreshSoon()));
+    this.register(active.onDidChange(() => this.refreshSoon()));
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.refreshSoon()));
+    this.register(vscode.window.onDidChangeActiveTextEditor((ed) => void this.follow(ed)));
+    this.register(this.view.onDidChangeVisibility((e) => e.visible && void this.follow(vscode.window.activeTextEditor)));
+    this.register({ dispose: () => ((this.gone = true), clearTimeout(this.refreshTimer)) });
+    for (const d of [
+      vscode.commands.registerCommand(COMMANDS.showMore, (n?: MoreNode) => {
+        if (n?.kind !== 'more') return;
+        this.limits.set(n.parent.key, (this.limits.get(n.parent.key) ?? PAGE) + PAGE);
+        this.changed.fire(this.nodes.get(n.parent.key) ?? undefined);
+      }),
+      vscode.commands.registerCommand(COMMANDS.filter, () => this.pickFilter()),
+      vscode.commands.registerCommand(COMMANDS.clearFilter, () => this.setFilter(undefined)),
+      vscode.commands.registerCommand(COMMANDS.revealInExplorer, async (arg?: { id?: string }) => {
+        const e = arg?.id ? plans.list().find((x) => x.id === arg.id) : undefined;
+        if (e) await this.reveal(e.folder, e.file, true);
+      }),
+    ])
+      this.register(d);
+    this.publishFilter();
+    this.rebuild();
+  }
+
+  /** A redraw is waiting for the stores to settle. */
+  private refreshPending = false;
+  private gone = false;
+
+  /**
+   * Redraws once the stores have applied a burst of changes (their settle window: a `git
+   * checkout` of many plans is one update, not one per file), and at most 1.5 s after the first.
+   */
+  private refreshSoon(): void {
+    this.timings.lastChange = performance.now();
+    if (this.refreshPending) return;
+    this.refreshPending = true;
+    const wait = (ms: number) => new Promise<void>((r) => (this.refreshTimer = setTimeout(r, ms)));
+    void (async () => {
+      await wait(30);
+      await Promise.race([this.plans.settled(), wait(1500)]);
+      this.refreshPending = false;
+      if (!this.gone) this.rebuild();
+    })();
+  }
+
+  private rebuild(): void {
+    this.snapshot = undefined;
+    this.nodes.clear();
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, this.plans.loaded);
+    const review = this.plans.list().filter((e) => e.status === 'proposed' || e.status === 'needs_review').length;
+    this.view.badge = review ? { value: review, tooltip: vscode.l10n.t('{0} plan(s) awaiting your review', review) } : undefined;
+    this.changed.fire(undefined);
+  }
+
+  private groups(): Snapshot {
+    if (this.snapshot) return this.snapshot;
+    const snap: Snapshot = new Map();
+    for (const f of vscode.workspace.workspaceFolders ?? []) {
+      const store = this.plans.storeFor(f.uri);
+      if (!store) continue;
+      const byGroup = new Map<GroupKey, IndexEntry[]>();
+      const rows = store
+        .list()
+        .filter((e) => !this.filter || (e.valid && e.status && this.filter.includes(e.status)))
+        .map((e) => ({ e, flag: this.plans.attention(f.uri, e.file) }))
+        .sort((a, b) => byAttention({ ...a.e, flag: a.flag }, { ...b.e, flag: b.flag }));
+      for (const { e, flag } of rows) {
+        const g = groupOf(e, flag);
+        let list = byGroup.get(g);
+        if (!list) byGroup.set(g, (list = []));
+        list.push(e);
+      }
+      snap.set(f.uri.toString(), byGroup);
+    }
+    return (this.snapshot = snap);
+  }
+
+  private node<T extends Node>(n: T): T {
+    const known = this.nodes.get(n.key);
+    if (known) return known as T;
+    this.nodes.set(n.key, n);
+    return n;
+  }
+
+  private planNode(folder: vscode.Uri, e: IndexEntry): PlanNode {
+    return this.node({ kind: 'plan', key: `${folder.toString()}|plan|${e.file}`, folder, file: e.file, id: e.id, version: e.version, errorLine: e.valid ? undefined : e.error?.line });
+  }
+
+  getChildren(n?: Node): vscode.ProviderResult<Node[]> {
+    this.timings.lastRender = performance.now();
+    if (!this.plans.loaded) return [];
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => this.plans.storeFor(f.uri));
+    if (!n) {
+      if (!this.plans.list().length && !this.filter) return []; // the welcome view
+      if (folders.length > 1) return folders.map((f) => this.node({ kind: 'folder', key: f.uri.toString(), folder: f.uri, name: f.name }));
+      return folders.length ? this.groupNodes(folders[0].uri) : [];
+    }
+    if (n.kind === 'folder') return this.groupNodes(n.folder);
+    if (n.kind === 'group') {
+      const rows = this.groups().get(n.folder.toString())?.get(n.group) ?? [];
+      const limit = this.limits.get(n.key) ?? PAGE;
+      const shown: Node[] = rows.slice(0, limit).map((e) => this.planNode(n.folder, e));
+      if (rows.length > limit) shown.push(this.node({ kind: 'more', key: `${n.key}|more`, parent: n, remaining: rows.length - limit }));
+      return shown;
+    }
+    if (n.kind === 'plan') return this.stepNodes(n);
+    return [];
+  }
+
+  private groupNodes(folder: vscode.Uri): GroupNode[] {
+    const byGroup = this.groups().get(folder.toString());
+    return GROUPS.filter((g) => byGroup?.get(g.key)?.length).map((g) => this.node({ kind: 'group', key: `${folder.toString()}|group|${g.key}`, folder, group: g.key }));
+  }
+
+  /** A plan's steps: its one file read when the row is expanded. */
+  private async stepNodes(n: PlanNode): Promise<Node[]> {
+    const store = this.plans.storeFor(n.folder);
+    if (!store?.entry(n.id)?.valid) return [];
+    try {
+      const doc = await store.read(n.id);
+      this.stepDocs.set(n.key, doc);
+      return doc.steps.map((s) => this.node({ kind: 'step', key: `${n.key}|${s.id}`, parent: n, id: n.id, version: doc.fm.version, step: s.id }));
+    } catch (e) {
+      this.plans.logError(`explorer: steps of ${n.id}`, e);
+      return [];
+    }
+  }
+
+  /** The plan each expanded row was read as, for its steps' rows. */
+  private readonly stepDocs = new Map<string, PlanDocument>();
+
+  getParent(n: Node): Node | undefined {
+    if (n.kind === 'step') return n.parent;
+    if (n.kind === 'more') return n.parent;
+    if (n.kind === 'group') return (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? this.nodes.get(n.folder.toString()) : undefined;
+    if (n.kind === 'plan') {
+      const store = this.plans.storeFor(n.folder);
+      const e = store?.entry(n.file.replace(/\.md$/, ''));
+      if (!e) return undefined;
+      const key = `${n.folder.toString()}|group|${groupOf(e, this.plans.attention(n.folder, e.file))}`;
+      return this.nodes.get(key) ?? this.node({ kind: 'group', key, folder: n.folder, group: groupOf(e, this.plans.attention(n.folder, e.file)) });
+    }
+    return undefined;
+  }
+
+  getTreeItem(n: Node): vscode.TreeItem {
+    switch (n.kind) {
+      case 'folder': {
+        const item = new vscode.TreeItem(n.name, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = n.key;
+        item.iconPath = vscode.ThemeIcon.Folder;
+        item.contextValue = 'piPlans.folder';
+        return item;
+      }
+      case 'group': {
+        const g = GROUPS.find((x) => x.key === n.group)!;
+        const count = this.groups().get(n.folder.toString())?.get(n.group)?.length ?? 0;
+        const item = new vscode.TreeItem(vscode.l10n.t(g.label), g.collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+        item.id = n.key;
+        item.description = String(count);
+        item.contextValue = `piPlans.group.${n.group}`;
+        item.accessibilityInformation = { label: vscode.l10n.t('{0}: {1} plan(s)', vscode.l10n.t(g.label), count) };
+        return item;
+      }
+      case 'plan':
+        return this.planItem(n);
+      case 'step':
+        return this.stepItem(n);
+      case 'more': {
+        const item = new vscode.TreeItem(vscode.l10n.t('Show more ({0} more)', n.remaining), vscode.TreeItemCollapsibleState.None);
+        item.id = n.key;
+        item.iconPath = new vscode.ThemeIcon('ellipsis');
+        item.command = { command: COMMANDS.showMore, title: vscode.l10n.t('Show more'), arguments: [n] };
+        return item;
+      }
+    }
+  }
+
+  private planItem(n: PlanNode): vscode.TreeItem {
+    const store = this.plans.storeFor(n.folder);
+    const e = store?.entry(n.file.replace(/\.md$/, ''));
+    const uri = vscode.Uri.joinPath(n.folder, '.pi', 'plans', n.file);
+    if (!e || !e.valid || !e.status) {
+      const item = new vscode.TreeItem(n.file, vscode.TreeItemCollapsibleState.None);
+      item.id = n.key;
+      item.description = e?.error ? `${e.error.line ? vscode.l10n.t('line {0}: ', e.error.line) : ''}${e.error.message}` : '';
+      item.tooltip = new vscode.MarkdownString().appendText(`${n.file}\n\n${item.description}`);
+      item.iconPath = new vscode.ThemeIcon(STATUS_CODICON.invalid, new vscode.ThemeColor(STATUS_COLOR.invalid));
+      item.resourceUri = uri;
+      item.contextValue = 'piPlans.invalid';
+      item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ folder: n.folder, file: n.file, errorLine: e?.error?.line }] };
+      item.accessibilityInformation = { label: vscode.l10n.t('Invalid plan file {0}: {1}', n.file, String(item.description)) };
+      return item;
+    }
+    const flag = this.plans.attention(n.folder, e.file);
+    const isActive = this.active.list().some((a) => a.id === e.id);
+    const item = new vscode.TreeItem(e.title ?? e.id, e.steps ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = n.key;
+    const marks = [isActive ? vscode.l10n.t('active') : '', flag === 'changed' ? vscode.l10n.t('changed since approval') : flag ? vscode.l10n.t(flag) : ''].filter(Boolean);
+    item.description = [...marks, `${e.stepsDone}/${e.steps}`, relativeTime(e.updatedAt, Date.now()), e.id].filter(Boolean).join(' · ');
+    const icon = flag === 'changed' ? 'diff' : flag === 'stalled' ? STATUS_CODICON.stalled : STATUS_CODICON[e.status];
+    const color = flag === 'stalled' || flag === 'changed' || flag === 'stale' ? 'list.warningForeground' : STATUS_COLOR[e.status];
+    item.iconPath = new vscode.ThemeIcon(isActive ? 'play-circle' : icon, new vscode.ThemeColor(color));
+    item.resourceUri = uri;
+    item.contextValue = planContextValue(e.status, { flag });
+    item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ id: e.id, version: e.version }] };
+    item.accessibilityInformation = {
+      label: vscode.l10n.t(
+        '{0}, {1}{2}, {3} of {4} steps done, updated {5}, {6}',
+        e.title ?? e.id,
+        e.status.replace('_', ' '),
+        marks.length ? ` (${marks.join(', ')})` : '',
+        e.stepsDone,
+        e.steps,
+        relativeTime(e.updatedAt, Date.now()) || vscode.l10n.t('at an unknown time'),
+        e.id,
+      ),
+    };
+    return item;
+  }
+
+  private stepItem(n: StepNode): vscode.TreeItem {
+    const doc = this.stepDocs.get(n.parent.key);
+    const s = doc?.steps.find((x) => x.id === n.step);
+    const item = new vscode.TreeItem(s ? `${s.id} ${s.text}` : n.step, vscode.TreeItemCollapsibleState.None);
+    item.id = n.key;
+    if (!s || !doc) return item;
+    const annotation = s.tool ? `${s.tool}: ${s.operation ?? ''}${s.target ? ` → ${s.target}` : ''}` : '';
+    item.description = [s.status !== 'pending' ? s.status.replace('_', ' ') : '', annotation, s.note ? `“${s.note}”` : ''].filter(Boolean).join(' · ');
+    const icon = STEP_ICON[s.status];
+    item.iconPath = new vscode.ThemeIcon(icon.icon, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
+    item.contextValue = stepContextValue(doc.fm.status, s.status);
+    const tip = new vscode.MarkdownString();
+    tip.appendText(`${s.id} · ${s.status.replace('_', ' ')}\n\n${s.text}`);
+    if (annotation) tip.appendText(`\n\n${annotation}`);
+    if (s.details) tip.appendText(`\n\n${s.details}`);
+    if (s.note) tip.appendText(`\n\nNote: ${s.note}`);
+    item.tooltip = tip;
+    const { done, total } = progressOf(doc.steps);
+    item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, s.status.replace('_', ' '), s.text, s.note ? `; note: ${s.note}` : '', done, total) };
+    item.command = { command: 'vscode.open', title: vscode.l10n.t('Open'), arguments: [vscode.Uri.joinPath(n.parent.folder, '.pi', 'plans', n.parent.file)] };
+    return item;
+  }
+
+  /** The tooltip of a plan row: its one file, read when the pointer rests on it. Escaped text only. */
+  async resolveTreeItem(item: vscode.TreeItem, n: Node): Promise<vscode.TreeItem> {
+    if (n.kind !== 'plan') return item;
+    const store = this.plans.storeFor(n.folder);
+    const e = store?.entry(n.id);
+    if (!store || !e?.valid) return item;
+    try {
+      const doc = await store.read(n.id);
+      const fm = doc.fm;
+      const tip = new vscode.MarkdownString(undefined, true);
+      tip.isTrusted = false;
+      tip.supportHtml = false;
+      tip.appendMarkdown('**').appendText(fm.title).appendMarkdown('**\n\n');
+      tip.appendText(`${fm.id} · ${fm.status.replace('_', ' ')} · v${fm.version}`);
+      const goal = /## Goal\r?\n([\s\S]*?)(?:\r?\n## |$)/.exec(doc.body)?.[1]?.trim();
+      if (goal) tip.appendMarkdown('\n\n').appendText(goal.length > 400 ? `${goal.slice(0, 400)}…` : goal);
+      const counts = new Map<string, number>();
+      for (const s of doc.steps) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
+      tip.appendMarkdown('\n\n').appendText(
+        `${doc.steps.length} steps: ${[...counts].map(([k, v]) => `${v} ${k.replace('_', ' ')}`).join(', ') || 'none'}`,
+      );
+      const models = [fm.planner_model ? `planned by ${fm.planner_model}` : '', fm.executor_model ? `executed by ${fm.executor_model}` : ''].filter(Boolean).join(', ');
+      if (models) tip.appendMarkdown('\n\n').appendText(models);
+      if (fm.approved_by) tip.appendMarkdown('\n\n').appendText(`Approved by ${fm.approved_by} at v${fm.approved_version ?? '?'}${fm.approved_at ? ` (${fm.approved_at.slice(0, 16).replace('T', ' ')})` : ''}`);
+      const flag = this.plans.attention(n.folder, e.file);
+      if (flag) tip.appendMarkdown('\n\n').appendText(flag === 'changed' ? 'Changed since its approval: review it again.' : flag === 'stalled' ? 'Stalled: no activity for a while.' : 'Stale: waiting for review for a long time.');
+      if (doc.rejections.length) tip.appendMarkdown('\n\n').appendText(`Rejected ${doc.rejections.length} time(s); last at v${doc.rejections.at(-1)!.version}.`);
+      item.tooltip = tip;
+    } catch (err) {
+      item.tooltip = new vscode.MarkdownString().appendText(String((err as Error).message ?? err));
+    }
+    return item;
+  }
+
+  /** Selects the row of the plan file open in the active editor (when the explorer is visible). */
+  private async follow(ed: vscode.TextEditor | undefined): Promise<void> {
+    if (!ed || !this.view.visible) return;
+    const m = /\/\.pi\/plans\/(PLAN-[^/]+\.md)$/.exec(ed.document.uri.path);
+    const folder = m ? vscode.workspace.getWorkspaceFolder(ed.document.uri) : undefined;
+    if (!m || !folder) return;
+    await this.reveal(folder.uri, m[1], false);
+  }
+
+  private async reveal(folder: vscode.Uri, file: string, focus: boolean): Promise<void> {
+    const store = this.plans.storeFor(folder);
+    const e = store?.entry(file.replace(/\.md$/, ''));
+    if (!e) return;
+    const n = this.planNode(folder, e);
+    // A plan past the first page of its group is not a row yet: show enough of the group first.
+    const parent = this.getParent(n);
+    if (parent?.kind === 'group') {
+      const rows = this.groups().get(folder.toString())?.get(parent.group) ?? [];
+      const at = rows.findIndex((x) => x.file === file);
+      if (at >= (this.limits.get(parent.key) ?? PAGE)) {
+        this.limits.set(parent.key, Math.ceil((at + 1) / PAGE) * PAGE);
+        this.changed.fire(parent);
+      }
+    }
+    try {
+      await this.view.reveal(n, { select: true, focus, expand: false });
+    } catch {
+      /* the tree is being rebuilt: the next change reveals it */
+    }
+  }
+
+  private async pickFilter(): Promise<void> {
+    const items = PLAN_STATUSES.map((s) => ({ label: `$(${STATUS_CODICON[s]}) ${s.replace('_', ' ')}`, status: s, picked: this.filter?.includes(s) ?? false }));
+    const picked = await vscode.window.showQuickPick(items, { canPickMany: true, title: vscode.l10n.t('Show plans with these statuses'), placeHolder: vscode.l10n.t('Pick none to show every plan') });
+    if (!picked) return;
+    await this.setFilter(picked.length ? picked.map((p) => p.status) : undefined);
+  }
+
+  private async setFilter(filter: PlanStatus[] | undefined): Promise<void> {
+    this.filter = filter;
+    await this.state.update(FILTER_KEY, filter);
+    this.publishFilter();
+    this.rebuild();
+  }
+
+  private publishFilter(): void {
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.filtered, !!this.filter);
+    this.view.message = this.filter ? vscode.l10n.t('Showing only: {0}', this.filter.map((s) => s.replace('_', ' ')).join(', ')) : undefined;
+  }
+}

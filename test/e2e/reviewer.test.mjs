@@ -1,0 +1,298 @@
+// The reviewer's side in the real VS Code (code-server + Debian chromium, the .vsix installed):
+// the plan explorer, the CodeLens, Problems and the file badges, clicked as a person would.
+// `npm run screenshots` also writes the README's pictures of them (light and dark).
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
+import { freshWorkspace } from '../harness/fixtures.mjs';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
+const RESULTS = path.join(ROOT, 'test-results');
+const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
+
+async function picture(page, name, clip) {
+  if (!PICTURES) return;
+  fs.mkdirSync(PICTURES, { recursive: true });
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
+  await page.screenshot({ path: path.join(PICTURES, `${name}-${process.env.PI_PLANS_THEME ?? 'dark'}.png`), clip });
+}
+
+const plan = (id, title, status, version, body = '## Goal\nG\n\n## Steps\n1. [ ] S001 a\n') =>
+  `---\nid: ${id}\ntitle: "${title}"\nstatus: ${status}\nversion: ${version}\ncreated_at: 2026-11-23T10:00:00.000Z\nupdated_at: 2026-11-23T10:00:00.000Z\n---\n\n${body}`;
+
+describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let ws;
+  let server;
+  let browser;
+  let page;
+  const plansDir = () => path.join(ws, '.pi/plans');
+  /** The explorer's tree rows. */
+  const tree = () => page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).locator('.monaco-list').first();
+  const row = (name) => tree().getByRole('treeitem', { name });
+  /** The group row's text, e.g. "Awaiting review2". */
+  const group = (label, count) => tree().getByRole('treeitem', { name: `${label}: ${count} plan(s)` });
+  /** Waits until the activity bar's badge says `n` plans await review (no badge for none). */
+  const waitBadge = (n) =>
+    n ? page.locator(`.activitybar a[aria-label="Pi Plans - ${n} plan(s) awaiting your review"]`).waitFor({ timeout: 20_000 }) : page.locator('.activitybar a[aria-label="Pi Plans"]').waitFor({ timeout: 20_000 });
+  /** The text editor's lines (not the chat input's). */
+  const editorLines = () => page.locator('.part.editor .monaco-editor .view-lines').first();
+
+  before(async () => {
+    if (!fs.existsSync(VSIX)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
+    ws = freshWorkspace('reviewer');
+    // The sample's stalled plan would greet every window with a notification: the tests want the tree unobstructed.
+    // VS Code in a browser saves after a delay by default; the desktop default (off) lets a buffer stay unsaved.
+    server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'editor.wordWrap': 'off', 'files.autoSave': 'off' } });
+    browser = await startBrowser();
+    page = browser.page;
+    await page.goto(server.url(ws));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.statusbar-item', { hasText: '6 plans, 2 to review, 1 running, 1 stalled' }).waitFor({ timeout: 60_000 });
+  });
+  after(async () => {
+    await browser?.stop();
+    await server?.stop();
+    if (ws) fs.rmSync(ws, { recursive: true, force: true });
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) {
+      fs.mkdirSync(RESULTS, { recursive: true });
+      await page.screenshot({ path: path.join(RESULTS, `reviewer-${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    }
+    // Whatever a test left open (a menu, an input, a dialog) is closed before the next.
+    await page?.keyboard.press('Escape').catch(() => undefined);
+  });
+
+  it('groups the sample workspace the way a reviewer needs it, with the number awaiting review on the activity bar', async () => {
+    await page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Pi Plans"]') }).click();
+    await group('Awaiting review', 2).waitFor({ timeout: 20_000 });
+    await waitBadge(2);
+    const labels = await tree().getByRole('treeitem').evaluateAll((rows) => rows.filter((r) => r.getAttribute('aria-level') === '1').map((r) => r.getAttribute('aria-label')));
+    assert.deepEqual(labels, ['Awaiting review: 2 plan(s)', 'Stalled: 1 plan(s)', 'Drafts: 1 plan(s)', 'Rejected: 1 plan(s)', 'Finished: 1 plan(s)']);
+    // Each plan reads well in a screen reader: title, status, progress, when, id.
+    await row(/^Add rate limiting to the public API, executing \(stalled\), 2 of 5 steps done, updated .+, PLAN-3f9a1c2e$/).waitFor();
+    // Finished plans are one collapsed group.
+    assert.equal(await group('Finished', 1).getAttribute('aria-expanded'), 'false');
+    // A plan's steps load when it is expanded, with their status.
+    await row(/^Add rate limiting/).locator('.monaco-tl-twistie').click();
+    await row(/^Step S001, done: Add a token-bucket limiter module; note: bucket.ts added with 6 tests/).waitFor({ timeout: 10_000 });
+    await row(/^Step S003, in progress: Return 429/).waitFor();
+    await picture(page, 'explorer', { x: 0, y: 0, width: 700, height: 420 });
+    await row(/^Add rate limiting/).locator('.monaco-tl-twistie').click();
+  });
+
+  it('follows outside writes: a plan created, changed and deleted; a git checkout of many plans lands in one update', async () => {
+    const file = path.join(plansDir(), 'PLAN-0e2e0001.md');
+    fs.writeFileSync(file, plan('PLAN-0e2e0001', 'Written by another agent', 'proposed', 1));
+    await group('Awaiting review', 3).waitFor({ timeout: 20_000 });
+    await row(/^Written by another agent, proposed/).waitFor();
+    await waitBadge(3);
+    fs.writeFileSync(file, plan('PLAN-0e2e0001', 'Renamed by another agent', 'proposed', 2));
+    await row(/^Renamed by another agent, proposed/).waitFor({ timeout: 20_000 });
+    fs.rmSync(file);
+    await group('Awaiting review', 2).waitFor({ timeout: 20_000 });
+    assert.equal(await row(/Renamed by another agent/).count(), 0);
+
+    // A branch that adds 20 proposals: checking it out and back, the group goes 2 -> 22 -> 2 with nothing between.
+    const git = (...a) => execFileSync('git', a, { cwd: ws, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    git('init', '-q', '-b', 'main');
+    git('add', '.');
+    git('commit', '-q', '-m', 'plans');
+    git('checkout', '-q', '-b', 'many');
+    for (let i = 0; i < 20; i++) {
+      const id = `PLAN-0e2e1${String(i).padStart(3, '0')}`;
+      fs.writeFileSync(path.join(plansDir(), `${id}.md`), plan(id, `Branch plan ${i}`, 'proposed', 1));
+    }
+    git('add', '.');
+    git('commit', '-q', '-m', 'many plans');
+    git('checkout', '-q', 'main');
+    await group('Awaiting review', 2).waitFor({ timeout: 20_000 });
+    await page.evaluate(() => {
+      window.__reviewCounts = [];
+      const seen = () => {
+        const label = [...document.querySelectorAll('[role="treeitem"][aria-level="1"]')].map((r) => r.getAttribute('aria-label')).find((l) => l?.startsWith('Awaiting review'));
+        if (label && window.__reviewCounts.at(-1) !== label) window.__reviewCounts.push(label);
+      };
+      window.__reviewObserver = new MutationObserver(seen);
+      window.__reviewObserver.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-label'] });
+      seen();
+    });
+    git('checkout', '-q', 'many');
+    await group('Awaiting review', 22).waitFor({ timeout: 20_000 });
+    git('checkout', '-q', 'main');
+    await group('Awaiting review', 2).waitFor({ timeout: 20_000 });
+    const counts = await page.evaluate(() => (window.__reviewObserver.disconnect(), window.__reviewCounts));
+    assert.deepEqual(counts, ['Awaiting review: 2 plan(s)', 'Awaiting review: 22 plan(s)', 'Awaiting review: 2 plan(s)']);
+  });
+
+  it('approves through the CodeLens (clicked): the file, the tree, the badge and the CodeLens agree', async () => {
+    const file = path.join(plansDir(), 'PLAN-7b2d4e61.md');
+    await row(/^Migrate the settings page/).click();
+    await page.locator('.tab', { hasText: 'PLAN-7b2d4e61.md' }).waitFor({ timeout: 10_000 });
+    const lens = page.locator('.contentWidgets .codelens-decoration').first();
+    await lens.locator('a', { hasText: 'Approve' }).waitFor({ timeout: 20_000 });
+    assert.match(await lens.innerText(), /proposed · v2 · 0\/3/);
+    await picture(page, 'codelens', { x: 0, y: 0, width: 1100, height: 360 });
+    await lens.locator('a', { hasText: 'Approve' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 20_000 });
+    assert.match(await dialog.innerText(), /Approve PLAN-7b2d4e61 "Migrate the settings page to the new form components" at version 2\?/);
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await lens.locator('a', { hasText: 'Execute in Copilot' }).waitFor({ timeout: 20_000 });
+    assert.match(await lens.innerText(), /approved · v3/);
+    const text = fs.readFileSync(file, 'utf8');
+    assert.match(text, /status: approved/);
+    assert.match(text, /version: 3/);
+    assert.match(text, /approved_version: 2/);
+    await group('Awaiting review', 1).waitFor({ timeout: 20_000 });
+    await group('Approved', 1).waitFor();
+    await waitBadge(1);
+    await page.locator('.statusbar-item', { hasText: '6 plans, 1 to review, 1 running, 1 stalled' }).waitFor({ timeout: 20_000 });
+  });
+
+  it('offers "Save to approve" on an unsaved plan and approves nothing', async () => {
+    const file = path.join(plansDir(), 'PLAN-19ab77c0.md');
+    const before = fs.readFileSync(file, 'utf8');
+    await row(/^Send invoice reminder/).click();
+    await page.locator('.tab', { hasText: 'PLAN-19ab77c0.md' }).waitFor({ timeout: 10_000 });
+    const lens = page.locator('.contentWidgets .codelens-decoration').first();
+    await lens.locator('a', { hasText: 'Approve' }).waitFor({ timeout: 20_000 });
+    await editorLines().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\nA line typed but not saved.');
+    await lens.locator('a', { hasText: 'Save to approve' }).waitFor({ timeout: 20_000 });
+    assert.equal(await lens.locator('a', { hasText: /^Approve$/ }).count(), 0);
+    assert.equal(fs.readFileSync(file, 'utf8'), before, 'nothing written');
+    // Undo the typing: the buffer is clean again and Approve comes back.
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>File: Revert File');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Revert File' }).first().click();
+    await lens.locator('a', { hasText: /^Approve$/ }).waitFor({ timeout: 20_000 });
+    assert.equal(fs.readFileSync(file, 'utf8'), before);
+  });
+
+  it('rejects from the tree with feedback: the rejection section is written, the plan moves to Rejected', async () => {
+    const file = path.join(plansDir(), 'PLAN-19ab77c0.md');
+    const r = row(/^Send invoice reminder/);
+    await r.hover();
+    await r.locator('.action-label[aria-label="Reject Plan…"]').click();
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 10_000 });
+    await input.fill('Ask before emailing a customer: add an approval step');
+    await page.keyboard.press('Enter');
+    await group('Rejected', 2).waitFor({ timeout: 20_000 });
+    await group('Awaiting review', 0).waitFor({ state: 'detached', timeout: 20_000 });
+    const text = fs.readFileSync(file, 'utf8');
+    assert.match(text, /status: rejected/);
+    assert.match(text, /## Rejection \(v1\)\nAsk before emailing a customer: add an approval step\n/);
+    await waitBadge(0);
+  });
+
+  it('puts a broken plan in Problems and in the explorer\'s invalid group; its row opens the broken line', async () => {
+    fs.writeFileSync(path.join(plansDir(), 'PLAN-0bad0bad.md'), '---\nid: PLAN-0bad0bad\ntitle: "Broken"\nstatus: proposed\nversion: "3"\ncreated_at: 2026-11-23T10:00:00.000Z\nupdated_at: 2026-11-23T10:00:00.000Z\n---\n\n## Goal\nG\n');
+    await group('Invalid files', 1).waitFor({ timeout: 20_000 });
+    const bad = row(/^Invalid plan file PLAN-0bad0bad\.md: line 5: /);
+    await bad.waitFor();
+    await bad.click();
+    await page.locator('.tab', { hasText: 'PLAN-0bad0bad.md' }).waitFor({ timeout: 10_000 });
+    await page.locator('.statusbar-item', { hasText: 'Ln 5, Col 1' }).waitFor({ timeout: 10_000 });
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>View: Focus Problems');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Focus Problems' }).first().click();
+    const problem = page.locator('.markers-panel .monaco-list-row', { hasText: /version/ }).first();
+    await problem.waitFor({ timeout: 20_000 });
+    assert.match(await problem.innerText(), /\[Ln 5, Col 1\]/);
+    await picture(page, 'problems');
+  });
+
+  it('keyboard only: reaches the explorer, walks to a proposal and approves it', async () => {
+    fs.writeFileSync(path.join(plansDir(), 'PLAN-0e2e0002.md'), plan('PLAN-0e2e0002', 'Approve me from the keyboard', 'proposed', 1));
+    await group('Awaiting review', 1).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>Pi Plans: Focus on Plans View');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Focus on Plans View' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    // Home: the first group ("Awaiting review"); then down the rows to the proposal.
+    await page.keyboard.press('Home');
+    const focused = tree().locator('.monaco-list-row.focused');
+    await focused.waitFor({ timeout: 10_000 });
+    for (let i = 0; i < 10 && !/^Approve me from the keyboard/.test((await focused.getAttribute('aria-label')) ?? ''); i++) await page.keyboard.press('ArrowDown');
+    assert.match(await focused.getAttribute('aria-label'), /^Approve me from the keyboard, proposed/);
+    await page.keyboard.press('Shift+F10');
+    const menu = page.locator('.context-view .monaco-menu');
+    await menu.waitFor({ timeout: 10_000 });
+    // The menu offers what the transition table allows for a proposal, and nothing that runs it.
+    const items = await menu.locator('.action-label').allInnerTexts();
+    assert.ok(items.includes('Approve Plan') && items.includes('Reject Plan…'), items.join(' | '));
+    assert.ok(!items.includes('Execute in Copilot') && !items.includes('Archive Plan'), items.join(' | '));
+    for (let i = 0; i < items.length && !(await menu.locator('.action-item.focused', { hasText: 'Approve Plan' }).count()); i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 20_000 });
+    assert.match(await dialog.innerText(), /Approve PLAN-0e2e0002 "Approve me from the keyboard" at version 1\?/);
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached', timeout: 20_000 });
+    const text = fs.readFileSync(path.join(plansDir(), 'PLAN-0e2e0002.md'), 'utf8');
+    await group('Approved', 2).waitFor({ timeout: 20_000 });
+    assert.match(fs.readFileSync(path.join(plansDir(), 'PLAN-0e2e0002.md'), 'utf8'), /status: approved/, text);
+  });
+
+  it('marks a step done from its CodeLens while the plan executes; the tree shows the progress', async () => {
+    const file = path.join(plansDir(), 'PLAN-3f9a1c2e.md');
+    await row(/^Add rate limiting/).click();
+    await page.locator('.tab', { hasText: 'PLAN-3f9a1c2e.md' }).waitFor({ timeout: 10_000 });
+    // CodeLens are drawn for visible lines only: room for the editor, then the steps in view.
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>View: Hide Panel');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Hide Panel' }).first().click();
+    await editorLines().click();
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input').fill(':30');
+    await page.keyboard.press('Enter');
+    // The first open step with lenses is S003 (S001 and S002 are done).
+    const s003 = page.locator('.contentWidgets .codelens-decoration', { hasText: 'Done' }).first();
+    await s003.locator('a', { hasText: 'Done' }).waitFor({ timeout: 20_000 });
+    await s003.locator('a', { hasText: 'Done' }).click();
+    await row(/^Add rate limiting to the public API, executing.*, 3 of 5 steps done/).waitFor({ timeout: 20_000 });
+    assert.match(fs.readFileSync(file, 'utf8'), /3\. \[x\] S003 Return 429/);
+  });
+
+  it('"Execute in Copilot" hands the plan to the chat in agent mode with a prompt naming it and its tools', async () => {
+    const r = row(/^Add rate limiting/);
+    await r.click({ button: 'right' });
+    const menu = page.locator('.context-view .monaco-menu');
+    await menu.locator('.action-label', { hasText: 'Execute in Copilot' }).click();
+    // No Copilot is signed in here: what can be checked is the request the chat received.
+    await page.locator('.interactive-session', { hasText: 'Execute the approved plan PLAN-3f9a1c2e' }).first().waitFor({ timeout: 20_000 });
+    // ...and asks for a sign-in, which is as far as a machine without a Copilot account goes.
+    const signIn = page.locator('.monaco-dialog-box', { hasText: 'Sign in to use GitHub Copilot' });
+    await signIn.waitFor({ timeout: 20_000 });
+    await signIn.locator('.dialog-close-action, .codicon-dialog-close').first().click();
+    await signIn.waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
+  it('archives a finished plan from its inline button: the file moves to .pi/plans/archive/, the group goes', async () => {
+    const finished = group('Finished', 1);
+    await finished.click();
+    const done = tree().getByRole('treeitem', { name: /completed/ }).first();
+    await done.waitFor({ timeout: 10_000 });
+    const id = /PLAN-[0-9a-f]{8}$/.exec(await done.getAttribute('aria-label'))[0];
+    await done.hover();
+    await done.locator('.action-label[aria-label="Archive Plan"]').click();
+    await finished.waitFor({ state: 'detached', timeout: 20_000 });
+    assert.ok(fs.existsSync(path.join(plansDir(), 'archive', `${id}.md`)));
+    assert.ok(!fs.existsSync(path.join(plansDir(), `${id}.md`)));
+  });
+
+  it('"Plan with Copilot" opens the chat in agent mode with the planning prompt to finish', async () => {
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>Pi Plans: Plan with Copilot');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Plan with Copilot' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.interactive-input-part .view-lines', { hasText: 'Make a plan for this task with the Pi Plans tools' }).waitFor({ timeout: 20_000 });
+  });
+});
