@@ -46,5 +46,10 @@ export function attentionRank(r: AttentionRow): number {
 
 /** Sorts rows for a reviewer: by rank, then the most recently updated first, then by id. */
 export function byAttention(a: AttentionRow, b: AttentionRow): number {
-  return attentionRank(a) - attentionRank(b) || (b.updatedAt ?? '').localeCompare(a.updatedAt ?? '') || a.id.localeCompare(b.id);
+  return attentionRank(a) - attentionRank(b) || compareText(b.updatedAt ?? '', a.updatedAt ?? '') || compareText(a.id, b.id);
+}
+
+/** Code-unit order: ISO times and plan ids sort correctly this way, many times faster than `localeCompare` (10,000 rows per redraw). */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

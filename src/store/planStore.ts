@@ -22,6 +22,7 @@ import {
   parsePlan,
   PlanDocument,
   nextStatus,
+  compareText,
   PlanError,
   PlansConfig,
   PlansConfigSchema,
@@ -158,7 +159,7 @@ export class PlanStore {
   list(filter: { status?: readonly PlanStatus[] } = {}): IndexEntry[] {
     let all = [...this.entries.values()];
     if (filter.status?.length) all = all.filter((e) => e.status && filter.status!.includes(e.status));
-    return all.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.file.localeCompare(b.file));
+    return all.sort((a, b) => compareText(a.createdAt ?? '', b.createdAt ?? '') || compareText(a.file, b.file));
   }
 
   /** The index entry of a plan id, if the folder has that file. */

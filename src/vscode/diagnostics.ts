@@ -4,6 +4,8 @@ import type { PlanStore } from '../store';
 import { DisposableScope } from './disposable';
 import type { WorkspacePlans } from './workspacePlans';
 
+/** The pause between two closed files' checks (ms). */
+const CLOSED_PAUSE_MS = 2;
 /** How long typing pauses before an open plan is checked again. */
 const TYPING_MS = 300;
 /** Statuses whose files are checked for what keeps them from review (the others only when broken). */
@@ -84,7 +86,8 @@ export class PlanDiagnostics extends DisposableScope implements vscode.CodeActio
         const report = (e: unknown) => this.plans.logError(`problems of ${vscode.workspace.asRelativePath(uri)}`, e);
         const isOpen = vscode.workspace.textDocuments.some((d) => d.uri.toString() === key);
         if (isOpen) void this.check(uri).catch(report);
-        else this.closedQueue = this.closedQueue.then(() => this.check(uri).catch(report));
+        // Closed files one at a time, with a pause between: thousands of them after loading must not crowd out the views.
+        else this.closedQueue = this.closedQueue.then(() => new Promise((r) => setTimeout(r, CLOSED_PAUSE_MS))).then(() => this.check(uri).catch(report));
       }, ms),
     );
   }

@@ -29,7 +29,9 @@ export class PlanFileDecorations extends DisposableScope implements vscode.FileD
     this.register(
       plans.onDidChangePlans((e) => {
         const files = [...e.added, ...e.changed, ...e.removed];
-        if (files.length) this.changed.fire(files.map((f) => vscode.Uri.joinPath(e.folder, '.pi', 'plans', f)));
+        // A whole index (a folder opened, a branch switched) is one "everything changed", not thousands of names.
+        if (files.length > 100) this.changed.fire(undefined);
+        else if (files.length) this.changed.fire(files.map((f) => vscode.Uri.joinPath(e.folder, '.pi', 'plans', f)));
       }),
     );
     this.register(plans.onDidChangeAttention(() => this.changed.fire(undefined)));

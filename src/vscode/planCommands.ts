@@ -67,6 +67,16 @@ export async function openAgentChat(query: string, partial = false): Promise<voi
   await vscode.commands.executeCommand('workbench.action.chat.open', { query, isPartialQuery: partial, mode: 'agent' });
 }
 
+/** Runs a write; a refusal is shown in its own words (they name the fix) and gives undefined. */
+async function attempt<T>(write: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await write();
+  } catch (e) {
+    report(e);
+    return undefined;
+  }
+}
+
 const MARKS: Record<string, StepStatus> = {
   [COMMANDS.markInProgress]: 'in_progress',
   [COMMANDS.markDone]: 'done',
@@ -84,14 +94,11 @@ export function registerPlanCommands(plans: WorkspacePlans, active: WorkspaceAct
     async (arg?: PlanTarget) => {
       const p = placeFor(plans, active, arg ?? undefined);
       if (!p) return undefined;
-      try {
+      return attempt(async () => {
         const r = await changePlanStatus(p, p.id, action, { actor: 'user', expectedVersion: versionOf(arg) });
         void vscode.window.setStatusBarMessage(vscode.l10n.t(done, p.id, String(r.doc.fm.version)), 5000);
         return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
-      } catch (e) {
-        report(e);
-        return undefined;
-      }
+      });
     };
   const disposables: vscode.Disposable[] = [
     vscode.commands.registerCommand(COMMANDS.open, async (arg?: PlanTarget & { file?: string; folder?: vscode.Uri; errorLine?: number }) => {
@@ -126,37 +133,28 @@ export function registerPlanCommands(plans: WorkspacePlans, active: WorkspaceAct
         ignoreFocusOut: true,
       });
       if (reason === undefined) return undefined;
-      try {
+      return attempt(async () => {
         const r = await changePlanStatus(p, p.id, 'cancel', { actor: 'user', reason: reason.trim() || undefined, expectedVersion: versionOf(arg) });
         return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
-      } catch (e) {
-        report(e);
-        return undefined;
-      }
+      });
     }),
     vscode.commands.registerCommand(COMMANDS.clone, async (arg?: PlanTarget) => {
       const p = placeFor(plans, active, arg);
       if (!p) return undefined;
-      try {
+      return attempt(async () => {
         const doc = await p.store.clone(p.id, 'user');
         await vscode.window.showTextDocument(planUri(p.store, doc.fm.id), { preview: false });
         return { id: doc.fm.id };
-      } catch (e) {
-        report(e);
-        return undefined;
-      }
+      });
     }),
     vscode.commands.registerCommand(COMMANDS.archive, async (arg?: PlanTarget) => {
       const p = placeFor(plans, active, arg);
       if (!p) return undefined;
-      try {
+      return attempt(async () => {
         const { path } = await archivePlan(p, p.id, { actor: 'user' });
         void vscode.window.setStatusBarMessage(vscode.l10n.t('{0} archived to {1}.', p.id, vscode.workspace.asRelativePath(path)), 5000);
         return { path };
-      } catch (e) {
-        report(e);
-        return undefined;
-      }
+      });
     }),
     vscode.commands.registerCommand(COMMANDS.revealFile, async (arg?: PlanTarget) => {
       const p = placeFor(plans, active, arg);
@@ -178,13 +176,10 @@ export function registerPlanCommands(plans: WorkspacePlans, active: WorkspaceAct
           note = await vscode.window.showInputBox({ title: vscode.l10n.t('{0} {1} is blocked', p.id, step), prompt: vscode.l10n.t('What blocks it? (the agent reads this note)'), ignoreFocusOut: true });
           if (note === undefined) return undefined;
         }
-        try {
+        return attempt(async () => {
           const r = await markPlanStep(p, p.id, step, mark, note?.trim() || undefined, { actor: 'user', expectedVersion: versionOf(arg) });
           return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
-        } catch (e) {
-          report(e);
-          return undefined;
-        }
+        });
       }),
     ),
     vscode.commands.registerCommand(COMMANDS.newPlan, async () => {
@@ -206,14 +201,11 @@ export function registerPlanCommands(plans: WorkspacePlans, active: WorkspaceAct
       if (!title) return undefined;
       const goal = await vscode.window.showInputBox({ title: vscode.l10n.t('New plan (2/2): goal'), prompt: vscode.l10n.t('Why, and what done looks like (optional: you can write it in the file).'), ignoreFocusOut: true });
       if (goal === undefined) return undefined;
-      try {
+      return attempt(async () => {
         const doc = await folder.store.create({ title: title.trim(), goal: goal.trim() || undefined }, 'user');
         await vscode.window.showTextDocument(planUri(folder.store, doc.fm.id), { preview: false });
         return { id: doc.fm.id };
-      } catch (e) {
-        report(e);
-        return undefined;
-      }
+      });
     }),
     // The active editor's plan, as a context key: palette entries and key bindings apply only where they can.
     vscode.window.onDidChangeActiveTextEditor(() => publishEditorPlan(plans)),

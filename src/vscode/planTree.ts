@@ -59,6 +59,8 @@ export interface PlanNode {
   kind: 'plan';
   key: string;
   folder: vscode.Uri;
+  /** The group it is shown in: part of its key, so a plan moving between groups is two rows, never one id twice. */
+  group: GroupKey;
   file: string;
   id: string;
   version?: number;
@@ -85,6 +87,9 @@ type Node = FolderNode | GroupNode | PlanNode | StepNode | MoreNode;
 type Snapshot = Map<string, Map<GroupKey, IndexEntry[]>>;
 
 const FILTER_KEY = 'piPlans.explorer.filter';
+/** A burst of changes ends after this much quiet (ms); a redraw waits at most MAX_WAIT_MS for it. */
+const QUIET_MS = 150;
+const MAX_WAIT_MS = 1500;
 
 /**
  * The plan explorer: every plan of every folder, grouped by what it needs, from the store's
@@ -115,9 +120,9 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     this.view = this.register(vscode.window.createTreeView(VIEWS.explorer, { treeDataProvider: this, showCollapseAll: true }));
     this.register(plans.onDidChangePlans(() => this.refreshSoon()));
     this.register(plans.onDidChangeAttention(() => this.refreshSoon()));
-    this.register(plans.onDidLoad(() => this.refreshSoon()));
-    this.register(active.onDidChange(() => this.refreshSoon()));
-    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.refreshSoon()));
+    this.register(plans.onDidLoad(() => this.refreshSoon(true)));
+    this.register(active.onDidChange(() => this.refreshSoon(true)));
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.refreshSoon(true)));
     this.register(vscode.window.onDidChangeActiveTextEditor((ed) => void this.follow(ed)));
     this.register(this.view.onDidChangeVisibility((e) => e.visible && void this.follow(vscode.window.activeTextEditor)));
     this.register({ dispose: () => ((this.gone = true), clearTimeout(this.refreshTimer)) });
@@ -139,35 +144,75 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     this.rebuild();
   }
 
-  /** A redraw is waiting for the stores to settle. */
-  private refreshPending = false;
   private gone = false;
 
+  /** When the first change of the burst now waiting arrived (0: none waiting). */
+  private burstStart = 0;
+
   /**
-   * Redraws once the stores have applied a burst of changes (their settle window: a `git
-   * checkout` of many plans is one update, not one per file), and at most 1.5 s after the first.
+   * Redraws once changes stop arriving for a moment (150 ms, the stores' own end of a burst: a
+   * `git checkout` of many plans is one update, not one per file), at most 1.5 s after the first.
    */
-  private refreshSoon(): void {
-    this.timings.lastChange = performance.now();
-    if (this.refreshPending) return;
-    this.refreshPending = true;
-    const wait = (ms: number) => new Promise<void>((r) => (this.refreshTimer = setTimeout(r, ms)));
-    void (async () => {
-      await wait(30);
-      await Promise.race([this.plans.settled(), wait(1500)]);
-      this.refreshPending = false;
+  private refreshSoon(all = false): void {
+    const now = performance.now();
+    this.timings.lastChange = now;
+    this.redrawAll ||= all;
+    if (!this.burstStart) this.burstStart = now;
+    clearTimeout(this.refreshTimer);
+    const wait = Math.max(0, Math.min(QUIET_MS, this.burstStart + MAX_WAIT_MS - now));
+    this.refreshTimer = setTimeout(() => {
+      this.burstStart = 0;
       if (!this.gone) this.rebuild();
-    })();
+    }, wait);
   }
 
+  /** Something every row shows changed (the active plan, the folders, the filter): redraw all rows. */
+  private redrawAll = true;
+
+  /**
+   * Re-reads the index into groups and redraws what changed: only the groups whose rows changed
+   * (200 rows, not the 1,000 of five open groups), everything when groups appeared or went.
+   */
   private rebuild(): void {
+    const before = this.signatures;
     this.snapshot = undefined;
-    this.nodes.clear();
+    const snap = this.groups();
+    const after = new Map<string, string>();
+    for (const [folder, byGroup] of snap) {
+      for (const [g, rows] of byGroup) after.set(`${folder}|group|${g}`, rows.map((e) => `${e.file}:${e.version}:${e.mtimeMs}:${this.plans.attention(vscode.Uri.parse(folder), e.file) ?? ''}`).join('|'));
+    }
+    this.signatures = after;
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, this.plans.loaded);
-    const review = this.plans.list().filter((e) => e.status === 'proposed' || e.status === 'needs_review').length;
+    // The badge counts every plan awaiting review, whatever the filter shows.
+    let review = 0;
+    for (const f of this.plans.folders()) review += f.store.list({ status: ['proposed', 'needs_review'] }).length;
     this.view.badge = review ? { value: review, tooltip: vscode.l10n.t('{0} plan(s) awaiting your review', review) } : undefined;
-    this.changed.fire(undefined);
+    const sameGroups = before.size === after.size && [...after.keys()].every((k) => before.has(k));
+    if (this.redrawAll || !sameGroups) {
+      this.redrawAll = false;
+      this.forgetNodes(after);
+      this.changed.fire(undefined);
+      return;
+    }
+    for (const [key, sig] of after) {
+      if (before.get(key) === sig) continue;
+      const n = this.nodes.get(key);
+      this.changed.fire(n ?? undefined);
+      if (!n) return;
+    }
   }
+
+  /** What each group showed at the last redraw: its rows' files, versions, times and flags. */
+  private signatures = new Map<string, string>();
+
+  /** Drops the nodes of plans and groups that are gone (the rest keep their identity for partial redraws). */
+  private forgetNodes(groups: Map<string, string>): void {
+    for (const [key, n] of this.nodes) {
+      if (n.kind === 'group' && !groups.has(key)) this.nodes.delete(key);
+      if (n.kind === 'plan' && !this.plans.storeFor(n.folder)?.entry(n.file.replace(/\.md$/, ''))) this.nodes.delete(key);
+    }
+  }
+
 
   private groups(): Snapshot {
     if (this.snapshot) return this.snapshot;
@@ -192,15 +237,17 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     return (this.snapshot = snap);
   }
 
+  /** The one object of a row (VS Code redraws a row by the object it was given): known ones are updated in place. */
   private node<T extends Node>(n: T): T {
     const known = this.nodes.get(n.key);
-    if (known) return known as T;
+    if (known) return Object.assign(known, n) as T;
     this.nodes.set(n.key, n);
     return n;
   }
 
   private planNode(folder: vscode.Uri, e: IndexEntry): PlanNode {
-    return this.node({ kind: 'plan', key: `${folder.toString()}|plan|${e.file}`, folder, file: e.file, id: e.id, version: e.version, errorLine: e.valid ? undefined : e.error?.line });
+    const group = groupOf(e, this.plans.attention(folder, e.file));
+    return this.node({ kind: 'plan', key: `${folder.toString()}|group|${group}|plan|${e.file}`, folder, group, file: e.file, id: e.id, version: e.version, errorLine: e.valid ? undefined : e.error?.line });
   }
 
   getChildren(n?: Node): vscode.ProviderResult<Node[]> {
@@ -251,11 +298,8 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     if (n.kind === 'more') return n.parent;
     if (n.kind === 'group') return (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? this.nodes.get(n.folder.toString()) : undefined;
     if (n.kind === 'plan') {
-      const store = this.plans.storeFor(n.folder);
-      const e = store?.entry(n.file.replace(/\.md$/, ''));
-      if (!e) return undefined;
-      const key = `${n.folder.toString()}|group|${groupOf(e, this.plans.attention(n.folder, e.file))}`;
-      return this.nodes.get(key) ?? this.node({ kind: 'group', key, folder: n.folder, group: groupOf(e, this.plans.attention(n.folder, e.file)) });
+      const key = `${n.folder.toString()}|group|${n.group}`;
+      return this.nodes.get(key) ?? this.node({ kind: 'group', key, folder: n.folder, group: n.group });
     }
     return undefined;
   }
@@ -267,6 +311,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
         item.id = n.key;
         item.iconPath = vscode.ThemeIcon.Folder;
         item.contextValue = 'piPlans.folder';
+        item.accessibilityInformation = { label: n.name };
         return item;
       }
       case 'group': {
@@ -433,6 +478,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
 
   private async setFilter(filter: PlanStatus[] | undefined): Promise<void> {
     this.filter = filter;
+    this.redrawAll = true;
     await this.state.update(FILTER_KEY, filter);
     this.publishFilter();
     this.rebuild();

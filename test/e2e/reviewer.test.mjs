@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
-import { freshWorkspace } from '../harness/fixtures.mjs';
+import { freshMultiRoot, freshWorkspace } from '../harness/fixtures.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
@@ -38,6 +38,17 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
   /** Waits until the activity bar's badge says `n` plans await review (no badge for none). */
   const waitBadge = (n) =>
     n ? page.locator(`.activitybar a[aria-label="Pi Plans - ${n} plan(s) awaiting your review"]`).waitFor({ timeout: 20_000 }) : page.locator('.activitybar a[aria-label="Pi Plans"]').waitFor({ timeout: 20_000 });
+  /** The explorer's first-level rows (groups), by their screen-reader labels. */
+  const topRows = () => tree().getByRole('treeitem').evaluateAll((rows) => rows.filter((r) => r.getAttribute('aria-level') === '1').map((r) => r.getAttribute('aria-label')));
+  /** Waits (up to 20 s) until the explorer's groups are `expected`; fails naming what it showed. */
+  const waitTopRows = async (expected) => {
+    let shown;
+    for (const end = Date.now() + 20_000; Date.now() < end; await page.waitForTimeout(100)) {
+      shown = await topRows();
+      if (JSON.stringify(shown) === JSON.stringify(expected)) return;
+    }
+    assert.deepEqual(shown, expected);
+  };
   /** The text editor's lines (not the chat input's). */
   const editorLines = () => page.locator('.part.editor .monaco-editor .view-lines').first();
 
@@ -71,8 +82,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Pi Plans"]') }).click();
     await group('Awaiting review', 2).waitFor({ timeout: 20_000 });
     await waitBadge(2);
-    const labels = await tree().getByRole('treeitem').evaluateAll((rows) => rows.filter((r) => r.getAttribute('aria-level') === '1').map((r) => r.getAttribute('aria-label')));
-    assert.deepEqual(labels, ['Awaiting review: 2 plan(s)', 'Stalled: 1 plan(s)', 'Drafts: 1 plan(s)', 'Rejected: 1 plan(s)', 'Finished: 1 plan(s)']);
+    assert.deepEqual(await topRows(), ['Awaiting review: 2 plan(s)', 'Stalled: 1 plan(s)', 'Drafts: 1 plan(s)', 'Rejected: 1 plan(s)', 'Finished: 1 plan(s)']);
     // Each plan reads well in a screen reader: title, status, progress, when, id.
     await row(/^Add rate limiting to the public API, executing \(stalled\), 2 of 5 steps done, updated .+, PLAN-3f9a1c2e$/).waitFor();
     // Finished plans are one collapsed group.
@@ -90,6 +100,12 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     fs.writeFileSync(file, plan('PLAN-0e2e0001', 'Written by another agent', 'proposed', 1));
     await group('Awaiting review', 3).waitFor({ timeout: 20_000 });
     await row(/^Written by another agent, proposed/).waitFor();
+    // Proposed from outside this window: a notification offers the review.
+    const toast = page.locator('.notification-toast', { hasText: 'PLAN-0e2e0001 "Written by another agent" awaits your review' });
+    await toast.waitFor({ timeout: 20_000 });
+    for (const b of ['Open', 'Approve', 'Reject…']) assert.equal(await toast.getByRole('button', { name: b }).count(), 1, b);
+    await toast.getByRole('button', { name: 'Open' }).click();
+    await page.locator('.tab', { hasText: 'PLAN-0e2e0001.md' }).waitFor({ timeout: 10_000 });
     await waitBadge(3);
     fs.writeFileSync(file, plan('PLAN-0e2e0001', 'Renamed by another agent', 'proposed', 2));
     await row(/^Renamed by another agent, proposed/).waitFor({ timeout: 20_000 });
@@ -136,6 +152,9 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     const lens = page.locator('.contentWidgets .codelens-decoration').first();
     await lens.locator('a', { hasText: 'Approve' }).waitFor({ timeout: 20_000 });
     assert.match(await lens.innerText(), /proposed · v2 · 0\/3/);
+    // The injection grammar colours a step id apart from the step's text (the theme's colours).
+    const colour = (text) => editorLines().locator('span > span', { hasText: text }).first().evaluate((e) => getComputedStyle(e).color);
+    assert.notEqual(await colour(/^S001$/), await colour(/Inventory/));
     await picture(page, 'codelens', { x: 0, y: 0, width: 1100, height: 360 });
     await lens.locator('a', { hasText: 'Approve' }).click();
     const dialog = page.locator('.monaco-dialog-box');
@@ -241,6 +260,48 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     assert.match(fs.readFileSync(path.join(plansDir(), 'PLAN-0e2e0002.md'), 'utf8'), /status: approved/, text);
   });
 
+  it('withdraws an approval from the tree before execution starts: the plan is back in review', async () => {
+    const file = path.join(plansDir(), 'PLAN-0e2e0002.md');
+    const r = row(/^Approve me from the keyboard, approved/);
+    await r.hover();
+    await r.locator('.action-label[aria-label="Withdraw Approval"]').click();
+    await row(/^Approve me from the keyboard, proposed/).waitFor({ timeout: 20_000 });
+    const text = fs.readFileSync(file, 'utf8');
+    assert.match(text, /status: proposed/);
+    assert.doesNotMatch(text, /approved_by/);
+    await waitBadge(1);
+  });
+
+  it('filters the explorer by status, says so, and shows every plan again', async () => {
+    await page.locator('.action-label[aria-label="Filter Plans by Status…"]:visible').first().click();
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 10_000 });
+    // Clicking a row of a multiple-choice pick ticks it; Enter (OK) applies the choice.
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'rejected' }).first().click();
+    await page.locator('.quick-input-widget', { hasText: '1 Selected' }).waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.pane-body', { hasText: 'Showing only: rejected' }).first().waitFor({ timeout: 10_000 });
+    await waitTopRows(['Rejected: 2 plan(s)']);
+    await waitBadge(1); // the badge counts every plan awaiting review, filtered out or not
+    await page.locator('.action-label[aria-label="Show All Plans"]:visible').first().click();
+    await group('Awaiting review', 1).waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('.pane-body', { hasText: 'Showing only' }).count(), 0);
+  });
+
+  it('writes a new draft from the title bar: a title and a goal, then the file opens', async () => {
+    await page.locator('.action-label[aria-label="New Plan…"]:visible').first().click();
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('A plan made by hand');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'goal' }).waitFor({ timeout: 10_000 });
+    await input.fill('Show that a person can start a plan too.');
+    await page.keyboard.press('Enter');
+    await row(/^A plan made by hand, draft/).waitFor({ timeout: 20_000 });
+    const id = /PLAN-[0-9a-f]{8}$/.exec(await row(/^A plan made by hand, draft/).getAttribute('aria-label'))[0];
+    await page.locator('.tab', { hasText: `${id}.md` }).waitFor({ timeout: 10_000 });
+    assert.match(fs.readFileSync(path.join(plansDir(), `${id}.md`), 'utf8'), /## Goal\nShow that a person can start a plan too\./);
+  });
+
   it('marks a step done from its CodeLens while the plan executes; the tree shows the progress', async () => {
     const file = path.join(plansDir(), 'PLAN-3f9a1c2e.md');
     await row(/^Add rate limiting/).click();
@@ -294,5 +355,36 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Plan with Copilot' }).first().waitFor({ timeout: 10_000 });
     await page.keyboard.press('Enter');
     await page.locator('.interactive-input-part .view-lines', { hasText: 'Make a plan for this task with the Pi Plans tools' }).waitFor({ timeout: 20_000 });
+  });
+});
+
+describe('the plan explorer in a multi-root workspace (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let multi;
+  let server;
+  let browser;
+  after(async () => {
+    await browser?.stop();
+    await server?.stop();
+    if (multi) fs.rmSync(multi.dir, { recursive: true, force: true });
+  });
+
+  it('shows a level per workspace folder, each with its own groups', async () => {
+    multi = freshMultiRoot('reviewer-multi');
+    fs.writeFileSync(path.join(multi.dir, 'web/.pi/plans/PLAN-0e2e0003.md'), plan('PLAN-0e2e0003', 'A plan of the web folder', 'draft', 1));
+    server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false } });
+    browser = await startBrowser();
+    const page = browser.page;
+    await page.goto(server.url(multi.file));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.statusbar-item', { hasText: /7 plans/ }).waitFor({ timeout: 60_000 });
+    await page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Pi Plans"]') }).click();
+    const tree = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).locator('.monaco-list').first();
+    await tree.getByRole('treeitem', { name: 'web', exact: true }).waitFor({ timeout: 20_000 });
+    const top = await tree.getByRole('treeitem').evaluateAll((rows) => rows.filter((r) => r.getAttribute('aria-level') === '1').map((r) => r.getAttribute('aria-label')));
+    assert.deepEqual(top, ['api', 'web']);
+    await tree.getByRole('treeitem', { name: 'Drafts: 1 plan(s)' }).nth(1).waitFor({ timeout: 10_000 });
+    await tree.getByRole('treeitem', { name: /^A plan of the web folder, draft/ }).waitFor();
+    assert.equal(await tree.getByRole('treeitem', { name: 'Awaiting review: 2 plan(s)' }).count(), 1, 'the api folder keeps its own groups');
   });
 });
