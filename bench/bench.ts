@@ -3,7 +3,10 @@
  * 12 steps plus one 200-step plan) and measures, each as a ratio to its floor:
  *   read floor (every plan file's bytes, plain loop) | cold index build | warm start | re-scan | list | get
  *   step update through the full locked, fsynced read-modify-write | bare fsynced temp-write+rename
- * Options: --plans N, --json, --keep (reuse bench/corpus).
+ * Then, in a real VS Code (code-server + chromium): activation, the bundle's size, and the plan
+ * explorer on the corpus (bench/explorer.mjs: first render, an outside change reaching the tree).
+ * Options: --plans N, --json, --keep (reuse bench/corpus), --no-vscode (none of the VS Code
+ * figures), --no-explorer (no explorer figures).
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -200,6 +203,7 @@ async function main() {
     },
   };
   if (!args.includes('--no-vscode')) (out as Record<string, unknown>).vscode = vscodeFigures();
+  if (!args.includes('--no-vscode') && !args.includes('--no-explorer')) (out as Record<string, unknown>).explorer = explorerFigures();
   if (json) {
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
   } else {
@@ -216,6 +220,22 @@ async function main() {
       console.log(`  activation (activate() call)   ${v.activationMs === undefined ? 'n/a' : `${v.activationMs.toFixed(2)} ms`} (target < 50 ms)`);
       console.log(`  bundle dist/extension.js       ${(v.bundleBytes / 1024).toFixed(0)} KB minified (target < 500 KB)`);
     }
+    const x = (out as { explorer?: ReturnType<typeof explorerFigures> }).explorer;
+    if (x) {
+      console.log('');
+      const ms = (n: number | undefined, target: number) => (n === undefined ? 'n/a' : `${n.toFixed(0)} ms (target < ${target} ms) ${n < target ? 'met' : 'NOT met'}`);
+      if ('error' in x) console.log(`Plan explorer in VS Code: failed (${x.error})`);
+      else {
+        console.log(`Plan explorer in VS Code (code-server + chromium, page clock), ${x.plans} plans:`);
+        console.log(`  first render, clicked once the index loaded       ${ms(x.firstRenderMs, 300)}`);
+        if (x.firstRenderIdleMs !== undefined) console.log(`  first render, clicked 10 s after the load         ${ms(x.firstRenderIdleMs, 300)}`);
+        console.log(`  outside change on screen (median of ${x.changeRunsMs.length}, new row)   ${ms(x.changeMs, 500)}`);
+        console.log(`  the same change in the status bar                 ${x.changeStatusMs?.toFixed(0)} ms`);
+        console.log(`  longest page task: first render ${x.firstRenderLongestTaskMs.toFixed(0)} ms, changes ${x.changeLongestTaskMs?.toFixed(0)} ms; index loaded ${(x.indexLoadedMs / 1000).toFixed(1)} s after opening`);
+        const problems = [...new Set(x.logProblems.map((l) => l.replace(/^\S+ \S+ /, '')))];
+        for (const l of problems) console.log(`  log: ${l}`);
+      }
+    }
   }
   fs.rmSync(cacheDir, { recursive: true, force: true });
 }
@@ -229,6 +249,32 @@ function vscodeFigures() {
   const log = execFileSync(process.execPath, [path.join(repo, 'test/harness/runIntegration.mjs'), 'bench'], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const m = /BENCH activation_ms=([\d.]+) ready_after_ms=(\d+)/.exec(log);
   return { vscode: '1.139.1', activationMs: m ? Number(m[1]) : undefined, readyMs: m ? Number(m[2]) : undefined, bundleBytes };
+}
+
+interface ExplorerFigures {
+  plans: number;
+  indexLoadedMs: number;
+  firstRenderMs: number;
+  firstRenderLongestTaskMs: number;
+  firstRenderIdleMs?: number;
+  changeMs?: number;
+  changeRunsMs: number[];
+  changeStatusMs?: number;
+  changeLongestTaskMs?: number;
+  logProblems: string[];
+  consoleErrors: string[];
+}
+
+/** The plan explorer on this corpus in a real VS Code (bench/explorer.mjs, which cleans up after itself). */
+function explorerFigures(): ExplorerFigures | { error: string } {
+  const repo = path.resolve(__dirname, '..');
+  try {
+    const stdout = execFileSync(process.execPath, [path.join(__dirname, 'explorer.mjs'), root], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 300_000, killSignal: 'SIGTERM' });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as ExplorerFigures;
+  } catch (e) {
+    process.exitCode = 1;
+    return { error: String((e as Error).message ?? e).split('\n')[0] };
+  }
 }
 
 main().catch((e) => {
