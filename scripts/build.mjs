@@ -66,6 +66,8 @@ const builds = [
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   // The extension host's Markdown parses of large plans run here, on a worker thread.
   { ...common, entryPoints: ['src/node/outlineWorker.ts'], outfile: 'dist/outlineWorker.js' },
+  // The plan editor's webview: a browser bundle, always minified (it has a size budget).
+  { ...common, entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'es2022', minify: true, sourcemap: false },
 ];
 if (fs.existsSync('test/integration')) {
   builds.push({
@@ -83,7 +85,7 @@ if (watch) {
 } else {
   const results = await Promise.all(builds.map((b) => esbuild.build(b)));
   const size = fs.statSync('dist/extension.js').size;
-  console.log(`dist/extension.js ${(size / 1024).toFixed(0)} KB${production ? ' (minified)' : ''}, dist/cli.js ${(fs.statSync('dist/cli.js').size / 1024).toFixed(0)} KB`);
+  console.log(`dist/extension.js ${(size / 1024).toFixed(0)} KB${production ? ' (minified)' : ''}, dist/cli.js ${(fs.statSync('dist/cli.js').size / 1024).toFixed(0)} KB, dist/webview.js ${(fs.statSync('dist/webview.js').size / 1024).toFixed(0)} KB (minified)`);
   if (meta) {
     const byPackage = new Map();
     for (const [file, info] of Object.entries(results[0].metafile.outputs['dist/extension.js'].inputs)) {

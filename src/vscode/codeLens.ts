@@ -109,6 +109,7 @@ export class PlanCodeLens extends DisposableScope implements vscode.CodeLensProv
             })
           : new vscode.CodeLens(range, { title: vscode.l10n.t(TITLE_OF[c]), command: COMMAND_OF[c], arguments: [{ id: l.id, version: l.version }] }),
       ),
+      new vscode.CodeLens(range, { title: vscode.l10n.t('Open Preview'), tooltip: vscode.l10n.t('Read and review the plan as a document'), command: COMMANDS.openPreview, arguments: [document.uri] }),
     ];
   }
 }

@@ -9,6 +9,7 @@ import { PlanFileDecorations } from './fileDecorations';
 import { PlanNotifications } from './notifications';
 import { registerPlanCommands } from './planCommands';
 import { PlanExplorer } from './planTree';
+import { openPlan, PlanEditorProvider } from './planEditor';
 import { registerReviewCommands } from './reviewCommands';
 import { VsCodeReviewGate } from './reviewGate';
 import { PlanStatusBar } from './statusBar';
@@ -39,6 +40,8 @@ export interface PiPlansApi {
   _settled(): Promise<void>;
   /** @internal When the explorer last heard of a change and last drew rows (performance.now()), for the bench. */
   _explorerTimings(): { lastChange: number; lastRender: number };
+  /** @internal Milliseconds from each plan editor's script start to its first render, for the bench. */
+  _editorRenderTimes(): number[];
 }
 
 /** Composition root: creates the log, the stores, the status bar; registers commands. */
@@ -58,6 +61,8 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   const explorer = new PlanExplorer(plans, active, context.workspaceState);
   context.subscriptions.push(explorer);
   context.subscriptions.push(new PlanCodeLens(plans));
+  const editor = new PlanEditorProvider(context.extensionUri, plans, active);
+  context.subscriptions.push(editor);
   context.subscriptions.push(new PlanFileDecorations(plans));
   context.subscriptions.push(new PlanNotifications(plans, active));
   context.subscriptions.push(
@@ -82,6 +87,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
     _recentErrors: () => [...plans.recentErrors],
     _settled: () => plans.settled(),
     _explorerTimings: () => ({ ...explorer.timings }),
+    _editorRenderTimes: () => [...editor.renderTimes],
   };
 }
 
@@ -112,5 +118,7 @@ async function showPlansPick(plans: WorkspacePlans): Promise<void> {
   if (!pick) return;
   const uri = vscode.Uri.joinPath(pick.entry.folder, '.pi', 'plans', pick.entry.file);
   const line = pick.entry.error?.line;
-  await vscode.window.showTextDocument(uri, line ? { selection: new vscode.Range(line - 1, 0, line - 1, 0) } : undefined);
+  // A broken file opens as text at its broken line; a plan the way the person chose.
+  if (!pick.entry.valid) await vscode.window.showTextDocument(uri, line ? { selection: new vscode.Range(line - 1, 0, line - 1, 0) } : undefined);
+  else await openPlan(uri);
 }

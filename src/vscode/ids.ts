@@ -31,6 +31,8 @@ export const COMMANDS = {
   clearFilter: 'piPlans.clearFilter',
   showMore: 'piPlans.showMore',
   revealInExplorer: 'piPlans.revealInExplorer',
+  openPreview: 'piPlans.openPreview',
+  openAsText: 'piPlans.openAsText',
 } as const;
 
 /** The views this extension contributes. */
@@ -48,6 +50,7 @@ export const SETTINGS = {
   notifyProposed: 'notifications.proposed',
   notifyExecution: 'notifications.execution',
   notifyStalled: 'notifications.stalled',
+  openPlansIn: 'editor.openPlansIn',
 } as const;
 
 export const CONTEXT_KEYS = {

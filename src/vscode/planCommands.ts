@@ -4,6 +4,7 @@ import { archivePlan, changePlanStatus, markPlanStep, Place } from '../service';
 import type { PlanStore } from '../store';
 import type { WorkspaceActivePlans } from './activePlans';
 import { CONTEXT_KEYS, COMMANDS } from './ids';
+import { openPlan } from './planEditor';
 import type { WorkspacePlans } from './workspacePlans';
 
 /**
@@ -110,7 +111,7 @@ export function registerPlanCommands(plans: WorkspacePlans, active: WorkspaceAct
         return;
       }
       const p = placeFor(plans, active, arg);
-      if (p) await vscode.window.showTextDocument(planUri(p.store, p.id), { preview: true });
+      if (p) await openPlan(planUri(p.store, p.id));
     }),
     vscode.commands.registerCommand(COMMANDS.executeInCopilot, async (arg?: PlanTarget) => {
       const p = placeFor(plans, active, arg);

@@ -3,6 +3,7 @@ import type { PlanStore } from '../store';
 import { ReviewGate, ReviewOutcome, waitForDecision } from '../tools';
 import { COMMANDS } from './ids';
 import { approveAsPerson } from './reviewCommands';
+import { openPlan } from './planEditor';
 
 /**
  * Puts a submitted plan in front of the user (opens it, with a notification offering Approve and
@@ -13,7 +14,7 @@ export class VsCodeReviewGate implements ReviewGate {
   async awaitDecision(store: PlanStore, id: string, signal: AbortSignal): Promise<ReviewOutcome> {
     const uri = vscode.Uri.file(store.pathOf(id));
     const version = (await store.read(id)).fm.version;
-    void vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true }).then(undefined, () => undefined);
+    void openPlan(uri, { preview: true, preserveFocus: true }).then(undefined, () => undefined);
     const approve = vscode.l10n.t('Approve');
     const reject = vscode.l10n.t('Reject…');
     void vscode.window

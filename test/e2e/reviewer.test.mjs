@@ -57,7 +57,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     ws = freshWorkspace('reviewer');
     // The sample's stalled plan would greet every window with a notification: the tests want the tree unobstructed.
     // VS Code in a browser saves after a delay by default; the desktop default (off) lets a buffer stay unsaved.
-    server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'editor.wordWrap': 'off', 'files.autoSave': 'off' } });
+    server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'editor.wordWrap': 'off', 'files.autoSave': 'off', 'piPlans.editor.openPlansIn': 'text' } });
     browser = await startBrowser();
     page = browser.page;
     await page.goto(server.url(ws));
@@ -114,18 +114,26 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     assert.equal(await row(/Renamed by another agent/).count(), 0);
 
     // A branch that adds 20 proposals: checking it out and back, the group goes 2 -> 22 -> 2 with nothing between.
-    const git = (...a) => execFileSync('git', a, { cwd: ws, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
-    git('init', '-q', '-b', 'main');
-    git('add', '.');
-    git('commit', '-q', '-m', 'plans');
-    git('checkout', '-q', '-b', 'many');
-    for (let i = 0; i < 20; i++) {
-      const id = `PLAN-0e2e1${String(i).padStart(3, '0')}`;
-      fs.writeFileSync(path.join(plansDir(), `${id}.md`), plan(id, `Branch plan ${i}`, 'proposed', 1));
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+    const git = (cwd, ...a) => execFileSync('git', a, { cwd, stdio: 'pipe', env });
+    git(ws, 'init', '-q', '-b', 'main');
+    git(ws, 'add', '.');
+    git(ws, 'commit', '-q', '-m', 'plans');
+    // The branch is made in a clone, so this folder's files change only with the checkouts below.
+    const clone = fs.mkdtempSync(path.join(path.dirname(ws), 'pi-plans-clone-'));
+    try {
+      git(path.dirname(clone), 'clone', '-q', ws, clone);
+      git(clone, 'checkout', '-q', '-b', 'many');
+      for (let i = 0; i < 20; i++) {
+        const id = `PLAN-0e2e1${String(i).padStart(3, '0')}`;
+        fs.writeFileSync(path.join(clone, '.pi/plans', `${id}.md`), plan(id, `Branch plan ${i}`, 'proposed', 1));
+      }
+      git(clone, 'add', '.');
+      git(clone, 'commit', '-q', '-m', 'many plans');
+      git(ws, 'fetch', '-q', clone, 'many:many');
+    } finally {
+      fs.rmSync(clone, { recursive: true, force: true });
     }
-    git('add', '.');
-    git('commit', '-q', '-m', 'many plans');
-    git('checkout', '-q', 'main');
     await group('Awaiting review', 2).waitFor({ timeout: 20_000 });
     await page.evaluate(() => {
       window.__reviewCounts = [];
@@ -137,9 +145,9 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
       window.__reviewObserver.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-label'] });
       seen();
     });
-    git('checkout', '-q', 'many');
+    git(ws, 'checkout', '-q', 'many');
     await group('Awaiting review', 22).waitFor({ timeout: 20_000 });
-    git('checkout', '-q', 'main');
+    git(ws, 'checkout', '-q', 'main');
     await group('Awaiting review', 2).waitFor({ timeout: 20_000 });
     const counts = await page.evaluate(() => (window.__reviewObserver.disconnect(), window.__reviewCounts));
     assert.deepEqual(counts, ['Awaiting review: 2 plan(s)', 'Awaiting review: 22 plan(s)', 'Awaiting review: 2 plan(s)']);

@@ -32,7 +32,8 @@ const statusItem = (page) => page.locator('.statusbar-item').filter({ hasText: /
 /** A fresh copy of examples/ open in a new code-server + chromium; `close()` removes it all. */
 async function openWorkbench(name, { trust = false } = {}) {
   const ws = freshWorkspace(name);
-  const server = await startCodeServer({ vsix: [VSIX, CALLER_VSIX], trust });
+  // These tests read plans as text: the plan editor has tests of its own.
+  const server = await startCodeServer({ vsix: [VSIX, CALLER_VSIX], trust, settings: { 'piPlans.editor.openPlansIn': 'text' } });
   const browser = await startBrowser();
   // Records every text the Pi Plans status bar item shows, from the first frame on.
   await browser.page.addInitScript(() => {

@@ -1,0 +1,159 @@
+/**
+ * What the plan editor shows, computed from a plan's text: the fields, steps and sections, with
+ * Markdown rendered into a sanitized tree (remark, GFM, remark-rehype, rehype-sanitize's GitHub
+ * schema) that travels as data. Pure: the face passes what it knows from outside the text (the
+ * attention flag, plan work mode, the checkpoint log, which targets are files).
+ */
+import type { Element, Root as HastRoot, RootContent as HastContent } from 'hast';
+import rehypeSanitize from 'rehype-sanitize';
+import remarkGfm from 'remark-gfm';
+import remarkParse from 'remark-parse';
+import remarkRehype from 'remark-rehype';
+import { unified } from 'unified';
+import type { InvalidView, PlanEditorCommand, PlanView, ViewNode } from '../protocol/planEditor';
+import type { AttentionFlag } from './attentionOrder';
+import { parsePlan } from './document';
+import { isPlanError } from './errors';
+import { planCommands, stepMarks } from './planActions';
+import { isReviewHistoryTitle, progressOf } from './policy';
+import type { Checkpoint } from './schema';
+
+/**
+ * Raw HTML in a plan is shown as the text it is (inline or block code): a reviewer sees that the
+ * plan carries markup, and none of it is ever parsed as HTML.
+ */
+function htmlAsText() {
+  const visit = (node: MdNode): void => {
+    if (!node.children) return;
+    for (const child of node.children) {
+      if (child.type === 'html') {
+        const block = node.type === 'root' || node.type === 'listItem' || node.type === 'blockquote';
+        child.type = block ? 'code' : 'inlineCode';
+      } else visit(child);
+    }
+  };
+  return (tree: MdNode) => visit(tree);
+}
+type MdNode = { type: string; value?: string; children?: MdNode[] };
+
+const markdown = unified().use(remarkParse).use(remarkGfm).use(htmlAsText).use(remarkRehype).use(rehypeSanitize);
+
+/** Attributes that survive into the view (after the sanitizer), by their HTML names. */
+const KEPT: Record<string, string> = { href: 'href', title: 'title', className: 'class', start: 'start', type: 'type', checked: 'checked', disabled: 'disabled', align: 'align' };
+
+function attributes(el: Element): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const [k, v] of Object.entries(el.properties ?? {})) {
+    const name = KEPT[k];
+    if (!name || v === null || v === undefined || v === false) continue;
+    (out ??= {})[name] = Array.isArray(v) ? v.join(' ') : v === true ? '' : String(v);
+  }
+  return out;
+}
+
+function toNodes(children: readonly HastContent[]): ViewNode[] {
+  const out: ViewNode[] = [];
+  for (const n of children) {
+    if (n.type === 'text') out.push(n.value);
+    else if (n.type === 'element') {
+      // Images would load from the network (the webview forbids it): their alt text stands in.
+      if (n.tagName === 'img') {
+        const alt = n.properties?.alt;
+        if (alt) out.push(`[${String(alt)}]`);
+        continue;
+      }
+      const a = attributes(n);
+      const c = toNodes(n.children);
+      out.push({ t: n.tagName, ...(a ? { a } : {}), ...(c.length ? { c } : {}) });
+    }
+  }
+  return out;
+}
+
+/** Markdown as a sanitized tree: no script, no event handler, no `javascript:` link, no raw HTML survives. */
+export function renderMarkdown(text: string): ViewNode[] {
+  const root = markdown.runSync(markdown.parse(text)) as HastRoot;
+  return toNodes(root.children);
+}
+
+/** One line of Markdown (a step's text) without the paragraph around it. */
+function renderInline(text: string): ViewNode[] {
+  const nodes = renderMarkdown(text);
+  const only = nodes.length === 1 ? nodes[0] : undefined;
+  return typeof only === 'object' && only.t === 'p' ? (only.c ?? []) : nodes;
+}
+
+/** What the editor needs beyond the text. */
+export interface PlanViewContext {
+  flag?: AttentionFlag;
+  /** The plan is the active plan (plan work mode). */
+  active?: boolean;
+  /** The document has unsaved changes: approving is not offered. */
+  dirty?: boolean;
+  /** Restricted Mode: nothing can be changed. */
+  readOnly?: boolean;
+  checkpoints?: readonly Checkpoint[];
+  /** Whether a step's target names a file of the workspace (shown as a link). */
+  isFile?: (target: string) => boolean;
+}
+
+const TIMELINE_LIMIT = 50;
+
+/** The editor's view of a plan text, or the problem that keeps it from being read (with its line). */
+export function planView(text: string, ctx: PlanViewContext = {}): PlanView | InvalidView {
+  let doc;
+  try {
+    doc = parsePlan(text);
+  } catch (e) {
+    if (!isPlanError(e)) throw e;
+    return { kind: 'invalid', message: e.message, ...(e.details.line !== undefined ? { line: e.details.line } : {}) };
+  }
+  const fm = doc.fm;
+  const sections = doc.outline.sections.filter((s) => s.depth <= 2);
+  const bodyOf = (s: (typeof sections)[number]) => doc.body.slice(s.headingEnd, s.end).trim();
+  const goal = sections.find((s) => s.title === 'Goal');
+  const { done, total } = progressOf(doc.steps);
+  const commands: PlanEditorCommand[] = ctx.readOnly ? [] : planCommands(fm.status, { flag: ctx.flag }).map((c) => (c === 'approve' && ctx.dirty ? 'saveToApprove' : c));
+  const marks = [ctx.active ? 'active' : '', ctx.flag ?? ''].filter(Boolean);
+  return {
+    kind: 'plan',
+    id: fm.id,
+    title: fm.title,
+    status: fm.status,
+    version: fm.version,
+    createdAt: fm.created_at,
+    updatedAt: fm.updated_at,
+    ...(fm.planner_model ? { plannerModel: fm.planner_model } : {}),
+    ...(fm.executor_model ? { executorModel: fm.executor_model } : {}),
+    toolsRequired: [...(fm.tools_required ?? [])],
+    ...(fm.approved_by ? { approvedBy: fm.approved_by } : {}),
+    ...(fm.approved_version !== undefined ? { approvedVersion: fm.approved_version } : {}),
+    marks,
+    done,
+    total,
+    ...(goal ? { goal: renderMarkdown(bodyOf(goal)) } : {}),
+    steps: doc.steps.map((s) => ({
+      id: s.id,
+      status: s.status,
+      text: renderInline(s.text),
+      ...(s.tool ? { tool: s.tool } : {}),
+      ...(s.operation ? { operation: s.operation } : {}),
+      ...(s.target ? { target: s.target, targetIsFile: ctx.isFile?.(s.target) ?? false } : {}),
+      ...(s.details ? { details: renderMarkdown(s.details) } : {}),
+      ...(s.note ? { note: s.note } : {}),
+      marks: ctx.readOnly ? [] : stepMarks(fm.status, s.status),
+    })),
+    sections: sections
+      .filter((s) => s.title !== 'Goal' && s.title !== 'Steps' && !isReviewHistoryTitle(s.title))
+      .map((s) => ({ title: s.title, body: renderMarkdown(bodyOf(s)) })),
+    rejections: doc.rejections.map((r) => ({ version: r.version, feedback: renderMarkdown(r.feedback) })),
+    timeline: (ctx.checkpoints ?? []).slice(-TIMELINE_LIMIT).map((c) => ({
+      at: c.at,
+      text: [c.type.replace(/_/g, ' '), c.step ?? '', c.status ? `→ ${c.status}` : '', c.actor ? `by ${c.actor}` : '', c.version !== undefined ? `v${c.version}` : '', c.note ? `: ${c.note}` : ''].filter(Boolean).join(' '),
+    })),
+    ...(fm.result_summary ? { resultSummary: fm.result_summary } : {}),
+    commands,
+    dirty: !!ctx.dirty,
+    readOnly: !!ctx.readOnly,
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * The plan editor's messages between the extension host and its webview: one module both sides
+ * import. Every inbound message is safe-parsed on arrival and dropped (and logged) when invalid.
+ * Plan text is untrusted (a model wrote it): Markdown travels as a sanitized tree of elements
+ * and text that the webview builds DOM nodes from, never as an HTML string.
+ */
+import * as z from 'zod/mini';
+
+/** A node of sanitized Markdown: an element (tag and string attributes) or text. */
+export type ViewNode = { t: string; a?: Record<string, string>; c?: ViewNode[] } | string;
+export const ViewNodeSchema: z.ZodMiniType<ViewNode> = z.union([
+  z.string(),
+  z.object({
+    t: z.string().check(z.regex(/^[a-z][a-z0-9]*$/)),
+    a: z.optional(z.record(z.string(), z.string())),
+    get c() {
+      return z.optional(z.array(ViewNodeSchema));
+    },
+  }),
+]);
+
+/** The person's commands the editor offers (the core decides which apply now). */
+export const PLAN_EDITOR_COMMANDS = ['approve', 'saveToApprove', 'reject', 'withdraw', 'startWork', 'execute', 'retry', 'resume', 'reopen', 'clone', 'cancel', 'archive'] as const;
+export type PlanEditorCommand = (typeof PLAN_EDITOR_COMMANDS)[number];
+
+const StepViewSchema = z.object({
+  id: z.string(),
+  status: z.string(),
+  text: z.array(ViewNodeSchema),
+  tool: z.optional(z.string()),
+  operation: z.optional(z.string()),
+  target: z.optional(z.string()),
+  /** The target is a file of the workspace: shown as a link that opens it. */
+  targetIsFile: z.optional(z.boolean()),
+  details: z.optional(z.array(ViewNodeSchema)),
+  note: z.optional(z.string()),
+  /** What a person may mark it as now (while its plan executes). */
+  marks: z.array(z.string()),
+});
+export type StepView = z.infer<typeof StepViewSchema>;
+
+export const PlanViewSchema = z.object({
+  kind: z.literal('plan'),
+  id: z.string(),
+  title: z.string(),
+  status: z.string(),
+  version: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  plannerModel: z.optional(z.string()),
+  executorModel: z.optional(z.string()),
+  toolsRequired: z.array(z.string()),
+  approvedBy: z.optional(z.string()),
+  approvedVersion: z.optional(z.number()),
+  /** Marks noticed from outside the file: active, stalled, stale, changed since approval. */
+  marks: z.array(z.string()),
+  done: z.number(),
+  total: z.number(),
+  goal: z.optional(z.array(ViewNodeSchema)),
+  steps: z.array(StepViewSchema),
+  /** The other sections in the file's order, rendered (Assumptions, Risks, … and the author's own). */
+  sections: z.array(z.object({ title: z.string(), body: z.array(ViewNodeSchema) })),
+  rejections: z.array(z.object({ version: z.number(), feedback: z.array(ViewNodeSchema) })),
+  timeline: z.array(z.object({ at: z.string(), text: z.string() })),
+  resultSummary: z.optional(z.string()),
+  commands: z.array(z.enum(PLAN_EDITOR_COMMANDS)),
+  dirty: z.boolean(),
+  readOnly: z.boolean(),
+});
+export type PlanView = z.infer<typeof PlanViewSchema>;
+
+export const InvalidViewSchema = z.object({ kind: z.literal('invalid'), message: z.string(), line: z.optional(z.number()) });
+export type InvalidView = z.infer<typeof InvalidViewSchema>;
+
+/** Host -> webview. */
+export const ToWebviewSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('state'), state: z.union([PlanViewSchema, InvalidViewSchema]) }),
+]);
+export type ToWebview = z.infer<typeof ToWebviewSchema>;
+
+/** Webview -> host. */
+export const FromWebviewSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('command'), command: z.enum(PLAN_EDITOR_COMMANDS), version: z.number() }),
+  z.object({ type: z.literal('reject'), feedback: z.string().check(z.minLength(1), z.maxLength(20_000)), version: z.number() }),
+  z.object({ type: z.literal('mark'), step: z.string().check(z.regex(/^S\d{3,4}$/)), status: z.enum(['in_progress', 'done', 'blocked', 'skipped']), version: z.number() }),
+  z.object({ type: z.literal('openLink'), href: z.string().check(z.maxLength(2000)) }),
+  z.object({ type: z.literal('openAsText') }),
+  z.object({ type: z.literal('rendered'), ms: z.number() }),
+]);
+export type FromWebview = z.infer<typeof FromWebviewSchema>;

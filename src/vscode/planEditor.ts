@@ -1,0 +1,230 @@
+import * as vscode from 'vscode';
+import { PLAN_ID_PATTERN } from '../core';
+import { planView } from '../core/planView';
+import { FromWebview, FromWebviewSchema, ToWebview } from '../protocol/planEditor';
+import { rejectPlan } from '../service';
+import type { WorkspaceActivePlans } from './activePlans';
+import { DisposableScope } from './disposable';
+import { COMMANDS, SETTINGS } from './ids';
+import { report } from './planCommands';
+import { approveAsPerson } from './reviewCommands';
+import type { WorkspacePlans } from './workspacePlans';
+
+const COMMAND_OF: Record<string, string> = {
+  reject: COMMANDS.reject,
+  withdraw: COMMANDS.withdraw,
+  startWork: COMMANDS.startWork,
+  execute: COMMANDS.executeInCopilot,
+  retry: COMMANDS.retry,
+  resume: COMMANDS.resume,
+  reopen: COMMANDS.reopen,
+  clone: COMMANDS.clone,
+  cancel: COMMANDS.cancel,
+  archive: COMMANDS.archive,
+};
+const MARK_COMMAND: Record<string, string> = { in_progress: COMMANDS.markInProgress, done: COMMANDS.markDone, blocked: COMMANDS.markBlocked, skipped: COMMANDS.markSkipped };
+
+/** Opens a plan file the way the person chose (`piPlans.editor.openPlansIn`): this editor, or as text. */
+export async function openPlan(uri: vscode.Uri, opts: { preview?: boolean; preserveFocus?: boolean } = {}): Promise<void> {
+  const how = vscode.workspace.getConfiguration(SETTINGS.section).get<string>(SETTINGS.openPlansIn, 'preview');
+  if (how === 'text') await vscode.window.showTextDocument(uri, { preview: opts.preview ?? true, preserveFocus: opts.preserveFocus });
+  else await vscode.commands.executeCommand('vscode.openWith', uri, PlanEditorProvider.viewType, { preview: opts.preview ?? true, preserveFocus: opts.preserveFocus });
+}
+
+/**
+ * The plan editor: a `CustomTextEditorProvider` over the plan's TextDocument, so undo, redo,
+ * dirty state, save and hot exit stay VS Code's own, and it always shows what the text editor
+ * shows. The webview gets a new state (data, never HTML) after it says it is ready and after
+ * every change of the document or of what is known about the plan.
+ */
+export class PlanEditorProvider extends DisposableScope implements vscode.CustomTextEditorProvider {
+  static readonly viewType = 'piPlans.planEditor';
+  /** Milliseconds from the webview script's start to its first render, per open (the bench reads them). */
+  readonly renderTimes: number[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly plans: WorkspacePlans,
+    private readonly active: WorkspaceActivePlans,
+  ) {
+    super();
+    this.register(vscode.window.registerCustomEditorProvider(PlanEditorProvider.viewType, this, { webviewOptions: { enableFindWidget: true }, supportsMultipleEditorsPerDocument: true }));
+    this.register(
+      vscode.commands.registerCommand(COMMANDS.openPreview, async (arg?: vscode.Uri) => {
+        const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
+        if (uri) await vscode.commands.executeCommand('vscode.openWith', uri, PlanEditorProvider.viewType);
+      }),
+    );
+    this.register(
+      vscode.commands.registerCommand(COMMANDS.openAsText, async (arg?: vscode.Uri) => {
+        const uri = arg instanceof vscode.Uri ? arg : activeCustomUri();
+        if (uri) await vscode.commands.executeCommand('vscode.openWith', uri, 'default');
+      }),
+    );
+  }
+
+  async resolveCustomTextEditor(document: vscode.TextDocument, panel: vscode.WebviewPanel): Promise<void> {
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist, media] };
+    panel.webview.html = this.html(panel.webview, dist, media);
+    const subs: vscode.Disposable[] = [];
+    let ready = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const targets = new Map<string, boolean>();
+    const folder = vscode.workspace.getWorkspaceFolder(document.uri);
+    const id = /(PLAN-[0-9a-f]{8})\.md$/.exec(document.uri.path)?.[1];
+    const store = () => (folder ? this.plans.storeFor(folder.uri) : undefined);
+
+    const send = async () => {
+      if (!ready) return;
+      const s = store();
+      const text = document.getText();
+      await this.plans.prepare(text);
+      const checkpoints = id && s?.entry(id) ? await s.readCheckpoints(id).catch(() => []) : [];
+      const unknown: string[] = [];
+      const view = planView(text, {
+        flag: folder && id ? this.plans.attention(folder.uri, `${id}.md`) : undefined,
+        active: !!id && this.active.list().some((a) => a.id === id),
+        dirty: document.isDirty,
+        readOnly: !this.plans.writable || !id || !PLAN_ID_PATTERN.test(id),
+        checkpoints,
+        isFile: (t) => {
+          if (!targets.has(t)) unknown.push(t);
+          return targets.get(t) ?? false;
+        },
+      });
+      const message: ToWebview = { type: 'state', state: view };
+      void panel.webview.postMessage(message);
+      // Targets not seen before: is each a file of the workspace? If so, draw them as links.
+      if (unknown.length && folder) {
+        const found = await Promise.all(unknown.map((t) => isWorkspaceFile(folder, t)));
+        unknown.forEach((t, i) => targets.set(t, found[i]));
+        if (found.some(Boolean)) soon(0);
+      }
+    };
+    const soon = (ms = 30) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => void send().catch((e) => this.plans.logError('plan editor', e)), ms);
+    };
+
+    subs.push(
+      vscode.workspace.onDidChangeTextDocument((e) => e.document === document && soon()),
+      vscode.workspace.onDidSaveTextDocument((d) => d === document && soon(0)),
+      this.plans.onDidChangePlans(() => soon()),
+      this.plans.onDidChangeAttention(() => soon()),
+      this.active.onDidChange(() => soon()),
+      panel.webview.onDidReceiveMessage((raw) => {
+        const m = FromWebviewSchema.safeParse(raw);
+        if (!m.success) {
+          this.plans.logError('plan editor', new Error(`a message from the webview was dropped: ${m.error.issues[0]?.message ?? 'invalid'}`));
+          return;
+        }
+        if (m.data.type === 'ready') {
+          ready = true;
+          soon(0);
+          return;
+        }
+        void this.handle(m.data, document, folder, id).catch(report);
+      }),
+    );
+    panel.onDidDispose(() => {
+      clearTimeout(timer);
+      for (const d of subs) d.dispose();
+    });
+  }
+
+  private async handle(m: FromWebview, document: vscode.TextDocument, folder: vscode.WorkspaceFolder | undefined, id: string | undefined): Promise<void> {
+    if (m.type === 'rendered') {
+      this.renderTimes.push(m.ms);
+      return;
+    }
+    if (m.type === 'openAsText') {
+      await vscode.commands.executeCommand('vscode.openWith', document.uri, 'default');
+      return;
+    }
+    if (m.type === 'openLink') {
+      await this.openLink(m.href, folder);
+      return;
+    }
+    const store = folder ? this.plans.storeFor(folder.uri) : undefined;
+    if (!store || !id || m.type === 'ready') return;
+    if (m.type === 'mark') {
+      await vscode.commands.executeCommand(MARK_COMMAND[m.status], { id, version: m.version, step: m.step });
+      return;
+    }
+    if (m.type === 'reject') {
+      await rejectPlan({ store }, id, { actor: 'user', feedback: m.feedback, seenVersion: m.version });
+      return;
+    }
+    if (m.command === 'saveToApprove') {
+      await document.save();
+      return;
+    }
+    if (m.command === 'approve') {
+      // A click in this editor is the person's act, on the version it shows, saved.
+      if (document.isDirty) {
+        void vscode.window.showWarningMessage(vscode.l10n.t('{0} has unsaved changes: save it, then approve what is on disk.', id));
+        return;
+      }
+      await approveAsPerson(store, id, m.version);
+      return;
+    }
+    const command = COMMAND_OF[m.command];
+    if (command) await vscode.commands.executeCommand(command, { id, version: m.version });
+  }
+
+  /** A link in a plan: a file of the workspace opens; a web page after the person agrees; nothing else. */
+  private async openLink(href: string, folder: vscode.WorkspaceFolder | undefined): Promise<void> {
+    if (/^https?:\/\//i.test(href)) {
+      const open = vscode.l10n.t('Open');
+      const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Open {0} in the browser?', href), { modal: true, detail: vscode.l10n.t('The link is in the plan text, which an agent may have written.') }, open);
+      if (choice === open) await vscode.env.openExternal(vscode.Uri.parse(href, true));
+      return;
+    }
+    if (folder && !/^[a-z][a-z0-9+.-]*:/i.test(href) && (await isWorkspaceFile(folder, href))) {
+      await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, href.replace(/^\.?\//, '')));
+      return;
+    }
+    void vscode.window.showWarningMessage(vscode.l10n.t('Not opened: {0} is neither a file of this workspace nor a web page.', href.slice(0, 200)));
+  }
+
+  private html(webview: vscode.Webview, dist: vscode.Uri, media: vscode.Uri): string {
+    const nonce = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'planEditor.css'));
+    const csp = `default-src 'none'; img-src ${webview.cspSource}; style-src ${webview.cspSource}; font-src ${webview.cspSource}; script-src 'nonce-${nonce}';`;
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style}">
+<title>Plan</title>
+</head>
+<body>
+<main id="root" aria-live="polite"><p>Loading the plan…</p></main>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+  }
+}
+
+/** The file of the active custom editor tab, if it is a plan editor. */
+function activeCustomUri(): vscode.Uri | undefined {
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  return input instanceof vscode.TabInputCustom && input.viewType === PlanEditorProvider.viewType ? input.uri : undefined;
+}
+
+/** Whether a relative path names a file inside the workspace folder (never outside it). */
+async function isWorkspaceFile(folder: vscode.WorkspaceFolder, rel: string): Promise<boolean> {
+  const clean = rel.replace(/^\.?\//, '');
+  if (!clean || clean.length > 500 || clean.split(/[\\/]/).includes('..') || /^[a-z][a-z0-9+.-]*:/i.test(clean) || clean.startsWith('/')) return false;
+  try {
+    const st = await vscode.workspace.fs.stat(vscode.Uri.joinPath(folder.uri, clean));
+    return st.type === vscode.FileType.File;
+  } catch {
+    return false;
+  }
+}

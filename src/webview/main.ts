@@ -1,0 +1,217 @@
+/**
+ * The plan editor's webview: builds the document from the state the host sends (a sanitized tree,
+ * never HTML), keeps what the person is writing (the feedback text), the focus and the scroll
+ * position across re-renders, and sends the person's commands back as validated messages.
+ */
+import { FromWebview, InvalidView, PlanView, StepView, ToWebviewSchema, ViewNode } from '../protocol/planEditor';
+
+declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void; getState(): unknown; setState(s: unknown): void };
+const vscode = acquireVsCodeApi();
+const post = (m: FromWebview) => vscode.postMessage(m);
+
+const root = document.getElementById('root')!;
+let current: PlanView | InvalidView | undefined;
+/** The feedback being written: it outlives every re-render until it is sent or discarded. */
+let feedback = (vscode.getState() as { feedback?: string } | undefined)?.feedback ?? '';
+let rejecting = feedback.length > 0;
+
+const COMMAND_LABEL: Record<string, string> = {
+  approve: 'Approve',
+  saveToApprove: 'Save to approve',
+  reject: 'Reject…',
+  withdraw: 'Withdraw approval',
+  startWork: 'Start plan work',
+  execute: 'Execute in Copilot',
+  retry: 'Retry',
+  resume: 'Resume',
+  reopen: 'Reopen as draft',
+  clone: 'Clone',
+  cancel: 'Cancel…',
+  archive: 'Archive',
+};
+const PRIMARY = new Set(['approve', 'execute', 'resume', 'saveToApprove']);
+const MARK_LABEL: Record<string, string> = { in_progress: 'In progress', done: 'Done', blocked: 'Blocked', skipped: 'Skip' };
+const STEP_ICON: Record<string, string> = { pending: '○', in_progress: '◐', blocked: '⊘', done: '✓', failed: '✗', skipped: '↷' };
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string | undefined)[]): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) if (c !== undefined) e.append(c);
+  return e;
+}
+
+/** DOM from the sanitized tree: only the tags and attributes the host's sanitizer let through. */
+function build(nodes: readonly ViewNode[] | undefined): DocumentFragment {
+  const f = document.createDocumentFragment();
+  for (const n of nodes ?? []) {
+    if (typeof n === 'string') {
+      f.append(n);
+      continue;
+    }
+    const e = document.createElement(n.t);
+    for (const [k, v] of Object.entries(n.a ?? {})) if (k === 'href' || k === 'title' || k === 'class' || k === 'start' || k === 'type' || k === 'checked' || k === 'disabled' || k === 'align') e.setAttribute(k, v);
+    e.append(build(n.c));
+    f.append(e);
+  }
+  return f;
+}
+
+function button(label: string, onClick: () => void, cls = ''): HTMLButtonElement {
+  const b = el('button', { type: 'button', class: cls });
+  b.textContent = label;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function section(title: string, ...body: (Node | undefined)[]): HTMLElement {
+  return el('section', { 'aria-label': title }, el('h2', {}, title), ...body);
+}
+
+function stepItem(p: PlanView, s: StepView): HTMLLIElement {
+  const li = el('li', { class: `step ${s.status}`, 'data-step': s.id });
+  const icon = el('span', { class: 'step-icon', 'aria-hidden': 'true' }, STEP_ICON[s.status] ?? '○');
+  const head = el('div', { class: 'step-head' }, icon, el('span', { class: 'step-id' }, s.id), el('span', { class: 'step-text' }, build(s.text)));
+  if (s.status !== 'pending') head.append(el('span', { class: `badge step-status ${s.status}` }, s.status.replace('_', ' ')));
+  li.append(head);
+  if (s.tool) {
+    const target = s.target ? (s.targetIsFile ? el('a', { href: s.target, class: 'target' }, s.target) : el('span', { class: 'target' }, s.target)) : undefined;
+    li.append(el('div', { class: 'annotation' }, el('span', { class: 'tool' }, s.tool), s.operation ? `: ${s.operation}` : '', target ? ' → ' : '', target));
+  }
+  if (s.details?.length) li.append(el('div', { class: 'details' }, build(s.details)));
+  if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
+  if (s.marks.length) {
+    const bar = el('div', { class: 'marks', role: 'group', 'aria-label': `Mark ${s.id}` });
+    for (const m of s.marks) bar.append(button(MARK_LABEL[m] ?? m, () => post({ type: 'mark', step: s.id, status: m as 'done', version: p.version }), 'secondary small'));
+    li.append(bar);
+  }
+  li.setAttribute('aria-label', `${s.id}, ${s.status.replace('_', ' ')}`);
+  return li;
+}
+
+function rejectForm(p: PlanView): HTMLElement {
+  const area = el('textarea', { id: 'feedback', rows: '4', 'aria-label': 'What must change?', placeholder: 'What must change? The agent revises the plan with this feedback.' });
+  area.value = feedback;
+  area.addEventListener('input', () => {
+    feedback = area.value;
+    vscode.setState({ feedback });
+  });
+  const send = button('Reject with this feedback', () => {
+    if (!feedback.trim()) return area.focus();
+    post({ type: 'reject', feedback: feedback.trim(), version: p.version });
+    feedback = '';
+    rejecting = false;
+    vscode.setState({ feedback });
+  });
+  const discard = button('Discard', () => {
+    feedback = '';
+    rejecting = false;
+    vscode.setState({ feedback });
+    render();
+  }, 'secondary');
+  const form = el('div', { class: 'reject-form', role: 'form', 'aria-label': 'Reject with feedback' }, area, el('div', { class: 'actions' }, send, discard));
+  form.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') discard.click();
+  });
+  return form;
+}
+
+function renderPlan(p: PlanView): HTMLElement {
+  const doc = el('article', { class: 'plan' });
+  const meta = [`${p.id}`, `v${p.version}`, `${p.done}/${p.total} steps`, `updated ${p.updatedAt.slice(0, 16).replace('T', ' ')}`, `created ${p.createdAt.slice(0, 16).replace('T', ' ')}`];
+  const header = el(
+    'header',
+    {},
+    el('h1', {}, p.title),
+    el('div', { class: 'meta' }, el('span', { class: `badge status ${p.status}` }, p.status.replace('_', ' ')), ...p.marks.map((m) => el('span', { class: `badge mark ${m}` }, m === 'changed' ? 'changed since approval' : m)), el('span', {}, meta.join(' · '))),
+  );
+  const facts: string[] = [];
+  if (p.plannerModel) facts.push(`planned by ${p.plannerModel}`);
+  if (p.executorModel) facts.push(`executed by ${p.executorModel}`);
+  if (p.toolsRequired.length) facts.push(`tools: ${p.toolsRequired.join(', ')}`);
+  if (p.approvedBy) facts.push(`approved by ${p.approvedBy} at v${p.approvedVersion ?? '?'}`);
+  if (facts.length) header.append(el('div', { class: 'facts' }, facts.join(' · ')));
+  const progress = el('progress', { max: String(Math.max(p.total, 1)), value: String(p.done), 'aria-label': `${p.done} of ${p.total} steps done` });
+  header.append(progress);
+  doc.append(header);
+
+  const bar = el('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Plan actions' });
+  for (const c of p.commands) {
+    if (c === 'reject') {
+      bar.append(button(COMMAND_LABEL.reject, () => {
+        rejecting = true;
+        render();
+        document.getElementById('feedback')?.focus();
+      }, 'secondary'));
+      continue;
+    }
+    bar.append(button(c === 'approve' ? `Approve v${p.version}` : COMMAND_LABEL[c], () => post({ type: 'command', command: c, version: p.version }), PRIMARY.has(c) ? '' : 'secondary'));
+  }
+  bar.append(button('Open as Text', () => post({ type: 'openAsText' }), 'secondary'));
+  doc.append(bar);
+  if (rejecting && p.commands.includes('reject')) doc.append(rejectForm(p));
+  if (p.resultSummary) doc.append(section('Result', el('p', {}, p.resultSummary)));
+  if (p.goal) doc.append(section('Goal', build(p.goal)));
+  const list = el('ol', { class: 'steps' });
+  for (const s of p.steps) list.append(stepItem(p, s));
+  doc.append(section('Steps', p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.')));
+  for (const s of p.sections) doc.append(section(s.title, build(s.body)));
+  if (p.rejections.length) {
+    const h = el('ol', { class: 'history' });
+    for (const r of p.rejections) h.append(el('li', {}, el('strong', {}, `Rejected v${r.version}: `), build(r.feedback)));
+    doc.append(section('Review history', h));
+  }
+  if (p.timeline.length) {
+    const t = el('ol', { class: 'timeline' });
+    for (const e of p.timeline) t.append(el('li', {}, el('time', { datetime: e.at }, e.at.slice(0, 19).replace('T', ' ')), ` ${e.text}`));
+    doc.append(section('Timeline', t));
+  }
+  return doc;
+}
+
+function renderInvalid(v: InvalidView): HTMLElement {
+  return el(
+    'div',
+    { class: 'invalid', role: 'alert' },
+    el('h1', {}, 'This plan cannot be read'),
+    el('p', {}, v.line ? `Line ${v.line}: ${v.message}` : v.message),
+    button('Open as Text', () => post({ type: 'openAsText' })),
+  );
+}
+
+/** Re-renders in place: the scroll position and the focused control (by its label) survive. */
+function render(): void {
+  if (!current) return;
+  const active = document.activeElement as HTMLElement | null;
+  const focusKey = active?.id || active?.textContent || '';
+  const selection = active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : undefined;
+  const y = window.scrollY;
+  root.replaceChildren(current.kind === 'plan' ? renderPlan(current) : renderInvalid(current));
+  window.scrollTo(0, y);
+  if (focusKey) {
+    const again = (document.getElementById(focusKey) ?? [...root.querySelectorAll('button')].find((b) => b.textContent === focusKey)) as HTMLElement | undefined;
+    again?.focus();
+    if (again instanceof HTMLTextAreaElement && selection) again.setSelectionRange(selection[0], selection[1]);
+  }
+}
+
+// Links never navigate: the host opens workspace files, and asks before opening a web page.
+root.addEventListener('click', (e) => {
+  const a = (e.target as HTMLElement).closest('a');
+  if (!a) return;
+  e.preventDefault();
+  const href = a.getAttribute('href');
+  if (href) post({ type: 'openLink', href });
+});
+
+let first = true;
+window.addEventListener('message', (e) => {
+  const m = ToWebviewSchema.safeParse(e.data);
+  if (!m.success) return;
+  current = m.data.state;
+  render();
+  if (first) {
+    first = false;
+    post({ type: 'rendered', ms: performance.now() });
+  }
+});
+post({ type: 'ready' });

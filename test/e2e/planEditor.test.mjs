@@ -1,0 +1,172 @@
+// The plan editor (a custom editor over the plan's text) in the real VS Code (code-server +
+// Debian chromium, the .vsix installed), reached into its webview frame as a person clicks it.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
+import { freshWorkspace } from '../harness/fixtures.mjs';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
+const RESULTS = path.join(ROOT, 'test-results');
+const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
+
+const plan = (id, title, status, version, body = '## Goal\nG\n\n## Steps\n1. [ ] S001 a\n\n## Verification\n- v\n') =>
+  `---\nid: ${id}\ntitle: "${title}"\nstatus: ${status}\nversion: ${version}\ncreated_at: 2026-11-23T10:00:00.000Z\nupdated_at: 2026-11-23T10:00:00.000Z\n---\n\n${body}`;
+
+/** Model-written text that tries to run code, open dialogs, fire commands or reach the network. */
+const XSS = [
+  '<script>window.parent.postMessage("xss", "*"); alert(1)</script>',
+  '<img src="https://example.com/x.png" onerror="alert(2)">',
+  '<a href="javascript:alert(3)">js link</a>',
+  '[md js link](javascript:alert(4))',
+  '[terminal](command:workbench.action.terminal.new)',
+  '<svg onload="alert(5)"><script>alert(6)</script></svg>',
+  '<math><mtext><table><mglyph><style><img src=x onerror="alert(7)">',
+  '<div style="background:url(https://example.com/bg.png)">styled</div>',
+  '<iframe src="https://example.com"></iframe>',
+  '![tracking pixel](https://example.com/pixel.png)',
+].join('\n\n');
+
+describe('the plan editor (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let ws;
+  let server;
+  let browser;
+  let page;
+  const plansDir = () => path.join(ws, '.pi/plans');
+  /** The plan editor's content frame (VS Code nests a webview's document in an inner frame). */
+  const view = () => page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+  const dialogs = [];
+  const outside = [];
+
+  async function openFromExplorer(name) {
+    await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name }).first().click();
+  }
+
+  before(async () => {
+    if (!fs.existsSync(VSIX)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
+    ws = freshWorkspace('plan-editor');
+    fs.writeFileSync(path.join(ws, '.pi/plans/PLAN-0e2e0a55.md'), plan('PLAN-0e2e0a55', 'Hostile text, rendered inert', 'proposed', 1, `## Goal\n${XSS}\n\n## Steps\n1. [ ] S001 Do <b onmouseover="alert(8)">it</b> [now](javascript:alert(9))\n\n## Verification\n${XSS}\n`));
+    server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'files.autoSave': 'off' } });
+    browser = await startBrowser();
+    page = browser.page;
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    // Every request that leaves 127.0.0.1, except the webview's own files (the extension's bundle
+    // and stylesheet, which VS Code's service worker serves from the install folder).
+    page.context().on('request', (r) => {
+      const url = r.url();
+      if (/^(https?|wss?):\/\/127\.0\.0\.1[:/]|^(data|blob|vscode-\w+):/.test(url)) return;
+      if (/^https:\/\/[^/]+\.vscode-resource\.vscode-cdn\.net\/.*\/pi-plans\.pi-plans-[^/]+\/(dist\/webview\.js|media\/planEditor\.css)$/.test(url)) return;
+      outside.push(url);
+    });
+    await page.goto(server.url(ws));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.statusbar-item', { hasText: /7 plans/ }).waitFor({ timeout: 60_000 });
+    await page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Pi Plans"]') }).click();
+  });
+  after(async () => {
+    await browser?.stop();
+    await server?.stop();
+    if (ws) fs.rmSync(ws, { recursive: true, force: true });
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) {
+      fs.mkdirSync(RESULTS, { recursive: true });
+      await page.screenshot({ path: path.join(RESULTS, `plan-editor-${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    }
+  });
+
+  it('opens a plan from the explorer as a document: header, goal, steps with annotations, sections, actions', async () => {
+    await openFromExplorer(/^Add rate limiting/);
+    await view().locator('h1', { hasText: 'Add rate limiting to the public API' }).waitFor({ timeout: 30_000 });
+    const header = await view().locator('header').innerText();
+    assert.match(header, /executing/);
+    assert.match(header, /PLAN-3f9a1c2e · v7 · 2\/5 steps/);
+    assert.match(header, /approved by user at v2/);
+    const steps = view().locator('li.step');
+    assert.equal(await steps.count(), 5);
+    assert.match(await steps.nth(0).innerText(), /S001[\s\S]*Add a token-bucket limiter module[\s\S]*edit: create → src\/limits\/bucket\.ts[\s\S]*Note: bucket\.ts added with 6 tests/);
+    assert.match(await steps.nth(2).innerText(), /S003[\s\S]*in progress/);
+    // Executing: each open step can be marked; the plan can be handed to Copilot.
+    assert.equal(await steps.nth(2).getByRole('button', { name: 'Done' }).count(), 1);
+    assert.equal(await view().getByRole('button', { name: 'Execute in Copilot' }).count(), 1);
+    assert.equal(await view().getByRole('button', { name: /^Approve/ }).count(), 0);
+    if (PICTURES) {
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(PICTURES, `plan-editor-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
+    }
+  });
+
+  it('approves from the editor: the version shown, the file, the explorer and the editor agree', async () => {
+    const file = path.join(plansDir(), 'PLAN-7b2d4e61.md');
+    await openFromExplorer(/^Migrate the settings page/);
+    const approve = view().getByRole('button', { name: 'Approve v2' });
+    await approve.waitFor({ timeout: 30_000 });
+    await approve.click();
+    await view().locator('.badge.status', { hasText: 'approved' }).waitFor({ timeout: 20_000 });
+    assert.match(await view().locator('header').innerText(), /v3[\s\S]*approved by user at v2/);
+    const text = fs.readFileSync(file, 'utf8');
+    assert.match(text, /status: approved/);
+    assert.match(text, /approved_version: 2/);
+    await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name: /^Migrate the settings page.*, approved,/ }).waitFor({ timeout: 20_000 });
+  });
+
+  it('keeps a half-written rejection across an outside change, then writes it', async () => {
+    const file = path.join(plansDir(), 'PLAN-19ab77c0.md');
+    await openFromExplorer(/^Send invoice reminder/);
+    await view().getByRole('button', { name: 'Reject…' }).click();
+    const box = view().locator('textarea#feedback');
+    await box.fill('Ask before emailing a customer');
+    // Another agent edits the plan meanwhile: the view follows, the feedback stays as typed.
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('title: "Send invoice reminder to Acme Corp"', 'title: "Send invoice reminder to Acme Corp (edited)"'));
+    await view().locator('h1', { hasText: '(edited)' }).waitFor({ timeout: 20_000 });
+    assert.equal(await box.inputValue(), 'Ask before emailing a customer');
+    await box.pressSequentially(': add an approval step');
+    await view().getByRole('button', { name: 'Reject with this feedback' }).click();
+    await view().locator('.badge.status', { hasText: 'rejected' }).waitFor({ timeout: 20_000 });
+    assert.match(fs.readFileSync(file, 'utf8'), /## Rejection \(v1\)\nAsk before emailing a customer: add an approval step\n/);
+    assert.match(await view().locator('section[aria-label="Review history"]').innerText(), /Rejected v1:\s*Ask before emailing a customer: add an approval step/);
+  });
+
+  it('renders hostile plan text inert: no script runs, no dialog opens, no command fires, nothing leaves the machine', async () => {
+    const before = outside.length;
+    await openFromExplorer(/^Hostile text, rendered inert/);
+    await view().locator('h1', { hasText: 'Hostile text, rendered inert' }).waitFor({ timeout: 30_000 });
+    // The markup shows as text, so a reviewer sees what the agent wrote.
+    assert.match(await view().locator('section[aria-label="Goal"]').innerText(), /<script>window\.parent\.postMessage\("xss", "\*"\); alert\(1\)<\/script>/);
+    assert.equal(await view().locator('#root').locator('script, iframe, svg, math, img, style, [onerror], [onload], [onmouseover], [style]').count(), 0);
+    // Clicking every link the sanitizer left does nothing dangerous (the command: and javascript: targets are gone).
+    const links = view().locator('#root a');
+    for (let i = 0; i < (await links.count()); i++) {
+      const href = (await links.nth(i).getAttribute('href')) ?? '';
+      assert.doesNotMatch(href, /^(javascript|command|data):/i, href);
+      if (!href) await links.nth(i).click();
+    }
+    await view().locator('li.step .step-text').first().hover();
+    assert.match(await view().locator('li.step .step-text').first().innerText(), /Do <b onmouseover="alert\(8\)">it<\/b> now/);
+    await page.waitForTimeout(500);
+    assert.deepEqual(dialogs, []);
+    assert.equal(await page.locator('.terminal-outer-container, .terminal-wrapper').count(), 0, 'no terminal was opened');
+    assert.deepEqual(outside.slice(before), []);
+  });
+
+  it('shows a broken plan\'s problem and line with "Open as Text", and recovers when the text is valid again', async () => {
+    const file = path.join(plansDir(), 'PLAN-a04c9d13.md');
+    const good = fs.readFileSync(file, 'utf8');
+    await openFromExplorer(/^Speed up the CI pipeline/);
+    await view().locator('h1', { hasText: 'Speed up the CI pipeline' }).waitFor({ timeout: 30_000 });
+    fs.writeFileSync(file, good.replace(/^version: (\d+)$/m, 'version: "$1"'));
+    const alert = view().locator('.invalid[role="alert"]');
+    await alert.waitFor({ timeout: 20_000 });
+    assert.match(await alert.innerText(), /This plan cannot be read[\s\S]*Line \d+: .*version/);
+    fs.writeFileSync(file, good);
+    await view().locator('h1', { hasText: 'Speed up the CI pipeline' }).waitFor({ timeout: 20_000 });
+    await view().getByRole('button', { name: 'Open as Text' }).click();
+    await page.locator('.part.editor .monaco-editor .view-lines', { hasText: 'Speed up the CI pipeline' }).first().waitFor({ timeout: 20_000 });
+  });
+});

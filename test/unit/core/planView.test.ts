@@ -1,0 +1,85 @@
+import { strict as assert } from 'node:assert';
+import { approve, createPlanText, parsePlan, submit } from '../../../src/core';
+import { planView, renderMarkdown } from '../../../src/core/planView';
+import type { ViewNode } from '../../../src/protocol/planEditor';
+import { ToWebviewSchema } from '../../../src/protocol/planEditor';
+
+const ctx = { now: '2026-11-23T10:00:00.000Z', actor: 'user' as const };
+
+/** Every tag and attribute name in a rendered tree, and every attribute value. */
+function walk(nodes: readonly ViewNode[], out = { tags: new Set<string>(), attrs: new Set<string>(), values: [] as string[] }) {
+  for (const n of nodes) {
+    if (typeof n === 'string') continue;
+    out.tags.add(n.t);
+    for (const [k, v] of Object.entries(n.a ?? {})) {
+      out.attrs.add(k);
+      out.values.push(v);
+    }
+    walk(n.c ?? [], out);
+  }
+  return out;
+}
+
+/** Model-written plan text that tries to run code in the editor. */
+export const XSS_CORPUS = [
+  '<script>window.__xss = 1</script>',
+  '<img src=x onerror="window.__xss = 2">',
+  '<a href="javascript:window.__xss=3">click</a>',
+  '[click](javascript:window.__xss=4)',
+  '[run](command:workbench.action.terminal.new)',
+  '<svg onload="window.__xss=5"><script>window.__xss=6</script></svg>',
+  '<math><mtext><table><mglyph><style><img src=x onerror="window.__xss=7">',
+  '<div style="background:url(javascript:window.__xss=8)">styled</div>',
+  '<style>body{display:none}</style>',
+  '<iframe src="https://example.com"></iframe>',
+  '<form action="https://example.com"><input name=x></form>',
+  '<a href="https://example.com" onclick="window.__xss=9">site</a>',
+].join('\n\n');
+
+describe('core: the plan editor view (planView)', () => {
+  const proposed = submit(parsePlan(createPlanText({ id: 'PLAN-0000abcd', title: 'T', goal: 'Ship **it**', steps: [{ text: 'Do `a`', tool: 'edit', operation: 'create', target: 'src/a.ts' }, { text: 'Two' }], risks: ['None'] }, ctx.now)), ctx).text;
+
+  it('gives the fields, the goal, the steps with annotations, the other sections and the commands valid now', () => {
+    const v = planView(proposed, { isFile: (t) => t === 'src/a.ts' });
+    assert.equal(v.kind, 'plan');
+    if (v.kind !== 'plan') return;
+    assert.deepEqual([v.id, v.title, v.status, v.version, v.done, v.total], ['PLAN-0000abcd', 'T', 'proposed', 2, 0, 2]);
+    assert.deepEqual(v.goal, [{ t: 'p', c: ['Ship ', { t: 'strong', c: ['it'] }] }]);
+    assert.deepEqual(v.steps[0], { id: 'S001', status: 'pending', text: ['Do ', { t: 'code', c: ['a'] }], tool: 'edit', operation: 'create', target: 'src/a.ts', targetIsFile: true, marks: [] });
+    assert.deepEqual(
+      v.sections.map((s) => s.title),
+      ['Risks'],
+    );
+    assert.deepEqual(v.commands, ['approve', 'reject', 'startWork', 'cancel']);
+    // What the host sends passes the schema the webview checks it with.
+    assert.ok(ToWebviewSchema.safeParse({ type: 'state', state: v }).success);
+  });
+
+  it('offers "save to approve" for an unsaved document, nothing in Restricted Mode, marks while executing', () => {
+    const dirty = planView(proposed, { dirty: true });
+    assert.ok(dirty.kind === 'plan' && dirty.commands[0] === 'saveToApprove' && dirty.dirty);
+    const ro = planView(proposed, { readOnly: true });
+    assert.ok(ro.kind === 'plan' && ro.commands.length === 0);
+    const approved = approve(parsePlan(proposed), 2, ctx).text;
+    const a = planView(approved, { active: true });
+    assert.ok(a.kind === 'plan' && a.approvedBy === 'user' && a.approvedVersion === 2 && a.marks.includes('active'));
+  });
+
+  it('shows a broken text as its problem and line, never a blank view', () => {
+    const v = planView(proposed.replace('version: 2', 'version: "2"'));
+    assert.equal(v.kind, 'invalid');
+    assert.ok(v.kind === 'invalid' && /version/.test(v.message) && typeof v.line === 'number');
+  });
+
+  it('renders an XSS corpus inert: no script, style, frame, form, SVG or MathML element, no handler, no javascript: or command: link', () => {
+    const nodes = renderMarkdown(XSS_CORPUS);
+    const { tags, attrs, values } = walk(nodes);
+    for (const t of ['script', 'style', 'iframe', 'form', 'input', 'svg', 'math', 'img', 'mglyph']) assert.ok(!tags.has(t) || (t === 'input' && false), `<${t}> survived`);
+    for (const a of attrs) assert.ok(['href', 'title', 'class'].includes(a), `attribute ${a} survived`);
+    for (const v of values) assert.doesNotMatch(v, /^(javascript|command|vbscript|data):/i, `a link to ${v} survived`);
+    // Raw HTML is shown as the text it is, so a reviewer sees it; a Markdown link loses a dangerous href but keeps its words.
+    const json = JSON.stringify(nodes);
+    assert.ok(tags.has('code') && json.includes('<script>window.__xss = 1</script>'));
+    assert.ok(json.includes('"click"') && json.includes('"run"'));
+  });
+});
