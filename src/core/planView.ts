@@ -14,6 +14,7 @@ import type { InvalidView, PlanEditorCommand, PlanView, ViewNode } from '../prot
 import type { AttentionFlag } from './attentionOrder';
 import { parsePlan } from './document';
 import { isPlanError } from './errors';
+import { TRANSITIONS } from './lifecycle';
 import { planCommands, stepMarks } from './planActions';
 import { isReviewHistoryTitle, progressOf } from './policy';
 import type { Checkpoint } from './schema';
@@ -141,6 +142,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
       ...(s.target ? { target: s.target, targetIsFile: ctx.isFile?.(s.target) ?? false } : {}),
       ...(s.details ? { details: renderMarkdown(s.details) } : {}),
       ...(s.note ? { note: s.note } : {}),
+      source: s.text,
       marks: ctx.readOnly ? [] : stepMarks(fm.status, s.status),
     })),
     sections: sections
@@ -153,6 +155,9 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     })),
     ...(fm.result_summary ? { resultSummary: fm.result_summary } : {}),
     commands,
+    // Edited here only where an edit keeps the status (a draft, a proposal): never voids an approval.
+    editable: !ctx.readOnly && TRANSITIONS[fm.status].edit === fm.status,
+    ...(goal ? { goalText: bodyOf(goal) } : {}),
     dirty: !!ctx.dirty,
     readOnly: !!ctx.readOnly,
   };

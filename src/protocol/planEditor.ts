@@ -34,6 +34,8 @@ const StepViewSchema = z.object({
   targetIsFile: z.optional(z.boolean()),
   details: z.optional(z.array(ViewNodeSchema)),
   note: z.optional(z.string()),
+  /** The step's text as written (Markdown), for its edit box. */
+  source: z.string(),
   /** What a person may mark it as now (while its plan executes). */
   marks: z.array(z.string()),
 });
@@ -64,6 +66,10 @@ export const PlanViewSchema = z.object({
   timeline: z.array(z.object({ at: z.string(), text: z.string() })),
   resultSummary: z.optional(z.string()),
   commands: z.array(z.enum(PLAN_EDITOR_COMMANDS)),
+  /** Steps and the goal can be edited here (a draft or a proposal: an edit keeps its status). */
+  editable: z.boolean(),
+  /** The goal's Markdown as written, for its edit box. */
+  goalText: z.optional(z.string()),
   dirty: z.boolean(),
   readOnly: z.boolean(),
 });
@@ -85,6 +91,19 @@ export const FromWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('reject'), feedback: z.string().check(z.minLength(1), z.maxLength(20_000)), version: z.number() }),
   z.object({ type: z.literal('mark'), step: z.string().check(z.regex(/^S\d{3,4}$/)), status: z.enum(['in_progress', 'done', 'blocked', 'skipped']), version: z.number() }),
   z.object({ type: z.literal('openLink'), href: z.string().check(z.maxLength(2000)) }),
+  z.object({
+    type: z.literal('editStep'),
+    op: z.enum(['add', 'update', 'remove', 'move']),
+    step: z.optional(z.string().check(z.regex(/^S\d{3,4}$/))),
+    text: z.optional(z.string().check(z.maxLength(500))),
+    tool: z.optional(z.string().check(z.maxLength(60))),
+    operation: z.optional(z.string().check(z.maxLength(60))),
+    target: z.optional(z.string().check(z.maxLength(200))),
+    /** For move and add: the step it goes after, or "start". */
+    after: z.optional(z.string().check(z.regex(/^(S\d{3,4}|start)$/))),
+    version: z.number(),
+  }),
+  z.object({ type: z.literal('editGoal'), text: z.string().check(z.maxLength(20_000)), version: z.number() }),
   z.object({ type: z.literal('openAsText') }),
   z.object({ type: z.literal('rendered'), ms: z.number() }),
 ]);

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { PLAN_ID_PATTERN } from '../core';
+import { editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, setMetadata, StepOp } from '../core';
 import { planView } from '../core/planView';
 import { FromWebview, FromWebviewSchema, ToWebview } from '../protocol/planEditor';
 import { rejectPlan } from '../service';
@@ -149,6 +149,10 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     }
     const store = folder ? this.plans.storeFor(folder.uri) : undefined;
     if (!store || !id || m.type === 'ready') return;
+    if (m.type === 'editStep' || m.type === 'editGoal') {
+      await this.edit(document, store.config, m.version, (doc, ctx) => (m.type === 'editGoal' ? setMetadata(doc, { goal: m.text }, {}, ctx) : editStep(doc, stepOp(m), ctx)));
+      return;
+    }
     if (m.type === 'mark') {
       await vscode.commands.executeCommand(MARK_COMMAND[m.status], { id, version: m.version, step: m.step });
       return;
@@ -172,6 +176,23 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     }
     const command = COMMAND_OF[m.command];
     if (command) await vscode.commands.executeCommand(command, { id, version: m.version });
+  }
+
+  /**
+   * One edit of the document, made by the core's operation on its current text and applied as
+   * one WorkspaceEdit of the changed lines: one Ctrl+Z takes it back, untouched lines stay byte
+   * for byte, saving is VS Code's save. A document changed since the view was drawn is refused.
+   */
+  private async edit(document: vscode.TextDocument, config: OpContext['config'], version: number, op: (doc: PlanDocument, ctx: OpContext) => OpResult): Promise<void> {
+    const doc = parsePlan(document.getText());
+    if (doc.fm.version !== version) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('{0} changed while you were editing (now v{1}): look at it again, then edit.', doc.fm.id, String(doc.fm.version)));
+      return;
+    }
+    const r = op(doc, { now: new Date().toISOString(), actor: 'user', config });
+    const we = new vscode.WorkspaceEdit();
+    for (const e of r.edits ?? []) we.replace(document.uri, new vscode.Range(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character), e.newText);
+    await vscode.workspace.applyEdit(we);
   }
 
   /** A link in a plan: a file of the workspace opens; a web page after the person agrees; nothing else. */
@@ -227,4 +248,14 @@ async function isWorkspaceFile(folder: vscode.WorkspaceFolder, rel: string): Pro
   } catch {
     return false;
   }
+}
+
+/** The core's step operation for an edit message. */
+function stepOp(m: { op: 'add' | 'update' | 'remove' | 'move'; step?: string; text?: string; tool?: string; operation?: string; target?: string; after?: string }): StepOp {
+  const annotation = { tool: m.tool || undefined, operation: m.operation || undefined, target: m.target || undefined };
+  if (m.op === 'add') return { op: 'add', text: m.text ?? '', after: m.after, ...annotation };
+  if (!m.step) throw new Error('a step edit names its step');
+  if (m.op === 'remove') return { op: 'remove', id: m.step };
+  if (m.op === 'move') return { op: 'move', id: m.step, after: m.after };
+  return { op: 'update', id: m.step, text: m.text, ...annotation };
 }

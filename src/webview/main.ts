@@ -14,6 +14,9 @@ let current: PlanView | InvalidView | undefined;
 /** The feedback being written: it outlives every re-render until it is sent or discarded. */
 let feedback = (vscode.getState() as { feedback?: string } | undefined)?.feedback ?? '';
 let rejecting = feedback.length > 0;
+/** The step being edited ('new' for a step being added) and the goal's edit box. */
+let editing: string | undefined;
+let editingGoal = false;
 
 const COMMAND_LABEL: Record<string, string> = {
   approve: 'Approve',
@@ -84,8 +87,75 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
     for (const m of s.marks) bar.append(button(MARK_LABEL[m] ?? m, () => post({ type: 'mark', step: s.id, status: m as 'done', version: p.version }), 'secondary small'));
     li.append(bar);
   }
+  if (p.editable) {
+    if (editing === s.id) li.append(stepForm(p, s));
+    else {
+      const i = p.steps.indexOf(s);
+      const tools = el('div', { class: 'edit-tools', role: 'group', 'aria-label': `Edit ${s.id}` });
+      tools.append(button('Edit', () => open(s.id), 'secondary small'));
+      if (i > 0) tools.append(button('Move up', () => post({ type: 'editStep', op: 'move', step: s.id, after: i > 1 ? p.steps[i - 2].id : 'start', version: p.version }), 'secondary small'));
+      if (i < p.steps.length - 1) tools.append(button('Move down', () => post({ type: 'editStep', op: 'move', step: s.id, after: p.steps[i + 1].id, version: p.version }), 'secondary small'));
+      tools.append(button('Remove', () => post({ type: 'editStep', op: 'remove', step: s.id, version: p.version }), 'secondary small'));
+      // Focus follows the step across re-renders (a moved step keeps its Move buttons under the keyboard).
+      for (const b of tools.querySelectorAll('button')) b.dataset.focus = `${s.id}:${b.textContent}`;
+      li.append(tools);
+    }
+  }
   li.setAttribute('aria-label', `${s.id}, ${s.status.replace('_', ' ')}`);
   return li;
+}
+
+function open(step: string | undefined): void {
+  editing = step;
+  render();
+  (document.getElementById('step-text') as HTMLInputElement | null)?.focus();
+}
+
+function input(id: string, label: string, value: string, max: number): HTMLLabelElement {
+  const i = el('input', { id, type: 'text', maxlength: String(max) });
+  i.value = value;
+  return el('label', { class: 'field' }, el('span', {}, label), i);
+}
+
+/** The form that edits a step (or adds one): Enter saves, Escape cancels; one edit of the document. */
+function stepForm(p: PlanView, s: StepView | undefined): HTMLElement {
+  const form = el('form', { class: 'step-form', 'aria-label': s ? `Edit ${s.id}` : 'Add a step' });
+  form.append(input('step-text', 'Step', s?.source ?? '', 500), el('div', { class: 'annotation-fields' }, input('step-tool', 'Tool', s?.tool ?? '', 60), input('step-operation', 'Operation', s?.operation ?? '', 60), input('step-target', 'Target', s?.target ?? '', 200)));
+  const value = (id: string) => (document.getElementById(id) as HTMLInputElement).value.trim();
+  const cancel = button('Cancel', () => open(undefined), 'secondary');
+  form.append(el('div', { class: 'actions' }, el('button', { type: 'submit' }, s ? 'Save step' : 'Add step'), cancel));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = value('step-text');
+    if (!text) return (document.getElementById('step-text') as HTMLInputElement).focus();
+    const annotation = { tool: value('step-tool') || undefined, operation: value('step-operation') || undefined, target: value('step-target') || undefined };
+    post(s ? { type: 'editStep', op: 'update', step: s.id, text, ...annotation, version: p.version } : { type: 'editStep', op: 'add', text, ...annotation, version: p.version });
+    editing = undefined;
+  });
+  form.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') cancel.click();
+  });
+  return form;
+}
+
+function goalForm(p: PlanView): HTMLElement {
+  const area = el('textarea', { id: 'goal-text', rows: '4', 'aria-label': 'Goal' });
+  area.value = p.goalText ?? '';
+  const form = el('form', { class: 'goal-form', 'aria-label': 'Edit the goal' }, area);
+  const cancel = button('Cancel', () => {
+    editingGoal = false;
+    render();
+  }, 'secondary');
+  form.append(el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Save goal'), cancel));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    post({ type: 'editGoal', text: area.value, version: p.version });
+    editingGoal = false;
+  });
+  form.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') cancel.click();
+  });
+  return form;
 }
 
 function rejectForm(p: PlanView): HTMLElement {
@@ -150,10 +220,21 @@ function renderPlan(p: PlanView): HTMLElement {
   doc.append(bar);
   if (rejecting && p.commands.includes('reject')) doc.append(rejectForm(p));
   if (p.resultSummary) doc.append(section('Result', el('p', {}, p.resultSummary)));
-  if (p.goal) doc.append(section('Goal', build(p.goal)));
+  if (p.editable && editingGoal) doc.append(section('Goal', goalForm(p)));
+  else if (p.goal || p.editable) {
+    const goal = section('Goal', p.goal ? build(p.goal) : el('p', { class: 'empty' }, 'No goal yet.'));
+    if (p.editable) goal.append(button('Edit goal', () => {
+      editingGoal = true;
+      render();
+      document.getElementById('goal-text')?.focus();
+    }, 'secondary small'));
+    doc.append(goal);
+  }
   const list = el('ol', { class: 'steps' });
   for (const s of p.steps) list.append(stepItem(p, s));
-  doc.append(section('Steps', p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.')));
+  const steps = section('Steps', p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.'));
+  if (p.editable) steps.append(editing === 'new' ? stepForm(p, undefined) : button('Add step', () => open('new'), 'secondary'));
+  doc.append(steps);
   for (const s of p.sections) doc.append(section(s.title, build(s.body)));
   if (p.rejections.length) {
     const h = el('ol', { class: 'history' });
@@ -182,13 +263,13 @@ function renderInvalid(v: InvalidView): HTMLElement {
 function render(): void {
   if (!current) return;
   const active = document.activeElement as HTMLElement | null;
-  const focusKey = active?.id || active?.textContent || '';
+  const focusKey = active?.dataset.focus || active?.id || active?.textContent || '';
   const selection = active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : undefined;
   const y = window.scrollY;
   root.replaceChildren(current.kind === 'plan' ? renderPlan(current) : renderInvalid(current));
   window.scrollTo(0, y);
   if (focusKey) {
-    const again = (document.getElementById(focusKey) ?? [...root.querySelectorAll('button')].find((b) => b.textContent === focusKey)) as HTMLElement | undefined;
+    const again = (document.getElementById(focusKey) ?? [...root.querySelectorAll('button')].find((b) => b.dataset.focus === focusKey) ?? [...root.querySelectorAll('button')].find((b) => b.textContent === focusKey)) as HTMLElement | undefined;
     again?.focus();
     if (again instanceof HTMLTextAreaElement && selection) again.setSelectionRange(selection[0], selection[1]);
   }

@@ -169,4 +169,42 @@ describe('the plan editor (code-server + chromium)', function () {
     await view().getByRole('button', { name: 'Open as Text' }).click();
     await page.locator('.part.editor .monaco-editor .view-lines', { hasText: 'Speed up the CI pipeline' }).first().waitFor({ timeout: 20_000 });
   });
+
+  it('edits a draft: each step edit is one edit of the document, saved by VS Code, and Ctrl+Z restores the text exactly', async () => {
+    const file = path.join(plansDir(), 'PLAN-a04c9d13.md');
+    const original = fs.readFileSync(file, 'utf8');
+    await openFromExplorer(/^Speed up the CI pipeline/);
+    const first = view().locator('li.step').first();
+    await first.getByRole('button', { name: 'Edit' }).click();
+    await view().locator('#step-text').fill('Cache the dependencies between runs');
+    await view().locator('#step-target').fill('.github/workflows/ci.yml');
+    await view().locator('#step-text').press('Enter');
+    await view().locator('li.step .step-text', { hasText: 'Cache the dependencies between runs' }).waitFor({ timeout: 20_000 });
+    await page.locator('.tab.dirty', { hasText: 'PLAN-a04c9d13.md' }).first().waitFor({ timeout: 10_000 });
+    assert.equal(fs.readFileSync(file, 'utf8'), original, 'nothing is written before saving');
+    // One Ctrl+Z takes the whole edit back: the document is as it was, not dirty.
+    await view().locator('h1').click();
+    await page.keyboard.press('Control+Z');
+    await view().locator('li.step .step-text', { hasText: 'Cache the dependencies between runs' }).waitFor({ state: 'detached', timeout: 20_000 });
+    await page.locator('.tab.dirty', { hasText: 'PLAN-a04c9d13.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });
+    // A move down, saved: the file has the new order and the next version; the untouched lines are as they were.
+    const ids = async () => (await view().locator('li.step .step-id').allInnerTexts()).join(' ');
+    const before = await ids();
+    await first.getByRole('button', { name: 'Move down' }).click();
+    for (let i = 0; i < 100 && (await ids()) === before; i++) await page.waitForTimeout(100);
+    assert.notEqual(await ids(), before);
+    await page.keyboard.press('Control+S');
+    await page.locator('.tab.dirty', { hasText: 'PLAN-a04c9d13.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });
+    const saved = fs.readFileSync(file, 'utf8');
+    assert.match(saved, /version: \d+/);
+    assert.notEqual(saved, original);
+    const untouched = (t) => t.split('\n').filter((l) => !/^(version|updated_at|step_seq):|^\d+\. \[/.test(l));
+    assert.deepEqual(untouched(saved), untouched(original));
+    await page.keyboard.press('Control+Z');
+    for (let i = 0; i < 100 && (await ids()) !== before; i++) await page.waitForTimeout(100);
+    assert.equal(await ids(), before);
+    await page.keyboard.press('Control+S');
+    await page.locator('.tab.dirty', { hasText: 'PLAN-a04c9d13.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(fs.readFileSync(file, 'utf8'), original, 'undone and saved: byte for byte the original');
+  });
 });

@@ -45,12 +45,14 @@ describe('core: the plan editor view (planView)', () => {
     if (v.kind !== 'plan') return;
     assert.deepEqual([v.id, v.title, v.status, v.version, v.done, v.total], ['PLAN-0000abcd', 'T', 'proposed', 2, 0, 2]);
     assert.deepEqual(v.goal, [{ t: 'p', c: ['Ship ', { t: 'strong', c: ['it'] }] }]);
-    assert.deepEqual(v.steps[0], { id: 'S001', status: 'pending', text: ['Do ', { t: 'code', c: ['a'] }], tool: 'edit', operation: 'create', target: 'src/a.ts', targetIsFile: true, marks: [] });
+    assert.deepEqual(v.steps[0], { id: 'S001', status: 'pending', text: ['Do ', { t: 'code', c: ['a'] }], source: 'Do `a`', tool: 'edit', operation: 'create', target: 'src/a.ts', targetIsFile: true, marks: [] });
     assert.deepEqual(
       v.sections.map((s) => s.title),
       ['Risks'],
     );
     assert.deepEqual(v.commands, ['approve', 'reject', 'startWork', 'cancel']);
+    assert.equal(v.editable, true, 'a proposal is edited in place (it stays proposed)');
+    assert.equal(v.goalText, 'Ship **it**');
     // What the host sends passes the schema the webview checks it with.
     assert.ok(ToWebviewSchema.safeParse({ type: 'state', state: v }).success);
   });
@@ -63,6 +65,7 @@ describe('core: the plan editor view (planView)', () => {
     const approved = approve(parsePlan(proposed), 2, ctx).text;
     const a = planView(approved, { active: true });
     assert.ok(a.kind === 'plan' && a.approvedBy === 'user' && a.approvedVersion === 2 && a.marks.includes('active'));
+    assert.ok(a.kind === 'plan' && !a.editable, 'an approved plan is not edited here: that would void the approval');
   });
 
   it('shows a broken text as its problem and line, never a blank view', () => {
