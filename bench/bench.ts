@@ -204,6 +204,7 @@ async function main() {
   };
   if (!args.includes('--no-vscode')) (out as Record<string, unknown>).vscode = vscodeFigures();
   if (!args.includes('--no-vscode') && !args.includes('--no-explorer')) (out as Record<string, unknown>).explorer = explorerFigures();
+  if (!args.includes('--no-vscode') && !args.includes('--no-editor')) (out as Record<string, unknown>).editor = editorFigures();
   if (json) {
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
   } else {
@@ -236,6 +237,19 @@ async function main() {
         for (const l of problems) console.log(`  log: ${l}`);
       }
     }
+    const ed = (out as { editor?: ReturnType<typeof editorFigures> }).editor;
+    if (ed) {
+      console.log('');
+      if ('error' in ed) console.log(`Plan editor in VS Code: failed (${ed.error})`);
+      else {
+        const ms = (n: number | undefined, target: number) => (n === undefined ? 'n/a' : `${n.toFixed(0)} ms (target < ${target} ms) ${n < target ? 'met' : 'NOT met'}`);
+        console.log(`Plan editor in VS Code (code-server + chromium), a ${ed.steps}-step plan:`);
+        console.log(`  painted after the webview script starts           ${ms(ed.paintMs, 150)}`);
+        console.log(`  opened, from Enter in Open a Plan… (VS Code's webview start included)   ${ed.openMs.toFixed(0)} ms`);
+        console.log(`  outside step change on screen (median of ${ed.changeRunsMs.length}; VS Code's reload from disk included)   ${ms(ed.changeMs, 50)}`);
+        console.log(`  webview bundle dist/webview.js                     ${(ed.bundleBytes / 1024).toFixed(0)} KB minified (target < 150 KB)`);
+      }
+    }
   }
   fs.rmSync(cacheDir, { recursive: true, force: true });
 }
@@ -263,6 +277,27 @@ interface ExplorerFigures {
   changeLongestTaskMs?: number;
   logProblems: string[];
   consoleErrors: string[];
+}
+
+interface EditorFigures {
+  steps: number;
+  openMs: number;
+  paintMs?: number;
+  changeMs: number;
+  changeRunsMs: number[];
+  bundleBytes: number;
+}
+
+/** The plan editor on a 200-step plan in a real VS Code (bench/planEditor.mjs, which cleans up after itself). */
+function editorFigures(): EditorFigures | { error: string } {
+  const repo = path.resolve(__dirname, '..');
+  try {
+    const stdout = execFileSync(process.execPath, [path.join(__dirname, 'planEditor.mjs')], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 300_000, killSignal: 'SIGTERM' });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as EditorFigures;
+  } catch (e) {
+    process.exitCode = 1;
+    return { error: String((e as Error).message ?? e).split('\n')[0] };
+  }
 }
 
 /** The plan explorer on this corpus in a real VS Code (bench/explorer.mjs, which cleans up after itself). */
