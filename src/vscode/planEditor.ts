@@ -56,8 +56,9 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       }),
     );
     this.register(
-      vscode.commands.registerCommand(COMMANDS.openAsText, async (arg?: vscode.Uri) => {
-        const uri = arg instanceof vscode.Uri ? arg : activeCustomUri();
+      vscode.commands.registerCommand(COMMANDS.openAsText, async (arg?: vscode.Uri | { folder?: vscode.Uri; file?: string }) => {
+        // A file, an explorer row (its folder and file), or the plan editor in front.
+        const uri = arg instanceof vscode.Uri ? arg : arg?.folder && arg.file ? vscode.Uri.joinPath(arg.folder, '.pi', 'plans', arg.file) : activeCustomUri();
         if (uri) await vscode.commands.executeCommand('vscode.openWith', uri, 'default');
       }),
     );
