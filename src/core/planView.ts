@@ -10,7 +10,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
-import type { InvalidView, PlanEditorCommand, PlanView, ViewNode } from '../protocol/planEditor';
+import type { EDITABLE_SECTIONS, InvalidView, PlanEditorCommand, PlanView, ViewNode } from '../protocol/planEditor';
 import type { AttentionFlag } from './attentionOrder';
 import { parsePlan } from './document';
 import { isPlanError } from './errors';
@@ -99,6 +99,8 @@ export interface PlanViewContext {
 }
 
 const TIMELINE_LIMIT = 50;
+/** Sections the editor edits as Markdown, by title. */
+const SECTION_KEY: Record<string, (typeof EDITABLE_SECTIONS)[number]> = { Assumptions: 'assumptions', Risks: 'risks', Verification: 'verification', Files: 'files', Context: 'context' };
 
 /** The editor's view of a plan text, or the problem that keeps it from being read (with its line). */
 export function planView(text: string, ctx: PlanViewContext = {}): PlanView | InvalidView {
@@ -147,7 +149,10 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     })),
     sections: sections
       .filter((s) => s.title !== 'Goal' && s.title !== 'Steps' && !isReviewHistoryTitle(s.title))
-      .map((s) => ({ title: s.title, body: renderMarkdown(bodyOf(s)) })),
+      .map((s) => {
+        const key = SECTION_KEY[s.title];
+        return { title: s.title, body: renderMarkdown(bodyOf(s)), ...(key ? { key, source: bodyOf(s) } : {}) };
+      }),
     rejections: doc.rejections.map((r) => ({ version: r.version, feedback: renderMarkdown(r.feedback) })),
     timeline: (ctx.checkpoints ?? []).slice(-TIMELINE_LIMIT).map((c) => ({
       at: c.at,

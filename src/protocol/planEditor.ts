@@ -19,6 +19,9 @@ export const ViewNodeSchema: z.ZodMiniType<ViewNode> = z.union([
   }),
 ]);
 
+/** The sections the editor edits as Markdown (besides the goal), by their key in the core's input. */
+export const EDITABLE_SECTIONS = ['assumptions', 'risks', 'verification', 'files', 'context'] as const;
+
 /** The person's commands the editor offers (the core decides which apply now). */
 export const PLAN_EDITOR_COMMANDS = ['approve', 'saveToApprove', 'reject', 'withdraw', 'startWork', 'execute', 'retry', 'resume', 'reopen', 'clone', 'cancel', 'archive'] as const;
 export type PlanEditorCommand = (typeof PLAN_EDITOR_COMMANDS)[number];
@@ -61,7 +64,7 @@ export const PlanViewSchema = z.object({
   goal: z.optional(z.array(ViewNodeSchema)),
   steps: z.array(StepViewSchema),
   /** The other sections in the file's order, rendered (Assumptions, Risks, … and the author's own). */
-  sections: z.array(z.object({ title: z.string(), body: z.array(ViewNodeSchema) })),
+  sections: z.array(z.object({ title: z.string(), body: z.array(ViewNodeSchema), key: z.optional(z.enum(EDITABLE_SECTIONS)), source: z.optional(z.string()) })),
   rejections: z.array(z.object({ version: z.number(), feedback: z.array(ViewNodeSchema) })),
   timeline: z.array(z.object({ at: z.string(), text: z.string() })),
   resultSummary: z.optional(z.string()),
@@ -104,6 +107,7 @@ export const FromWebviewSchema = z.discriminatedUnion('type', [
     version: z.number(),
   }),
   z.object({ type: z.literal('editGoal'), text: z.string().check(z.maxLength(20_000)), version: z.number() }),
+  z.object({ type: z.literal('editSection'), key: z.enum(EDITABLE_SECTIONS), text: z.string().check(z.maxLength(50_000)), version: z.number() }),
   z.object({ type: z.literal('openAsText') }),
   z.object({ type: z.literal('rendered'), ms: z.number() }),
 ]);

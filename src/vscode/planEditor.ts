@@ -150,8 +150,10 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     }
     const store = folder ? this.plans.storeFor(folder.uri) : undefined;
     if (!store || !id || m.type === 'ready') return;
-    if (m.type === 'editStep' || m.type === 'editGoal') {
-      await this.edit(document, store.config, m.version, (doc, ctx) => (m.type === 'editGoal' ? setMetadata(doc, { goal: m.text }, {}, ctx) : editStep(doc, stepOp(m), ctx)));
+    if (m.type === 'editStep' || m.type === 'editGoal' || m.type === 'editSection') {
+      await this.edit(document, store.config, m.version, (doc, ctx) =>
+        m.type === 'editGoal' ? setMetadata(doc, { goal: m.text }, {}, ctx) : m.type === 'editSection' ? setMetadata(doc, { [m.key]: m.text }, {}, ctx) : editStep(doc, stepOp(m), ctx),
+      );
       return;
     }
     if (m.type === 'mark') {

@@ -18,6 +18,8 @@ let rejecting = feedback.length > 0;
 /** The step being edited ('new' for a step being added) and the goal's edit box. */
 let editing: string | undefined;
 let editingGoal = false;
+/** The section whose Markdown is being edited (by its key). */
+let editingSection: string | undefined;
 
 const COMMAND_LABEL: Record<string, string> = {
   approve: 'Approve',
@@ -139,6 +141,27 @@ function stepForm(p: PlanView, s: StepView | undefined): HTMLElement {
   return form;
 }
 
+/** A section's Markdown in a box: saved as one edit of the document (the core replaces the section whole). */
+function sectionForm(p: PlanView, title: string, key: string, source: string): HTMLElement {
+  const area = el('textarea', { id: 'section-text', rows: String(Math.min(12, Math.max(4, source.split('\n').length + 1))), 'aria-label': title });
+  area.value = source;
+  const form = el('form', { class: 'goal-form', 'aria-label': `Edit ${title}` }, area);
+  const cancel = button('Cancel', () => {
+    editingSection = undefined;
+    render();
+  }, 'secondary');
+  form.append(el('div', { class: 'actions' }, el('button', { type: 'submit' }, `Save ${title.toLowerCase()}`), cancel));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    post({ type: 'editSection', key: key as 'risks', text: area.value, version: p.version });
+    editingSection = undefined;
+  });
+  form.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') cancel.click();
+  });
+  return form;
+}
+
 function goalForm(p: PlanView): HTMLElement {
   const area = el('textarea', { id: 'goal-text', rows: '4', 'aria-label': 'Goal' });
   area.value = p.goalText ?? '';
@@ -236,7 +259,24 @@ function renderPlan(p: PlanView): HTMLElement {
   const steps = section('Steps', p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.'));
   if (p.editable) steps.append(editing === 'new' ? stepForm(p, undefined) : button('Add step', () => open('new'), 'secondary'));
   doc.append(steps);
-  for (const s of p.sections) doc.append(section(s.title, build(s.body)));
+  for (const s of p.sections) {
+    if (p.editable && s.key && editingSection === s.key) {
+      doc.append(section(s.title, sectionForm(p, s.title, s.key, s.source ?? '')));
+      continue;
+    }
+    const sec = section(s.title, build(s.body));
+    const key = s.key;
+    if (p.editable && key) {
+      const b = button(`Edit ${s.title.toLowerCase()}`, () => {
+        editingSection = key;
+        render();
+        document.getElementById('section-text')?.focus();
+      }, 'secondary small');
+      b.dataset.focus = `section:${key}`;
+      sec.append(b);
+    }
+    doc.append(sec);
+  }
   if (p.rejections.length) {
     const h = el('ol', { class: 'history' });
     for (const r of p.rejections) h.append(el('li', {}, el('strong', {}, `Rejected v${r.version}: `), build(r.feedback)));

@@ -168,6 +168,9 @@ describe('the plan editor (code-server + chromium)', function () {
     await view().locator('h1', { hasText: 'Speed up the CI pipeline' }).waitFor({ timeout: 20_000 });
     await view().getByRole('button', { name: 'Open as Text' }).click();
     await page.locator('.part.editor .monaco-editor .view-lines', { hasText: 'Speed up the CI pipeline' }).first().waitFor({ timeout: 20_000 });
+    // ...and back: Open Preview on the text editor's title bar.
+    await page.locator('.action-label[aria-label="Open Preview"]:visible').first().click();
+    await view().locator('h1', { hasText: 'Speed up the CI pipeline' }).waitFor({ timeout: 20_000 });
   });
 
   it('edits a draft: each step edit is one edit of the document, saved by VS Code, and Ctrl+Z restores the text exactly', async () => {
@@ -206,5 +209,13 @@ describe('the plan editor (code-server + chromium)', function () {
     await page.keyboard.press('Control+S');
     await page.locator('.tab.dirty', { hasText: 'PLAN-a04c9d13.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });
     assert.equal(fs.readFileSync(file, 'utf8'), original, 'undone and saved: byte for byte the original');
+    // The goal is edited the same way: one edit, one undo.
+    await view().getByRole('button', { name: 'Edit goal' }).click();
+    await view().locator('#goal-text').fill('Bring CI under 8 minutes.');
+    await view().getByRole('button', { name: 'Save goal' }).click();
+    await view().locator('section[aria-label="Goal"]', { hasText: 'Bring CI under 8 minutes.' }).waitFor({ timeout: 20_000 });
+    await view().locator('h1').click();
+    await page.keyboard.press('Control+Z');
+    await view().locator('section[aria-label="Goal"]', { hasText: 'Bring CI under 10 minutes.' }).waitFor({ timeout: 20_000 });
   });
 });

@@ -95,6 +95,26 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await row(/^Add rate limiting/).locator('.monaco-tl-twistie').click();
   });
 
+  it('selects the row of the plan open in the editor, badges plan files, and shows a tooltip read from the file', async () => {
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('PLAN-a04c9d13.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'PLAN-a04c9d13.md' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tab', { hasText: 'PLAN-a04c9d13.md' }).waitFor({ timeout: 10_000 });
+    const draft = row(/^Speed up the CI pipeline/);
+    for (let i = 0; i < 100 && (await draft.getAttribute('aria-selected')) !== 'true'; i++) await page.waitForTimeout(100);
+    assert.equal(await draft.getAttribute('aria-selected'), 'true', 'the row follows the active editor');
+    // A proposal's file carries the "to review" badge (R), here and in the file explorer and tabs.
+    // (VS Code draws a decoration's letter as the label's ::after content.)
+    const letters = await row(/^Migrate the settings page/).locator('.monaco-icon-label').evaluateAll((els) => els.map((e) => getComputedStyle(e, '::after').content).join(' '));
+    assert.match(letters, /"R"/, letters);
+    await row(/^Add rate limiting/).hover();
+    const tip = page.locator('.monaco-hover, .workbench-hover', { hasText: 'Protect the public API from bursts' }).first();
+    await tip.waitFor({ timeout: 20_000 });
+    assert.match(await tip.innerText(), /Approved\sby\suser\sat\sv2/); // (the hover may keep spaces as no-break spaces)
+    await page.mouse.move(900, 600);
+  });
+
   it('follows outside writes: a plan created, changed and deleted; a git checkout of many plans lands in one update', async () => {
     const file = path.join(plansDir(), 'PLAN-0e2e0001.md');
     fs.writeFileSync(file, plan('PLAN-0e2e0001', 'Written by another agent', 'proposed', 1));
@@ -328,6 +348,9 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await s003.locator('a', { hasText: 'Done' }).click();
     await row(/^Add rate limiting to the public API, executing.*, 3 of 5 steps done/).waitFor({ timeout: 20_000 });
     assert.match(fs.readFileSync(file, 'utf8'), /3\. \[x\] S003 Return 429/);
+    // The new activity ends the stall: the plan moves to Executing (wait for it, so no later click lands on a row being redrawn).
+    await group('Executing', 1).waitFor({ timeout: 20_000 });
+    await row(/^Add rate limiting to the public API, executing, 3 of 5/).waitFor({ timeout: 20_000 });
   });
 
   it('"Execute in Copilot" hands the plan to the chat in agent mode with a prompt naming it and its tools', async () => {
@@ -377,6 +400,13 @@ describe('the plan explorer in a multi-root workspace (code-server + chromium)',
     if (multi) fs.rmSync(multi.dir, { recursive: true, force: true });
   });
 
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && browser) {
+      fs.mkdirSync(RESULTS, { recursive: true });
+      await browser.page.screenshot({ path: path.join(RESULTS, `reviewer-multi-${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    }
+  });
+
   it('shows a level per workspace folder, each with its own groups', async () => {
     multi = freshMultiRoot('reviewer-multi');
     fs.writeFileSync(path.join(multi.dir, 'web/.pi/plans/PLAN-0e2e0003.md'), plan('PLAN-0e2e0003', 'A plan of the web folder', 'draft', 1));
@@ -391,8 +421,8 @@ describe('the plan explorer in a multi-root workspace (code-server + chromium)',
     await tree.getByRole('treeitem', { name: 'web', exact: true }).waitFor({ timeout: 20_000 });
     const top = await tree.getByRole('treeitem').evaluateAll((rows) => rows.filter((r) => r.getAttribute('aria-level') === '1').map((r) => r.getAttribute('aria-label')));
     assert.deepEqual(top, ['api', 'web']);
-    await tree.getByRole('treeitem', { name: 'Drafts: 1 plan(s)' }).nth(1).waitFor({ timeout: 10_000 });
-    await tree.getByRole('treeitem', { name: /^A plan of the web folder, draft/ }).waitFor();
+    await tree.getByRole('treeitem', { name: /^A plan of the web folder, draft/ }).waitFor({ timeout: 20_000 });
+    assert.equal(await tree.getByRole('treeitem', { name: 'Drafts: 1 plan(s)' }).count(), 2, 'each folder has its Drafts group');
     assert.equal(await tree.getByRole('treeitem', { name: 'Awaiting review: 2 plan(s)' }).count(), 1, 'the api folder keeps its own groups');
   });
 });

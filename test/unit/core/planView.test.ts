@@ -47,8 +47,8 @@ describe('core: the plan editor view (planView)', () => {
     assert.deepEqual(v.goal, [{ t: 'p', c: ['Ship ', { t: 'strong', c: ['it'] }] }]);
     assert.deepEqual(v.steps[0], { id: 'S001', status: 'pending', text: ['Do ', { t: 'code', c: ['a'] }], source: 'Do `a`', tool: 'edit', operation: 'create', target: 'src/a.ts', targetIsFile: true, marks: [] });
     assert.deepEqual(
-      v.sections.map((s) => s.title),
-      ['Risks'],
+      v.sections.map((s) => [s.title, s.key, s.source]),
+      [['Risks', 'risks', '- None']],
     );
     assert.deepEqual(v.commands, ['approve', 'reject', 'startWork', 'cancel']);
     assert.equal(v.editable, true, 'a proposal is edited in place (it stays proposed)');
