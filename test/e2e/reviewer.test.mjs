@@ -354,10 +354,11 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
   });
 
   it('"Execute in Copilot" hands the plan to the chat in agent mode with a prompt naming it and its tools', async () => {
+    // The row's inline button: a mouse click on the context menu's item did not always register (the
+    // menu stayed open with the item highlighted; seen twice in 8 runs); the keyboard test covers the menu.
     const r = row(/^Add rate limiting/);
-    await r.click({ button: 'right' });
-    const menu = page.locator('.context-view .monaco-menu');
-    await menu.locator('.action-label', { hasText: 'Execute in Copilot' }).click();
+    await r.hover();
+    await r.locator('.action-label[aria-label="Execute in Copilot"]').click();
     // No Copilot is signed in here: what can be checked is the request the chat received.
     await page.locator('.interactive-session', { hasText: 'Execute the approved plan PLAN-3f9a1c2e' }).first().waitFor({ timeout: 20_000 });
     // ...and asks for a sign-in, which is as far as a machine without a Copilot account goes.
