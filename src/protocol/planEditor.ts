@@ -26,6 +26,22 @@ export const EDITABLE_SECTIONS = ['assumptions', 'risks', 'verification', 'files
 export const PLAN_EDITOR_COMMANDS = ['approve', 'saveToApprove', 'reject', 'withdraw', 'startWork', 'execute', 'retry', 'resume', 'reopen', 'clone', 'cancel', 'archive'] as const;
 export type PlanEditorCommand = (typeof PLAN_EDITOR_COMMANDS)[number];
 
+/** What each command is called wherever a person sees it (the plan editor, the CodeLens). */
+export const COMMAND_LABELS: Record<PlanEditorCommand, string> = {
+  approve: 'Approve',
+  saveToApprove: 'Save to approve',
+  reject: 'Reject…',
+  withdraw: 'Withdraw approval',
+  startWork: 'Start plan work',
+  execute: 'Execute in Copilot',
+  retry: 'Retry',
+  resume: 'Resume',
+  reopen: 'Reopen as draft',
+  clone: 'Clone',
+  cancel: 'Cancel…',
+  archive: 'Archive',
+};
+
 const StepViewSchema = z.object({
   id: z.string(),
   status: z.string(),

@@ -1,46 +1,18 @@
 import * as vscode from 'vscode';
-import { PlanCommand, PlanLens, planLenses, StepStatus } from '../core';
+import { PlanLens, planLenses, StepStatus } from '../core';
 import { DisposableScope } from './disposable';
-import { COMMANDS, SETTINGS } from './ids';
+import { COMMAND_LABELS } from '../protocol/planEditor';
+import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, SETTINGS } from './ids';
 import { STATUS_CODICON } from './planIcons';
 import type { WorkspacePlans } from './workspacePlans';
 
 /** Plan files: Markdown under a workspace folder's `.pi/plans`. */
 export const PLAN_FILES: vscode.DocumentSelector = { scheme: 'file', language: 'markdown', pattern: '**/.pi/plans/PLAN-*.md' };
 
-const COMMAND_OF: Record<PlanCommand, string> = {
-  approve: COMMANDS.approve,
-  reject: COMMANDS.reject,
-  withdraw: COMMANDS.withdraw,
-  startWork: COMMANDS.startWork,
-  execute: COMMANDS.executeInCopilot,
-  retry: COMMANDS.retry,
-  resume: COMMANDS.resume,
-  reopen: COMMANDS.reopen,
-  clone: COMMANDS.clone,
-  cancel: COMMANDS.cancel,
-  archive: COMMANDS.archive,
-};
-
-const TITLE_OF: Record<PlanCommand | 'saveToApprove', string> = {
-  approve: 'Approve',
-  saveToApprove: 'Save to approve',
-  reject: 'Reject…',
-  withdraw: 'Withdraw approval',
-  startWork: 'Start plan work',
-  execute: 'Execute in Copilot',
-  retry: 'Retry',
-  resume: 'Resume',
-  reopen: 'Reopen',
-  clone: 'Clone',
-  cancel: 'Cancel…',
-  archive: 'Archive',
-};
-
 const MARK_COMMAND: Partial<Record<StepStatus, { command: string; title: string }>> = {
-  done: { command: COMMANDS.markDone, title: 'Done' },
-  blocked: { command: COMMANDS.markBlocked, title: 'Blocked…' },
-  skipped: { command: COMMANDS.markSkipped, title: 'Skip' },
+  done: { command: MARK_COMMAND_IDS.done, title: 'Done' },
+  blocked: { command: MARK_COMMAND_IDS.blocked, title: 'Blocked…' },
+  skipped: { command: MARK_COMMAND_IDS.skipped, title: 'Skip' },
 };
 
 /**
@@ -102,12 +74,12 @@ export class PlanCodeLens extends DisposableScope implements vscode.CodeLensProv
       ...l.commands.map((c) =>
         c === 'saveToApprove'
           ? new vscode.CodeLens(range, {
-              title: vscode.l10n.t(TITLE_OF.saveToApprove),
+              title: vscode.l10n.t(COMMAND_LABELS.saveToApprove),
               tooltip: vscode.l10n.t('The plan has unsaved changes: save it, then approve what is on disk.'),
               command: 'workbench.action.files.save',
               arguments: [document.uri],
             })
-          : new vscode.CodeLens(range, { title: vscode.l10n.t(TITLE_OF[c]), command: COMMAND_OF[c], arguments: [{ id: l.id, version: l.version }] }),
+          : new vscode.CodeLens(range, { title: vscode.l10n.t(COMMAND_LABELS[c]), command: PLAN_COMMAND_IDS[c], arguments: [{ id: l.id, version: l.version }] }),
       ),
       new vscode.CodeLens(range, { title: vscode.l10n.t('Open Preview'), tooltip: vscode.l10n.t('Read and review the plan as a document'), command: COMMANDS.openPreview, arguments: [document.uri] }),
     ];

@@ -35,6 +35,24 @@ export const COMMANDS = {
   openAsText: 'piPlans.openAsText',
 } as const;
 
+/** The command each of the core's plan commands runs (`PlanCommand` in src/core/planActions.ts). */
+export const PLAN_COMMAND_IDS = {
+  approve: COMMANDS.approve,
+  reject: COMMANDS.reject,
+  withdraw: COMMANDS.withdraw,
+  startWork: COMMANDS.startWork,
+  execute: COMMANDS.executeInCopilot,
+  retry: COMMANDS.retry,
+  resume: COMMANDS.resume,
+  reopen: COMMANDS.reopen,
+  clone: COMMANDS.clone,
+  cancel: COMMANDS.cancel,
+  archive: COMMANDS.archive,
+} as const;
+
+/** The command that marks a step with each status. */
+export const MARK_COMMAND_IDS = { in_progress: COMMANDS.markInProgress, done: COMMANDS.markDone, blocked: COMMANDS.markBlocked, skipped: COMMANDS.markSkipped } as const;
+
 /** The views this extension contributes. */
 export const VIEWS = {
   container: 'piPlans',

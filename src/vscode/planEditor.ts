@@ -5,24 +5,11 @@ import { FromWebview, FromWebviewSchema, ToWebview } from '../protocol/planEdito
 import { rejectPlan } from '../service';
 import type { WorkspaceActivePlans } from './activePlans';
 import { DisposableScope } from './disposable';
-import { COMMANDS, SETTINGS } from './ids';
+import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, SETTINGS } from './ids';
 import { report } from './planCommands';
 import { approveAsPerson } from './reviewCommands';
 import type { WorkspacePlans } from './workspacePlans';
 
-const COMMAND_OF: Record<string, string> = {
-  reject: COMMANDS.reject,
-  withdraw: COMMANDS.withdraw,
-  startWork: COMMANDS.startWork,
-  execute: COMMANDS.executeInCopilot,
-  retry: COMMANDS.retry,
-  resume: COMMANDS.resume,
-  reopen: COMMANDS.reopen,
-  clone: COMMANDS.clone,
-  cancel: COMMANDS.cancel,
-  archive: COMMANDS.archive,
-};
-const MARK_COMMAND: Record<string, string> = { in_progress: COMMANDS.markInProgress, done: COMMANDS.markDone, blocked: COMMANDS.markBlocked, skipped: COMMANDS.markSkipped };
 
 /** Opens a plan file the way the person chose (`piPlans.editor.openPlansIn`): this editor, or as text. */
 export async function openPlan(uri: vscode.Uri, opts: { preview?: boolean; preserveFocus?: boolean } = {}): Promise<void> {
@@ -157,7 +144,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       return;
     }
     if (m.type === 'mark') {
-      await vscode.commands.executeCommand(MARK_COMMAND[m.status], { id, version: m.version, step: m.step });
+      await vscode.commands.executeCommand(MARK_COMMAND_IDS[m.status], { id, version: m.version, step: m.step });
       return;
     }
     if (m.type === 'reject') {
@@ -177,8 +164,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       await approveAsPerson(store, id, m.version);
       return;
     }
-    const command = COMMAND_OF[m.command];
-    if (command) await vscode.commands.executeCommand(command, { id, version: m.version });
+    await vscode.commands.executeCommand(PLAN_COMMAND_IDS[m.command], { id, version: m.version });
   }
 
   /**

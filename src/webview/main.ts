@@ -3,7 +3,7 @@
  * never HTML), keeps what the person is writing (the feedback text), the focus and the scroll
  * position across re-renders, and sends the person's commands back as validated messages.
  */
-import { FromWebview, InvalidView, PlanView, StepView, ToWebviewSchema, ViewNode } from '../protocol/planEditor';
+import { COMMAND_LABELS, FromWebview, InvalidView, PlanView, StepView, ToWebviewSchema, ViewNode } from '../protocol/planEditor';
 
 performance.mark('pi-plans-script-start');
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void; getState(): unknown; setState(s: unknown): void };
@@ -21,20 +21,6 @@ let editingGoal = false;
 /** The section whose Markdown is being edited (by its key). */
 let editingSection: string | undefined;
 
-const COMMAND_LABEL: Record<string, string> = {
-  approve: 'Approve',
-  saveToApprove: 'Save to approve',
-  reject: 'Reject…',
-  withdraw: 'Withdraw approval',
-  startWork: 'Start plan work',
-  execute: 'Execute in Copilot',
-  retry: 'Retry',
-  resume: 'Resume',
-  reopen: 'Reopen as draft',
-  clone: 'Clone',
-  cancel: 'Cancel…',
-  archive: 'Archive',
-};
 const PRIMARY = new Set(['approve', 'execute', 'resume', 'saveToApprove']);
 const MARK_LABEL: Record<string, string> = { in_progress: 'In progress', done: 'Done', blocked: 'Blocked', skipped: 'Skip' };
 const STEP_ICON: Record<string, string> = { pending: '○', in_progress: '◐', blocked: '⊘', done: '✓', failed: '✗', skipped: '↷' };
@@ -231,14 +217,14 @@ function renderPlan(p: PlanView): HTMLElement {
   const bar = el('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Plan actions' });
   for (const c of p.commands) {
     if (c === 'reject') {
-      bar.append(button(COMMAND_LABEL.reject, () => {
+      bar.append(button(COMMAND_LABELS.reject, () => {
         rejecting = true;
         render();
         document.getElementById('feedback')?.focus();
       }, 'secondary'));
       continue;
     }
-    bar.append(button(c === 'approve' ? `Approve v${p.version}` : COMMAND_LABEL[c], () => post({ type: 'command', command: c, version: p.version }), PRIMARY.has(c) ? '' : 'secondary'));
+    bar.append(button(c === 'approve' ? `Approve v${p.version}` : COMMAND_LABELS[c], () => post({ type: 'command', command: c, version: p.version }), PRIMARY.has(c) ? '' : 'secondary'));
   }
   bar.append(button('Open as Text', () => post({ type: 'openAsText' }), 'secondary'));
   doc.append(bar);

@@ -5,11 +5,11 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
+import { closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
 import { freshWorkspace } from '../harness/fixtures.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
-const RESULTS = path.join(ROOT, 'test-results');
 const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
 
 const plan = (id, title, status, version, body = '## Goal\nG\n\n## Steps\n1. [ ] S001 a\n\n## Verification\n- v\n') =>
@@ -69,16 +69,9 @@ describe('the plan editor (code-server + chromium)', function () {
     await page.locator('.statusbar-item', { hasText: /7 plans/ }).waitFor({ timeout: 60_000 });
     await page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Pi Plans"]') }).click();
   });
-  after(async () => {
-    await browser?.stop();
-    await server?.stop();
-    if (ws) fs.rmSync(ws, { recursive: true, force: true });
-  });
+  after(() => closeWorkbench({ browser, server, folder: ws }));
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      fs.mkdirSync(RESULTS, { recursive: true });
-      await page.screenshot({ path: path.join(RESULTS, `plan-editor-${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
-    }
+    await keepFailureShot(this.currentTest, page, 'plan-editor');
   });
 
   it('opens a plan from the explorer as a document: header, goal, steps with annotations, sections, actions', async () => {

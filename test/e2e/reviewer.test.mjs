@@ -6,11 +6,11 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
+import { closeWorkbench, keepFailureShot, runCommand } from '../harness/workbench.mjs';
 import { freshMultiRoot, freshWorkspace } from '../harness/fixtures.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
-const RESULTS = path.join(ROOT, 'test-results');
 const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
 
 async function picture(page, name, clip) {
@@ -64,16 +64,9 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.locator('.statusbar-item', { hasText: '6 plans, 2 to review, 1 running, 1 stalled' }).waitFor({ timeout: 60_000 });
   });
-  after(async () => {
-    await browser?.stop();
-    await server?.stop();
-    if (ws) fs.rmSync(ws, { recursive: true, force: true });
-  });
+  after(() => closeWorkbench({ browser, server, folder: ws }));
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      fs.mkdirSync(RESULTS, { recursive: true });
-      await page.screenshot({ path: path.join(RESULTS, `reviewer-${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
-    }
+    await keepFailureShot(this.currentTest, page, 'reviewer');
     // Whatever a test left open (a menu, an input, a dialog) is closed before the next.
     await page?.keyboard.press('Escape').catch(() => undefined);
   });
@@ -259,10 +252,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
   it('keyboard only: reaches the explorer, walks to a proposal and approves it', async () => {
     fs.writeFileSync(path.join(plansDir(), 'PLAN-0e2e0002.md'), plan('PLAN-0e2e0002', 'Approve me from the keyboard', 'proposed', 1));
     await group('Awaiting review', 1).waitFor({ timeout: 20_000 });
-    await page.keyboard.press('F1');
-    await page.locator('.quick-input-widget input').fill('>Pi Plans: Focus on Plans View');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Focus on Plans View' }).first().waitFor({ timeout: 10_000 });
-    await page.keyboard.press('Enter');
+    await runCommand(page, 'Pi Plans: Focus on Plans View');
     // Home: the first group ("Awaiting review"); then down the rows to the proposal.
     await page.keyboard.press('Home');
     const focused = tree().locator('.monaco-list-row.focused');
@@ -382,10 +372,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
   });
 
   it('"Plan with Copilot" opens the chat in agent mode with the planning prompt to finish', async () => {
-    await page.keyboard.press('F1');
-    await page.locator('.quick-input-widget input').fill('>Pi Plans: Plan with Copilot');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Plan with Copilot' }).first().waitFor({ timeout: 10_000 });
-    await page.keyboard.press('Enter');
+    await runCommand(page, 'Pi Plans: Plan with Copilot');
     await page.locator('.interactive-input-part .view-lines', { hasText: 'Make a plan for this task with the Pi Plans tools' }).waitFor({ timeout: 20_000 });
   });
 });
@@ -395,17 +382,10 @@ describe('the plan explorer in a multi-root workspace (code-server + chromium)',
   let multi;
   let server;
   let browser;
-  after(async () => {
-    await browser?.stop();
-    await server?.stop();
-    if (multi) fs.rmSync(multi.dir, { recursive: true, force: true });
-  });
+  after(() => closeWorkbench({ browser, server, folder: multi?.dir }));
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && browser) {
-      fs.mkdirSync(RESULTS, { recursive: true });
-      await browser.page.screenshot({ path: path.join(RESULTS, `reviewer-multi-${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
-    }
+    await keepFailureShot(this.currentTest, browser?.page, 'reviewer-multi');
   });
 
   it('shows a level per workspace folder, each with its own groups', async () => {

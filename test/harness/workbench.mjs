@@ -1,0 +1,29 @@
+// What the UI tests do the same way in every file: run a palette command, keep a screenshot of a
+// failed test, close a workbench and remove its folder.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT } from './codeServer.mjs';
+
+const RESULTS = path.join(ROOT, 'test-results');
+
+/** Runs a command from the palette by its title, as a person with a keyboard does. */
+export async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** In an `afterEach`: a failed test leaves a screenshot in test-results/ named after it. */
+export async function keepFailureShot(test, page, prefix) {
+  if (test?.state !== 'failed' || !page) return;
+  fs.mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: path.join(RESULTS, `${prefix}-${test.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+}
+
+/** Stops the browser and code-server of a test file and removes its workspace folder. */
+export async function closeWorkbench({ browser, server, folder }) {
+  await browser?.stop();
+  await server?.stop();
+  if (folder) fs.rmSync(folder, { recursive: true, force: true });
+}
