@@ -90,7 +90,7 @@ describe('the plan editor (code-server + chromium)', function () {
     assert.equal(await view().getByRole('button', { name: 'Execute in Copilot' }).count(), 1);
     assert.equal(await view().getByRole('button', { name: /^Approve/ }).count(), 0);
     if (PICTURES) {
-      await page.waitForTimeout(300);
+      await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
       await page.screenshot({ path: path.join(PICTURES, `plan-editor-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
     }
   });
@@ -142,6 +142,7 @@ describe('the plan editor (code-server + chromium)', function () {
     }
     await view().locator('li.step .step-text').first().hover();
     assert.match(await view().locator('li.step .step-text').first().innerText(), /Do <b onmouseover="alert\(8\)">it<\/b> now/);
+    // A negative check: a handler left in the text would fire on the hover; give it a moment to show a dialog.
     await page.waitForTimeout(500);
     assert.deepEqual(dialogs, []);
     assert.equal(await page.locator('.terminal-outer-container, .terminal-wrapper').count(), 0, 'no terminal was opened');
@@ -187,7 +188,8 @@ describe('the plan editor (code-server + chromium)', function () {
     const ids = async () => (await view().locator('li.step .step-id').allInnerTexts()).join(' ');
     const before = await ids();
     await first.getByRole('button', { name: 'Move down' }).click();
-    for (let i = 0; i < 100 && (await ids()) === before; i++) await page.waitForTimeout(100);
+    // S001 moved below S002: the first row is S002 now.
+    await view().locator('li.step').first().locator('.step-id', { hasText: 'S002' }).waitFor({ timeout: 20_000 });
     assert.notEqual(await ids(), before);
     await page.keyboard.press('Control+S');
     await page.locator('.tab.dirty', { hasText: 'PLAN-a04c9d13.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });
@@ -197,7 +199,7 @@ describe('the plan editor (code-server + chromium)', function () {
     const untouched = (t) => t.split('\n').filter((l) => !/^(version|updated_at|step_seq):|^\d+\. \[/.test(l));
     assert.deepEqual(untouched(saved), untouched(original));
     await page.keyboard.press('Control+Z');
-    for (let i = 0; i < 100 && (await ids()) !== before; i++) await page.waitForTimeout(100);
+    await view().locator('li.step').first().locator('.step-id', { hasText: 'S001' }).waitFor({ timeout: 20_000 });
     assert.equal(await ids(), before);
     await page.keyboard.press('Control+S');
     await page.locator('.tab.dirty', { hasText: 'PLAN-a04c9d13.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });

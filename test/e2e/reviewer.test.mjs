@@ -42,12 +42,18 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
   const topRows = () => tree().getByRole('treeitem').evaluateAll((rows) => rows.filter((r) => r.getAttribute('aria-level') === '1').map((r) => r.getAttribute('aria-label')));
   /** Waits (up to 20 s) until the explorer's groups are `expected`; fails naming what it showed. */
   const waitTopRows = async (expected) => {
-    let shown;
-    for (const end = Date.now() + 20_000; Date.now() < end; await page.waitForTimeout(100)) {
-      shown = await topRows();
-      if (JSON.stringify(shown) === JSON.stringify(expected)) return;
-    }
-    assert.deepEqual(shown, expected);
+    await page
+      .waitForFunction(
+        (want) => {
+          const pane = [...document.querySelectorAll('.pane')].find((p) => /Plans/.test(p.querySelector('.pane-header')?.textContent ?? ''));
+          const rows = [...(pane?.querySelector('.monaco-list')?.querySelectorAll('[role="treeitem"][aria-level="1"]') ?? [])];
+          return JSON.stringify(rows.map((r) => r.getAttribute('aria-label'))) === want;
+        },
+        JSON.stringify(expected),
+        { timeout: 20_000 },
+      )
+      .catch(() => undefined); // the assertion below names what was shown instead
+    assert.deepEqual(await topRows(), expected);
   };
   /** The text editor's lines (not the chat input's). */
   const editorLines = () => page.locator('.part.editor .monaco-editor .view-lines').first();
