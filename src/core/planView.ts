@@ -73,12 +73,34 @@ function toNodes(children: readonly HastContent[]): ViewNode[] {
 
 /** Markdown as a sanitized tree: no script, no event handler, no `javascript:` link, no raw HTML survives. */
 export function renderMarkdown(text: string): ViewNode[] {
+  const known = rendered.get(text);
+  if (known) return known;
   const root = markdown.runSync(markdown.parse(text)) as HastRoot;
-  return toNodes(root.children);
+  const nodes = toNodes(root.children);
+  if (rendered.size >= RENDERED_LIMIT) rendered.delete(rendered.keys().next().value as string);
+  rendered.set(text, nodes);
+  return nodes;
+}
+/**
+ * Rendered Markdown by its text: a plan re-rendered after one step changed renders only that
+ * step again. The nodes are never mutated after they are made (the view is serialized as is).
+ */
+const rendered = new Map<string, ViewNode[]>();
+const RENDERED_LIMIT = 4000;
+
+/**
+ * Text Markdown leaves as it is, without running the parser: it starts with a letter (no list,
+ * heading, quote or code marker), has no character Markdown or GFM gives a meaning inline
+ * (emphasis, code, links, HTML, entities, escapes, tables, strikethrough) and nothing an
+ * autolink could take for a URL or an e-mail address. A property test holds it equal to the parser.
+ */
+export function isPlainInline(text: string): boolean {
+  return /^\p{L}[\p{L}\p{N} ,.;:()'"?/+=%→-]*$/u.test(text) && !/www\.|:\/\/|\s$|  /i.test(text);
 }
 
 /** One line of Markdown (a step's text) without the paragraph around it. */
-function renderInline(text: string): ViewNode[] {
+export function renderInline(text: string): ViewNode[] {
+  if (isPlainInline(text)) return [text];
   const nodes = renderMarkdown(text);
   const only = nodes.length === 1 ? nodes[0] : undefined;
   return typeof only === 'object' && only.t === 'p' ? (only.c ?? []) : nodes;

@@ -99,7 +99,12 @@ export type InvalidView = z.infer<typeof InvalidViewSchema>;
 
 /** Host -> webview. */
 export const ToWebviewSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('state'), state: z.union([PlanViewSchema, InvalidViewSchema]) }),
+  z.object({
+    type: z.literal('state'),
+    state: z.union([PlanViewSchema, InvalidViewSchema]),
+    /** Epoch ms: when the host saw the change this state shows, and when it posted it (the bench's figures). */
+    at: z.optional(z.object({ changed: z.number(), sent: z.number() })),
+  }),
 ]);
 export type ToWebview = z.infer<typeof ToWebviewSchema>;
 

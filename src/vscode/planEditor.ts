@@ -58,14 +58,18 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     panel.webview.html = this.html(panel.webview, dist, media);
     const subs: vscode.Disposable[] = [];
     let ready = false;
+    let disposed = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const targets = new Map<string, boolean>();
     const folder = vscode.workspace.getWorkspaceFolder(document.uri);
     const id = /(PLAN-[0-9a-f]{8})\.md$/.exec(document.uri.path)?.[1];
     const store = () => (folder ? this.plans.storeFor(folder.uri) : undefined);
 
+    let changedAt: number | undefined;
     const send = async () => {
-      if (!ready) return;
+      if (!ready || disposed) return;
+      const changed = changedAt ?? Date.now();
+      changedAt = undefined;
       const s = store();
       const text = document.getText();
       await this.plans.prepare(text);
@@ -82,23 +86,38 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
           return targets.get(t) ?? false;
         },
       });
-      const message: ToWebview = { type: 'state', state: view };
+      const message: ToWebview = { type: 'state', state: view, at: { changed, sent: Date.now() } };
       void panel.webview.postMessage(message);
       // Targets not seen before: is each a file of the workspace? If so, draw them as links.
       if (unknown.length && folder) {
         const found = await Promise.all(unknown.map((t) => isWorkspaceFile(folder, t)));
         unknown.forEach((t, i) => targets.set(t, found[i]));
-        if (found.some(Boolean)) soon(0);
+        if (found.some(Boolean)) soon();
       }
     };
-    const soon = (ms = 30) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => void send().catch((e) => this.plans.logError('plan editor', e)), ms);
+    // One state in flight at a time: a change sends at once; changes that come while it is built
+    // (typing in the text editor beside, a burst of writes) are shown together by the next one.
+    let sending = false;
+    let again = false;
+    const soon = () => {
+      changedAt ??= Date.now();
+      if (sending) {
+        again = true;
+        return;
+      }
+      sending = true;
+      timer = setTimeout(async () => {
+        do {
+          again = false;
+          await send().catch((e) => this.plans.logError('plan editor', e));
+        } while (again && !disposed);
+        sending = false;
+      }, 0);
     };
 
     subs.push(
       vscode.workspace.onDidChangeTextDocument((e) => e.document === document && soon()),
-      vscode.workspace.onDidSaveTextDocument((d) => d === document && soon(0)),
+      vscode.workspace.onDidSaveTextDocument((d) => d === document && soon()),
       this.plans.onDidChangePlans(() => soon()),
       this.plans.onDidChangeAttention(() => soon()),
       this.active.onDidChange(() => soon()),
@@ -110,13 +129,14 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
         }
         if (m.data.type === 'ready') {
           ready = true;
-          soon(0);
+          soon();
           return;
         }
         void this.handle(m.data, document, folder, id).catch(report);
       }),
     );
     panel.onDidDispose(() => {
+      disposed = true;
       clearTimeout(timer);
       for (const d of subs) d.dispose();
     });

@@ -59,6 +59,25 @@ function section(title: string, ...body: (Node | undefined)[]): HTMLElement {
   return el('section', { 'aria-label': title }, el('h2', {}, title), ...body);
 }
 
+/** The version on screen now (an element reused across states reads it when it is clicked). */
+function shownVersion(): number {
+  return current?.kind === 'plan' ? current.version : 0;
+}
+
+/**
+ * Step elements by id, reused while what they show is unchanged: an outside change of one step
+ * rebuilds one element, not the list (the edit box a person is typing in survives as well).
+ */
+const stepCache = new Map<string, { key: string; li: HTMLLIElement }>();
+function cachedStep(p: PlanView, s: StepView, i: number): HTMLLIElement {
+  const key = JSON.stringify([s, p.editable, editing === s.id, i === 0, i === p.steps.length - 1]);
+  const hit = stepCache.get(s.id);
+  if (hit?.key === key) return hit.li;
+  const li = stepItem(p, s);
+  stepCache.set(s.id, { key, li });
+  return li;
+}
+
 function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   const li = el('li', { class: `step ${s.status}`, 'data-step': s.id });
   const icon = el('span', { class: 'step-icon', 'aria-hidden': 'true' }, STEP_ICON[s.status] ?? '○');
@@ -73,7 +92,7 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
   if (s.marks.length) {
     const bar = el('div', { class: 'marks', role: 'group', 'aria-label': `Mark ${s.id}` });
-    for (const m of s.marks) bar.append(button(MARK_LABEL[m] ?? m, () => post({ type: 'mark', step: s.id, status: m as 'done', version: p.version }), 'secondary small'));
+    for (const m of s.marks) bar.append(button(MARK_LABEL[m] ?? m, () => post({ type: 'mark', step: s.id, status: m as 'done', version: shownVersion() }), 'secondary small'));
     li.append(bar);
   }
   if (p.editable) {
@@ -82,9 +101,16 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
       const i = p.steps.indexOf(s);
       const tools = el('div', { class: 'edit-tools', role: 'group', 'aria-label': `Edit ${s.id}` });
       tools.append(button('Edit', () => open(s.id), 'secondary small'));
-      if (i > 0) tools.append(button('Move up', () => post({ type: 'editStep', op: 'move', step: s.id, after: i > 1 ? p.steps[i - 2].id : 'start', version: p.version }), 'secondary small'));
-      if (i < p.steps.length - 1) tools.append(button('Move down', () => post({ type: 'editStep', op: 'move', step: s.id, after: p.steps[i + 1].id, version: p.version }), 'secondary small'));
-      tools.append(button('Remove', () => post({ type: 'editStep', op: 'remove', step: s.id, version: p.version }), 'secondary small'));
+      // The element outlives this state (it is reused while the step is unchanged): a click reads
+      // the order and version on screen when it happens.
+      const neighbour = (d: number) => {
+        const steps = current?.kind === 'plan' ? current.steps : [];
+        const at = steps.findIndex((x) => x.id === s.id);
+        return steps[at + d]?.id;
+      };
+      if (i > 0) tools.append(button('Move up', () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(-2) ?? 'start', version: shownVersion() }), 'secondary small'));
+      if (i < p.steps.length - 1) tools.append(button('Move down', () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(1) ?? 'start', version: shownVersion() }), 'secondary small'));
+      tools.append(button('Remove', () => post({ type: 'editStep', op: 'remove', step: s.id, version: shownVersion() }), 'secondary small'));
       // Focus follows the step across re-renders (a moved step keeps its Move buttons under the keyboard).
       for (const b of tools.querySelectorAll('button')) b.dataset.focus = `${s.id}:${b.textContent}`;
       li.append(tools);
@@ -118,7 +144,7 @@ function stepForm(p: PlanView, s: StepView | undefined): HTMLElement {
     const text = value('step-text');
     if (!text) return (document.getElementById('step-text') as HTMLInputElement).focus();
     const annotation = { tool: value('step-tool') || undefined, operation: value('step-operation') || undefined, target: value('step-target') || undefined };
-    post(s ? { type: 'editStep', op: 'update', step: s.id, text, ...annotation, version: p.version } : { type: 'editStep', op: 'add', text, ...annotation, version: p.version });
+    post(s ? { type: 'editStep', op: 'update', step: s.id, text, ...annotation, version: shownVersion() } : { type: 'editStep', op: 'add', text, ...annotation, version: shownVersion() });
     editing = undefined;
   });
   form.addEventListener('keydown', (e) => {
@@ -241,7 +267,9 @@ function renderPlan(p: PlanView): HTMLElement {
     doc.append(goal);
   }
   const list = el('ol', { class: 'steps' });
-  for (const s of p.steps) list.append(stepItem(p, s));
+  p.steps.forEach((s, i) => list.append(cachedStep(p, s, i)));
+  const shown = new Set(p.steps.map((s) => s.id));
+  for (const id of stepCache.keys()) if (!shown.has(id)) stepCache.delete(id);
   const steps = section('Steps', p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.'));
   if (p.editable) steps.append(editing === 'new' ? stepForm(p, undefined) : button('Add step', () => open('new'), 'secondary'));
   doc.append(steps);
@@ -312,11 +340,19 @@ root.addEventListener('click', (e) => {
 });
 
 let first = true;
+/** The last states' times (epoch ms): the host saw the change, posted it, it arrived, it was on screen. The bench reads them. */
+const timings: { changed: number; sent: number; received: number; shown: number }[] = [];
+(window as unknown as { piPlansTimings: typeof timings }).piPlansTimings = timings;
 window.addEventListener('message', (e) => {
+  const received = Date.now();
   const m = ToWebviewSchema.safeParse(e.data);
   if (!m.success) return;
   current = m.data.state;
   render();
+  if (m.data.at) {
+    timings.push({ ...m.data.at, received, shown: Date.now() });
+    if (timings.length > 50) timings.shift();
+  }
   if (first) {
     first = false;
     // The bench reads these marks: from the script's start to the first plan on screen.

@@ -213,4 +213,26 @@ describe('the plan editor (code-server + chromium)', function () {
     await page.keyboard.press('Control+Z');
     await view().locator('section[aria-label="Goal"]', { hasText: 'Bring CI under 10 minutes.' }).waitFor({ timeout: 20_000 });
   });
+
+  it('keeps a half-written step edit across an outside change to another step, then saves it on the new version', async () => {
+    const file = path.join(plansDir(), 'PLAN-a04c9d13.md');
+    const original = fs.readFileSync(file, 'utf8');
+    await openFromExplorer(/^Speed up the CI pipeline/);
+    await view().locator('li.step[data-step="S002"]').getByRole('button', { name: 'Edit' }).click();
+    await view().locator('#step-text').fill('Cache the npm cache, not node_modules');
+    // An agent changes S001 and bumps the version while the person types in S002's box.
+    const version = Number(/^version: (\d+)$/m.exec(original)[1]);
+    fs.writeFileSync(file, original.replace(/^version: \d+$/m, `version: ${version + 1}`).replace('S001 Measure where the time goes', 'S001 Measure where the minutes go'));
+    await view().locator('li.step[data-step="S001"] .step-text', { hasText: 'Measure where the minutes go' }).waitFor({ timeout: 20_000 });
+    assert.equal(await view().locator('#step-text').inputValue(), 'Cache the npm cache, not node_modules');
+    assert.equal(await view().locator('#step-text').evaluate((e) => e === document.activeElement), true, 'the box keeps the focus');
+    await view().locator('#step-text').press('Enter');
+    await view().locator('li.step[data-step="S002"] .step-text', { hasText: 'Cache the npm cache, not node_modules' }).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Control+S');
+    await page.locator('.tab.dirty', { hasText: 'PLAN-a04c9d13.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });
+    const saved = fs.readFileSync(file, 'utf8');
+    assert.match(saved, /S001 Measure where the minutes go/);
+    assert.match(saved, /S002 Cache the npm cache, not node_modules/);
+    assert.match(saved, new RegExp(`^version: ${version + 2}$`, 'm'));
+  });
 });

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { approve, createPlanText, parsePlan, submit } from '../../../src/core';
-import { planView, renderMarkdown } from '../../../src/core/planView';
+import fc from 'fast-check';
+import { isPlainInline, planView, renderInline, renderMarkdown } from '../../../src/core/planView';
 import type { ViewNode } from '../../../src/protocol/planEditor';
 import { ToWebviewSchema } from '../../../src/protocol/planEditor';
 
@@ -84,5 +85,39 @@ describe('core: the plan editor view (planView)', () => {
     const json = JSON.stringify(nodes);
     assert.ok(tags.has('code') && json.includes('<script>window.__xss = 1</script>'));
     assert.ok(json.includes('"click"') && json.includes('"run"'));
+  });
+
+  describe('the plain-text shortcut for step texts', () => {
+    /** What the Markdown parser makes of one line, without the paragraph around it. */
+    const parsed = (text: string): ViewNode[] => {
+      const nodes = renderMarkdown(text);
+      const only = nodes.length === 1 ? nodes[0] : undefined;
+      return typeof only === 'object' && only.t === 'p' ? (only.c ?? []) : nodes;
+    };
+    // Characters near the shortcut's edge: its own alphabet and the ones Markdown and GFM give a meaning.
+    const alphabet = [...'aZé1 ,.;:()\'"?/+=%→-', ...'*_`[]<>!&\\~|#@\t', 'www.', 'http://', 'x@y.z', '  ', '1. ', '- '];
+    const line = fc.array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 14 }).map((a) => a.join(''));
+
+    it('takes a text only when the parser would leave it as that text (random lines)', () => {
+      fc.assert(
+        fc.property(line, (text) => {
+          if (isPlainInline(text)) assert.deepEqual(parsed(text), [text], JSON.stringify(text));
+        }),
+        { numRuns: 5000, seed: 11 },
+      );
+    });
+
+    it('leaves Markdown to the parser', () => {
+      for (const t of ['Fix the `parser`', 'Ship *now*', 'see www.example.com', 'mail a@b.c', 'Open http://x.y', '1. list', 'a &amp; b', 'a\\*b', 'a ~~b~~', 'a | b', 'a <b>', 'trailing ']) {
+        assert.equal(isPlainInline(t), false, t);
+        assert.deepEqual(renderInline(t), parsed(t), t);
+      }
+      assert.deepEqual(renderInline('Build the parser: tests, then code (step 2/3)'), ['Build the parser: tests, then code (step 2/3)']);
+    });
+
+    it('renders a repeated text once: the second render of a text is the same nodes', () => {
+      const t = `A *unique* text ${Math.random()}`;
+      assert.equal(renderMarkdown(t), renderMarkdown(t));
+    });
   });
 });
