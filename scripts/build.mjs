@@ -3,6 +3,7 @@
 // `--meta` prints what takes room in the extension bundle.
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -79,6 +80,12 @@ if (fs.existsSync('test/integration')) {
     minify: false,
   });
 }
+
+// Codicons for the plan editor (the icon font VS Code draws with), beside its bundle.
+fs.mkdirSync('dist/codicons', { recursive: true });
+for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join('node_modules/@vscode/codicons/dist', f), path.join('dist/codicons', f));
+// The icons are CC BY 4.0 (Microsoft): their licence travels with them.
+fs.copyFileSync('node_modules/@vscode/codicons/LICENSE', 'dist/codicons/LICENSE');
 
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();

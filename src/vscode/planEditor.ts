@@ -18,6 +18,29 @@ export async function openPlan(uri: vscode.Uri, opts: { preview?: boolean; prese
   else await vscode.commands.executeCommand('vscode.openWith', uri, PlanEditorProvider.viewType, { preview: opts.preview ?? true, preserveFocus: opts.preserveFocus });
 }
 
+/** The plan files' pattern (the custom editor's selector in package.json). */
+export const PLAN_FILE_PATTERN = '**/.pi/plans/PLAN-*.md';
+
+/**
+ * Makes VS Code's own openers (Quick Open, the file explorer, links) follow
+ * `piPlans.editor.openPlansIn`: the manifest makes the plan editor the default for plan files, a
+ * choice that cannot change at run time, so `text` is written where VS Code reads it, as an
+ * entry of the user's `workbench.editorAssociations` (what "Configure default editor" writes),
+ * and `preview` removes that entry again. Other entries are the person's and left alone.
+ */
+export async function syncEditorAssociation(): Promise<void> {
+  const how = vscode.workspace.getConfiguration(SETTINGS.section).get<string>(SETTINGS.openPlansIn, 'preview');
+  const workbench = vscode.workspace.getConfiguration('workbench');
+  const user = workbench.inspect<Record<string, string>>('editorAssociations')?.globalValue ?? {};
+  const want = how === 'text' ? 'default' : undefined;
+  if (user[PLAN_FILE_PATTERN] === want) return;
+  const next = { ...user };
+  if (want) next[PLAN_FILE_PATTERN] = want;
+  else if (user[PLAN_FILE_PATTERN] === 'default') delete next[PLAN_FILE_PATTERN];
+  else return; // the person associated plan files with another editor: theirs to change
+  await workbench.update('editorAssociations', Object.keys(next).length ? next : undefined, vscode.ConfigurationTarget.Global);
+}
+
 /**
  * The plan editor: a `CustomTextEditorProvider` over the plan's TextDocument, so undo, redo,
  * dirty state, save and hot exit stay VS Code's own, and it always shows what the text editor
@@ -35,6 +58,12 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     private readonly active: WorkspaceActivePlans,
   ) {
     super();
+    void syncEditorAssociation().catch((e) => plans.logError('plan editor', e));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SETTINGS.section}.${SETTINGS.openPlansIn}`)) void syncEditorAssociation().catch((err) => plans.logError('plan editor', err));
+      }),
+    );
     this.register(vscode.window.registerCustomEditorProvider(PlanEditorProvider.viewType, this, { webviewOptions: { enableFindWidget: true }, supportsMultipleEditorsPerDocument: true }));
     this.register(
       vscode.commands.registerCommand(COMMANDS.openPreview, async (arg?: vscode.Uri) => {
@@ -223,6 +252,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     const nonce = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
     const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'planEditor.css'));
+    const codicons = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codicons', 'codicon.css'));
     const csp = `default-src 'none'; img-src ${webview.cspSource}; style-src ${webview.cspSource}; font-src ${webview.cspSource}; script-src 'nonce-${nonce}';`;
     return `<!DOCTYPE html>
 <html lang="en">
@@ -230,6 +260,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${codicons}">
 <link rel="stylesheet" href="${style}">
 <title>Plan</title>
 </head>

@@ -23,7 +23,27 @@ let editingSection: string | undefined;
 
 const PRIMARY = new Set(['approve', 'execute', 'resume', 'saveToApprove']);
 const MARK_LABEL: Record<string, string> = { in_progress: 'In progress', done: 'Done', blocked: 'Blocked', skipped: 'Skip' };
-const STEP_ICON: Record<string, string> = { pending: '○', in_progress: '◐', blocked: '⊘', done: '✓', failed: '✗', skipped: '↷' };
+/** Codicons (the icon font VS Code draws with) by step status, mark and command. */
+const STEP_ICON: Record<string, string> = { pending: 'circle-large-outline', in_progress: 'sync', blocked: 'circle-slash', done: 'pass', failed: 'error', skipped: 'debug-step-over' };
+const MARK_ICON: Record<string, string> = { in_progress: 'sync', done: 'check', blocked: 'circle-slash', skipped: 'debug-step-over' };
+const COMMAND_ICON: Record<string, string> = {
+  approve: 'check',
+  saveToApprove: 'save',
+  reject: 'close',
+  withdraw: 'discard',
+  startWork: 'target',
+  execute: 'play',
+  retry: 'refresh',
+  resume: 'debug-continue',
+  reopen: 'edit',
+  clone: 'copy',
+  cancel: 'circle-slash',
+  archive: 'archive',
+};
+
+function icon(name: string | undefined, cls = ''): HTMLSpanElement | undefined {
+  return name ? el('span', { class: `codicon codicon-${name} ${cls}`.trim(), 'aria-hidden': 'true' }) : undefined;
+}
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string | undefined)[]): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -48,9 +68,9 @@ function build(nodes: readonly ViewNode[] | undefined): DocumentFragment {
   return f;
 }
 
-function button(label: string, onClick: () => void, cls = ''): HTMLButtonElement {
-  const b = el('button', { type: 'button', class: cls });
-  b.textContent = label;
+/** A button with its label (its accessible name) and an icon before it. */
+function button(label: string, onClick: () => void, cls = '', iconName?: string): HTMLButtonElement {
+  const b = el('button', { type: 'button', class: cls }, icon(iconName), label);
   b.addEventListener('click', onClick);
   return b;
 }
@@ -80,8 +100,7 @@ function cachedStep(p: PlanView, s: StepView, i: number): HTMLLIElement {
 
 function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   const li = el('li', { class: `step ${s.status}`, 'data-step': s.id });
-  const icon = el('span', { class: 'step-icon', 'aria-hidden': 'true' }, STEP_ICON[s.status] ?? '○');
-  const head = el('div', { class: 'step-head' }, icon, el('span', { class: 'step-id' }, s.id), el('span', { class: 'step-text' }, build(s.text)));
+  const head = el('div', { class: 'step-head' }, icon(STEP_ICON[s.status] ?? STEP_ICON.pending, 'step-icon'), el('span', { class: 'step-id' }, s.id), el('span', { class: 'step-text' }, build(s.text)));
   if (s.status !== 'pending') head.append(el('span', { class: `badge step-status ${s.status}` }, s.status.replace('_', ' ')));
   li.append(head);
   if (s.tool) {
@@ -92,7 +111,7 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
   if (s.marks.length) {
     const bar = el('div', { class: 'marks', role: 'group', 'aria-label': `Mark ${s.id}` });
-    for (const m of s.marks) bar.append(button(MARK_LABEL[m] ?? m, () => post({ type: 'mark', step: s.id, status: m as 'done', version: shownVersion() }), 'secondary small'));
+    for (const m of s.marks) bar.append(button(MARK_LABEL[m] ?? m, () => post({ type: 'mark', step: s.id, status: m as 'done', version: shownVersion() }), 'secondary small', MARK_ICON[m]));
     li.append(bar);
   }
   if (p.editable) {
@@ -100,7 +119,7 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
     else {
       const i = p.steps.indexOf(s);
       const tools = el('div', { class: 'edit-tools', role: 'group', 'aria-label': `Edit ${s.id}` });
-      tools.append(button('Edit', () => open(s.id), 'secondary small'));
+      tools.append(button('Edit', () => open(s.id), 'secondary small', 'edit'));
       // The element outlives this state (it is reused while the step is unchanged): a click reads
       // the order and version on screen when it happens.
       const neighbour = (d: number) => {
@@ -108,9 +127,9 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
         const at = steps.findIndex((x) => x.id === s.id);
         return steps[at + d]?.id;
       };
-      if (i > 0) tools.append(button('Move up', () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(-2) ?? 'start', version: shownVersion() }), 'secondary small'));
-      if (i < p.steps.length - 1) tools.append(button('Move down', () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(1) ?? 'start', version: shownVersion() }), 'secondary small'));
-      tools.append(button('Remove', () => post({ type: 'editStep', op: 'remove', step: s.id, version: shownVersion() }), 'secondary small'));
+      if (i > 0) tools.append(button('Move up', () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(-2) ?? 'start', version: shownVersion() }), 'secondary small', 'arrow-up'));
+      if (i < p.steps.length - 1) tools.append(button('Move down', () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(1) ?? 'start', version: shownVersion() }), 'secondary small', 'arrow-down'));
+      tools.append(button('Remove', () => post({ type: 'editStep', op: 'remove', step: s.id, version: shownVersion() }), 'secondary small', 'trash'));
       // Focus follows the step across re-renders (a moved step keeps its Move buttons under the keyboard).
       for (const b of tools.querySelectorAll('button')) b.dataset.focus = `${s.id}:${b.textContent}`;
       li.append(tools);
@@ -247,12 +266,12 @@ function renderPlan(p: PlanView): HTMLElement {
         rejecting = true;
         render();
         document.getElementById('feedback')?.focus();
-      }, 'secondary'));
+      }, 'secondary', COMMAND_ICON.reject));
       continue;
     }
-    bar.append(button(c === 'approve' ? `Approve v${p.version}` : COMMAND_LABELS[c], () => post({ type: 'command', command: c, version: p.version }), PRIMARY.has(c) ? '' : 'secondary'));
+    bar.append(button(c === 'approve' ? `Approve v${p.version}` : COMMAND_LABELS[c], () => post({ type: 'command', command: c, version: p.version }), PRIMARY.has(c) ? '' : 'secondary', COMMAND_ICON[c]));
   }
-  bar.append(button('Open as Text', () => post({ type: 'openAsText' }), 'secondary'));
+  bar.append(button('Open as Text', () => post({ type: 'openAsText' }), 'secondary', 'go-to-file'));
   doc.append(bar);
   if (rejecting && p.commands.includes('reject')) doc.append(rejectForm(p));
   if (p.resultSummary) doc.append(section('Result', el('p', {}, p.resultSummary)));
@@ -263,7 +282,7 @@ function renderPlan(p: PlanView): HTMLElement {
       editingGoal = true;
       render();
       document.getElementById('goal-text')?.focus();
-    }, 'secondary small'));
+    }, 'secondary small', 'edit'));
     doc.append(goal);
   }
   const list = el('ol', { class: 'steps' });
@@ -271,7 +290,7 @@ function renderPlan(p: PlanView): HTMLElement {
   const shown = new Set(p.steps.map((s) => s.id));
   for (const id of stepCache.keys()) if (!shown.has(id)) stepCache.delete(id);
   const steps = section('Steps', p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.'));
-  if (p.editable) steps.append(editing === 'new' ? stepForm(p, undefined) : button('Add step', () => open('new'), 'secondary'));
+  if (p.editable) steps.append(editing === 'new' ? stepForm(p, undefined) : button('Add step', () => open('new'), 'secondary', 'add'));
   doc.append(steps);
   for (const s of p.sections) {
     if (p.editable && s.key && editingSection === s.key) {
@@ -285,7 +304,7 @@ function renderPlan(p: PlanView): HTMLElement {
         editingSection = key;
         render();
         document.getElementById('section-text')?.focus();
-      }, 'secondary small');
+      }, 'secondary small', 'edit');
       b.dataset.focus = `section:${key}`;
       sec.append(b);
     }

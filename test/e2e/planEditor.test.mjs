@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
-import { closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
+import { closeWorkbench, keepFailureShot, runCommand } from '../harness/workbench.mjs';
 import { freshWorkspace } from '../harness/fixtures.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -61,7 +61,7 @@ describe('the plan editor (code-server + chromium)', function () {
     page.context().on('request', (r) => {
       const url = r.url();
       if (/^(https?|wss?):\/\/127\.0\.0\.1[:/]|^(data|blob|vscode-\w+):/.test(url)) return;
-      if (/^https:\/\/[^/]+\.vscode-resource\.vscode-cdn\.net\/.*\/pi-plans\.pi-plans-[^/]+\/(dist\/webview\.js|media\/planEditor\.css)$/.test(url)) return;
+      if (/^https:\/\/[^/]+\.vscode-resource\.vscode-cdn\.net\/.*\/pi-plans\.pi-plans-[^/]+\/(dist\/webview\.js|dist\/codicons\/codicon\.(css|ttf)(\?.*)?|media\/planEditor\.css)$/.test(url)) return;
       outside.push(url);
     });
     await page.goto(server.url(ws));
@@ -234,5 +234,105 @@ describe('the plan editor (code-server + chromium)', function () {
     assert.match(saved, /S001 Measure where the minutes go/);
     assert.match(saved, /S002 Cache the npm cache, not node_modules/);
     assert.match(saved, new RegExp(`^version: ${version + 2}$`, 'm'));
+  });
+
+  it('opens a plan file from Quick Open in the plan editor (the default), and writes no editor association', async () => {
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('PLAN-7b2d4e61.md');
+    // Enter only once the filtered row is the one selected (the list first shows recent files).
+    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'PLAN-7b2d4e61.md' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'PLAN-7b2d4e61.md' }).waitFor({ timeout: 10_000 });
+    // The active editor is the plan editor: a webview showing this plan, no text editor.
+    await view().locator('h1', { hasText: 'Migrate the settings page' }).waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'Migrate the settings page' }).count(), 0, 'no text editor shows the plan');
+    const user = JSON.parse(fs.readFileSync(path.join(server.dirs.userData, 'User', 'settings.json'), 'utf8'));
+    assert.equal(user['workbench.editorAssociations'], undefined);
+  });
+
+  it('draws with codicons and fits a 320 px editor without sideways scrolling', async () => {
+    // Long words, paths and a table: what a narrow view must wrap or scroll inside itself.
+    const long = 'packages/server/src/handlers/authentication/middleware/rateLimiter.integration.test.ts';
+    fs.writeFileSync(
+      path.join(plansDir(), 'PLAN-0e2e0a56.md'),
+      plan('PLAN-0e2e0a56', 'A plan read in a narrow side group', 'proposed', 1, `## Goal\nRead ${long} from 320 px.\n\n## Steps\n1. [ ] S001 Rename ${long} everywhere (edit: update → ${long})\n2. [ ] S002 Check it\n\n## Context\n| file | lines | owner | note |\n| --- | --- | --- | --- |\n| ${long} | 1200 | platform-team | ${long} |\n\n## Verification\n- v\n`),
+    );
+    await openFromExplorer(/^A plan read in a narrow side group/);
+    await view().locator('h1', { hasText: 'A plan read in a narrow side group' }).waitFor({ timeout: 20_000 });
+    // The icon font loaded (from the extension's own files) and draws the step icons.
+    await view().locator('body').evaluate(() => document.fonts.ready);
+    assert.equal(await view().locator('body').evaluate(() => document.fonts.check('16px codicon')), true, 'the codicon font is loaded');
+    assert.equal(await view().locator('li.step .step-icon.codicon').count(), await view().locator('li.step').count());
+    assert.match(await view().locator('li.step .step-icon').first().evaluate((e) => getComputedStyle(e, '::before').fontFamily), /codicon/);
+    // 320 px: the side bar hidden and the window narrowed until the plan editor is 320 px wide.
+    await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+    const frameWidth = () => page.locator('iframe.webview.ready').last().evaluate((f) => f.getBoundingClientRect().width);
+    const full = page.viewportSize();
+    let width = full.width;
+    // The side bar's toggle and each resize relayout the workbench: wait for the frame to take its new width.
+    const settled = (before) =>
+      page.waitForFunction((w) => {
+        const f = [...document.querySelectorAll('iframe.webview.ready')].at(-1);
+        return f && Math.round(f.getBoundingClientRect().width) !== w;
+      }, before, { timeout: 10_000 });
+    await settled(Math.round(full.width - 1)).catch(() => undefined);
+    for (let i = 0; i < 4 && Math.abs((await frameWidth()) - 320) > 2; i++) {
+      const before = Math.round(await frameWidth());
+      width += 320 - before;
+      await page.setViewportSize({ width, height: full.height });
+      await settled(before);
+    }
+    try {
+      await view().locator('body').evaluate(() => new Promise((r) => requestAnimationFrame(() => r(undefined))));
+      const inner = await view().locator('html').evaluate((e) => ({ client: e.clientWidth, scroll: e.scrollWidth }));
+      assert.ok(Math.abs(inner.client - 320) <= 20, `the view is ${inner.client} px wide`);
+      assert.ok(inner.scroll <= inner.client, `nothing scrolls sideways at 320 px (content ${inner.scroll} px in ${inner.client} px)`);
+      // Every step's buttons and text stay inside the view.
+      const outside = await view().locator('body').evaluate(() => [...document.querySelectorAll('li.step *, .actions button')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).length);
+      assert.equal(outside, 0, 'no element reaches past the right edge');
+      if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `plan-editor-narrow-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
+    } finally {
+      await page.setViewportSize(full);
+      await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+    }
+  });
+});
+
+describe('the plan editor in a high-contrast theme (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let ws;
+  let server;
+  let browser;
+  let page;
+  const view = () => page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+  before(async () => {
+    ws = freshWorkspace('plan-editor-hc');
+    server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'workbench.colorTheme': 'Default High Contrast' } });
+    browser = await startBrowser();
+    page = browser.page;
+    await page.goto(server.url(ws));
+    await page.locator('.statusbar-item', { hasText: /\d+ plans/ }).waitFor({ timeout: 60_000 });
+  });
+  after(() => closeWorkbench({ browser, server, folder: ws }));
+  afterEach(async function () {
+    await keepFailureShot(this.currentTest, page, 'plan-editor-hc');
+  });
+
+  it('marks the view high contrast and draws every control and badge with a visible contrast border', async () => {
+    await page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Pi Plans"]') }).click();
+    await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name: /^Speed up the CI pipeline/ }).first().click();
+    await view().locator('body.vscode-high-contrast li.step').first().waitFor({ timeout: 30_000 });
+    const borders = await view().locator('button').evaluateAll((bs) => bs.map((b) => getComputedStyle(b).borderTopColor));
+    assert.ok(borders.length > 3);
+    for (const c of borders) assert.doesNotMatch(c, /rgba\(0, 0, 0, 0\)|transparent/, `a button's border is visible in high contrast (${c})`);
+    const badge = await view().locator('.badge.status').first().evaluate((e) => ({ border: getComputedStyle(e).borderTopColor, fill: getComputedStyle(e).backgroundColor }));
+    assert.doesNotMatch(badge.border, /rgba\(0, 0, 0, 0\)|transparent/);
+    assert.match(badge.fill, /rgba\(0, 0, 0, 0\)|transparent/, 'badges are outlined, not filled');
+    // The keyboard focus is drawn in the contrast colour.
+    await view().locator('button').first().focus();
+    await page.keyboard.press('Tab');
+    const outline = await view().locator('body').evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+    assert.notEqual(outline, 'none');
+    if (PICTURES) await page.screenshot({ path: path.join(PICTURES, 'plan-editor-high-contrast.png') });
   });
 });

@@ -100,6 +100,11 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'PLAN-a04c9d13.md' }).first().waitFor({ timeout: 10_000 });
     await page.keyboard.press('Enter');
     await page.locator('.tab', { hasText: 'PLAN-a04c9d13.md' }).waitFor({ timeout: 10_000 });
+    // openPlansIn is "text": Quick Open, which is VS Code's and not ours, opens the text editor too,
+    // through the association the extension wrote into the user's settings.
+    await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'Speed up the CI pipeline' }).waitFor({ timeout: 10_000 });
+    const user = JSON.parse(fs.readFileSync(path.join(server.dirs.userData, 'User', 'settings.json'), 'utf8'));
+    assert.deepEqual(user['workbench.editorAssociations'], { '**/.pi/plans/PLAN-*.md': 'default' });
     const draft = row(/^Speed up the CI pipeline/);
     for (let i = 0; i < 100 && (await draft.getAttribute('aria-selected')) !== 'true'; i++) await page.waitForTimeout(100);
     assert.equal(await draft.getAttribute('aria-selected'), 'true', 'the row follows the active editor');
