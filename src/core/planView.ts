@@ -95,7 +95,7 @@ const RENDERED_LIMIT = 4000;
  * autolink could take for a URL or an e-mail address. A property test holds it equal to the parser.
  */
 export function isPlainInline(text: string): boolean {
-  return /^\p{L}[\p{L}\p{N} ,.;:()'"?/+=%→-]*$/u.test(text) && !/www\.|:\/\/|\s$|  /i.test(text);
+  return /^\p{L}[\p{L}\p{N} ,.;:()'"?/+=%→-]*$/u.test(text) && !/www\.|:\/\/|\s$| {2}/i.test(text);
 }
 
 /** One line of Markdown (a step's text) without the paragraph around it. */
