@@ -14,3 +14,4 @@ export * from './attentionOrder';
 export * from './approval';
 export * from './policy';
 export * from './planActions';
+export * from './review';

@@ -11,7 +11,8 @@ import {
 } from './document';
 import { approvalDigest, changedSinceApproval } from './approval';
 import { PlanError } from './errors';
-import { isFinished, isRejectionHeadingLine, rejectedVersionOf, rejectionTitle } from './policy';
+import { isFinished, isReviewHistoryHeadingLine, isReviewHistoryTitle, rejectionTitle } from './policy';
+import { formatReviewNotes, normalizeComments, ReviewComment, ReviewInputError } from './review';
 import { FrontmatterValue, stringifyEntry } from './frontmatter';
 import { nextStatus, PlanAction } from './lifecycle';
 import { LIMITS } from './limits';
@@ -351,7 +352,7 @@ function sectionEdit(doc: PlanDocument, name: SectionName, content: string): Bod
   const order = SECTION_NAMES.indexOf(name);
   const later = doc.outline.sections.find((s) => {
     const i = SECTION_NAMES.findIndex((n) => n.toLowerCase() === s.title.toLowerCase());
-    return (i > order && s.depth === 2) || rejectedVersionOf(s.title) !== undefined;
+    return (i > order && s.depth === 2) || (s.depth === 2 && isReviewHistoryTitle(s.title));
   });
   const block = `## ${name}${eol}${c}${eol}`;
   if (later) return { start: later.start, end: later.start, text: `${block}${eol}` };
@@ -527,20 +528,20 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
   return result(doc, normalized.text, 'edit');
 }
 
-/** The `## Rejection (vN)` sections of a plan, in order, as text (empty when none). */
+/** The review history (`## Rejection (vN)`, `## Approval (vN)` sections) of a plan, in order, as text (empty when none). */
 function reviewHistory(doc: PlanDocument): string {
   return doc.outline.sections
-    .filter((s) => s.depth === 2 && rejectedVersionOf(s.title) !== undefined)
+    .filter((s) => s.depth === 2 && isReviewHistoryTitle(s.title))
     .map((s) => doc.body.slice(s.start, s.end).trim())
     .join('\n\n');
 }
 
-/** Markdown without `## Rejection (vN)` sections (each runs to the next `#`/`##` heading). */
+/** Markdown without review history sections (each runs to the next `#`/`##` heading). */
 function stripReviewHistory(md: string): string {
   const out: string[] = [];
   let skipping = false;
   for (const line of md.split('\n')) {
-    if (isRejectionHeadingLine(line)) skipping = true;
+    if (isReviewHistoryHeadingLine(line)) skipping = true;
     else if (/^#{1,2}[ \t]/.test(line)) skipping = false;
     if (!skipping) out.push(line);
   }
@@ -599,31 +600,56 @@ export function submit(doc: PlanDocument, ctx: OpContext): OpResult {
   return result(doc, applyEdits(d, { ...stamp(doc, ctx), status: to, ...(resubmit ? APPROVAL_CLEARED : {}) }).text, 'status', resubmit ? { note: 'changed since approval: submitted again' } : {});
 }
 
-/** proposed -> approved. `seenVersion` is the version the reviewer looked at: a changed plan is refused. */
-export function approve(doc: PlanDocument, seenVersion: number, ctx: OpContext): OpResult {
+/**
+ * proposed -> approved. `seenVersion` is the version the reviewer looked at: a changed plan is
+ * refused. Comments made with an approval are suggestions, not conditions: they are written as an
+ * `## Approval (vN)` section the agent reads when it starts (outside what the approval covers).
+ */
+export function approve(doc: PlanDocument, seenVersion: number, ctx: OpContext, review: { note?: string; comments?: readonly ReviewComment[] } = {}): OpResult {
   const to = nextStatus(doc.fm.id, doc.fm.status, 'approve', ctx.actor, { agentMayApprove: ctx.agentMayApprove });
   if (seenVersion !== doc.fm.version) {
     throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seenVersion}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version, then approve it.`, { currentVersion: doc.fm.version });
   }
-  const text = applyEdits(doc, { ...stamp(doc, ctx), status: to, approved_by: ctx.actor, approved_version: doc.fm.version, approved_at: ctx.now, approved_hash: approvalDigest(doc) }).text;
-  return result(doc, text, 'status');
+  const notes = reviewNotesText(review.note ?? '', review.comments);
+  const patch = { ...stamp(doc, ctx), status: to, approved_by: ctx.actor, approved_version: doc.fm.version, approved_at: ctx.now, approved_hash: approvalDigest(doc) };
+  const text = applyEdits(doc, patch, notes ? [appendSection(doc, `Approval (v${doc.fm.version})`, notes)] : []).text;
+  return result(doc, text, 'status', notes ? { note: notes } : {});
 }
 
-/** proposed -> rejected (or needs_review on the third rejection), feedback appended to the review history. */
-export function reject(doc: PlanDocument, feedback: string, ctx: OpContext, seenVersion?: number): OpResult {
-  const fb = feedback.replace(/\r\n/g, '\n').trim();
+/**
+ * proposed -> rejected (or needs_review on the third rejection): one `## Rejection (vN)` section
+ * with the feedback, then a `- S003: …` line per comment. Feedback or at least one comment is needed.
+ */
+export function reject(doc: PlanDocument, feedback: string, ctx: OpContext, seenVersion?: number, comments?: readonly ReviewComment[]): OpResult {
+  const fb = reviewNotesText(feedback, comments);
   if (!fb) throw new PlanError('INVALID_INPUT', 'a rejection needs feedback: say what must change');
-  if (fb.length > LIMITS.feedback) throw new PlanError('TOO_LARGE', `feedback is over ${LIMITS.feedback} characters: shorten it`);
   const to = nextStatus(doc.fm.id, doc.fm.status, 'reject', ctx.actor, { rejectionCount: doc.rejections.length });
   if (seenVersion !== undefined && seenVersion !== doc.fm.version) {
     throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seenVersion}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version first.`, { currentVersion: doc.fm.version });
   }
-  const eol = doc.eol;
-  const body = doc.body;
-  const trimmedEnd = body.replace(/\s+$/, '').length;
-  const section = `${trimmedEnd ? `${eol}${eol}` : eol}## ${rejectionTitle(doc.fm.version)}${eol}${withEol(fb, eol)}${eol}`;
-  const text = applyEdits(doc, { ...stamp(doc, ctx), status: to }, [{ start: trimmedEnd, end: body.length, text: section }]).text;
+  const text = applyEdits(doc, { ...stamp(doc, ctx), status: to }, [appendSection(doc, rejectionTitle(doc.fm.version), fb)]).text;
   return result(doc, text, 'status', { note: fb });
+}
+
+/** A review's text (feedback and comment lines), checked against the limits. */
+function reviewNotesText(feedback: string, comments: readonly ReviewComment[] | undefined): string {
+  let list: ReviewComment[];
+  try {
+    list = normalizeComments(comments);
+  } catch (e) {
+    if (e instanceof ReviewInputError) throw new PlanError('INVALID_INPUT', e.message);
+    throw e;
+  }
+  const text = formatReviewNotes(feedback, list);
+  if (text.length > LIMITS.feedback) throw new PlanError('TOO_LARGE', `feedback is over ${LIMITS.feedback} characters: shorten it`);
+  return text;
+}
+
+/** An edit that appends a `## title` section with `text` at the end of the body. */
+function appendSection(doc: PlanDocument, title: string, text: string): BodyEdit {
+  const eol = doc.eol;
+  const trimmedEnd = doc.body.replace(/\s+$/, '').length;
+  return { start: trimmedEnd, end: doc.body.length, text: `${trimmedEnd ? `${eol}${eol}` : eol}## ${title}${eol}${withEol(text, eol)}${eol}` };
 }
 
 /** A plain status change that the transition table allows (cancel, reopen, retry, resume, stall, withdraw). */
@@ -703,7 +729,7 @@ export function clonePlan(doc: PlanDocument, newId: string, ctx: OpContext): str
   const src = ensureStepIds(doc);
   const created = parsePlan(createPlanText({ id: newId, title: src.fm.title, status: 'proposed', planner_model: src.fm.planner_model, executor_model: src.fm.executor_model, tools_required: src.fm.tools_required }, ctx.now));
   // Body: the source body without its review history, every step pending, no notes.
-  const drop = src.outline.sections.filter((s) => rejectedVersionOf(s.title) !== undefined);
+  const drop = src.outline.sections.filter((s) => s.depth === 2 && isReviewHistoryTitle(s.title));
   const edits: BodyEdit[] = [
     ...drop.map((s) => ({ start: s.start, end: s.end, text: '' })),
     ...src.steps.flatMap((s) => stepEdits(src, s, { status: 'pending', note: null })),

@@ -30,6 +30,7 @@ export function rejectionTitle(version: number): string {
 const REJECTION = /^Rejection \(v(\d+)\)$/;
 const REVIEW_HISTORY = /^(?:Rejection|Approval) \(v\d+\)$/;
 const REJECTION_HEADING_LINE = /^## Rejection \(v\d+\)[ \t]*\r?$/;
+const REVIEW_HISTORY_HEADING_LINE = /^## (?:Rejection|Approval) \(v\d+\)[ \t]*\r?$/;
 
 /** The version a `Rejection (vN)` section title names, or undefined for any other title. */
 export function rejectedVersionOf(title: string): number | undefined {
@@ -40,6 +41,11 @@ export function rejectedVersionOf(title: string): number | undefined {
 /** True for a section of the review history (`Rejection (vN)`, `Approval (vN)`): written by reviews, never by the plan's author. */
 export function isReviewHistoryTitle(title: string): boolean {
   return REVIEW_HISTORY.test(title);
+}
+
+/** True for a Markdown line that starts a review history section (`## Rejection (v3)`, `## Approval (v4)`). */
+export function isReviewHistoryHeadingLine(line: string): boolean {
+  return REVIEW_HISTORY_HEADING_LINE.test(line);
 }
 
 /** True for a Markdown line that starts a rejection section (`## Rejection (v3)`). */

@@ -9,6 +9,13 @@ import {
   Actor,
   approve,
   changeStatus,
+  commentAddressed,
+  comparePlans,
+  openReview,
+  parsePlan,
+  PlanComparison,
+  reviewHistoryOf,
+  ReviewComment,
   editStep,
   FieldsInput,
   finishExecution,
@@ -40,8 +47,8 @@ export interface ActivePlans {
 
 /** A person's decision on a submitted plan, as the review gate sees it. */
 export type ReviewOutcome =
-  | { kind: 'approved'; version: number; by: string }
-  | { kind: 'rejected'; feedback: string; version: number; status: string }
+  | { kind: 'approved'; version: number; by: string; comments: ReviewComment[] }
+  | { kind: 'rejected'; feedback: string; version: number; status: string; comments: ReviewComment[] }
   | { kind: 'changed'; status: string }
   | { kind: 'cancelled' }
   /** No decision within the face's wait limit (an MCP client times out): nothing changed. */
@@ -103,10 +110,23 @@ export async function revisePlan(p: Place, id: string, markdown: string, opts: {
   return { ...done, revision };
 }
 
-/** Submits a draft for review (validated; a plan without steps is cancelled: `cancelled` says so). */
-export async function submitPlan(p: Place, id: string, act: Act): Promise<Done & { cancelled: boolean }> {
-  const done = await run(p, id, act, (d, c) => submit(d, c));
-  return { ...done, cancelled: done.doc.fm.status === 'cancelled' };
+/**
+ * Submits a draft for review (validated; a plan without steps is cancelled: `cancelled` says so).
+ * After a rejection with comments, `untouched` lists the comments whose step or section the
+ * revision did not change since the rejected version (compared with its snapshot).
+ */
+export async function submitPlan(p: Place, id: string, act: Act): Promise<Done & { cancelled: boolean; untouched: ReviewComment[] }> {
+  let open: ReturnType<typeof openReview>;
+  const done = await run(p, id, act, (d, c) => {
+    open = openReview(d);
+    return submit(d, c);
+  });
+  let untouched: ReviewComment[] = [];
+  if (open?.kind === 'rejection' && open.notes.comments.length) {
+    const since = await compareWithReviewed(p, id, { version: open.version, doc: done.doc });
+    if (since.comparison) untouched = open.notes.comments.filter((c) => !commentAddressed(c, since.comparison!));
+  }
+  return { ...done, cancelled: done.doc.fm.status === 'cancelled', untouched };
 }
 
 // ---------- review ----------
@@ -116,13 +136,71 @@ export async function submitPlan(p: Place, id: string, act: Act): Promise<Done &
  * current one); any other version is refused (STALE_APPROVAL). An agent approves only with the
  * user's opt-in (`agentMayApprove`), which the core checks.
  */
-export function approvePlan(p: Place, id: string, act: { actor: Actor; seenVersion?: number; agentMayApprove?: boolean }): Promise<Done> {
-  return run(p, id, { actor: act.actor }, (d, c) => approve(d, reviewedVersion({ given: act.seenVersion, current: d.fm.version })!, c), { agentMayApprove: act.agentMayApprove });
+export async function approvePlan(p: Place, id: string, act: { actor: Actor; seenVersion?: number; agentMayApprove?: boolean; comments?: readonly ReviewComment[]; note?: string }): Promise<Done> {
+  let reviewed: PlanDocument | undefined;
+  const done = await run(
+    p,
+    id,
+    { actor: act.actor },
+    (d, c) => {
+      reviewed = d;
+      return approve(d, reviewedVersion({ given: act.seenVersion, current: d.fm.version })!, c, { comments: act.comments, note: act.note });
+    },
+    { agentMayApprove: act.agentMayApprove },
+  );
+  await keepReviewed(p, id, reviewed);
+  return done;
 }
 
-/** Rejects with feedback, appended to the review history; a version other than the one reviewed is refused. */
-export function rejectPlan(p: Place, id: string, act: { actor: Actor; feedback: string; seenVersion?: number }): Promise<Done> {
-  return run(p, id, { actor: act.actor }, (d, c) => reject(d, act.feedback, c, act.seenVersion));
+/**
+ * Rejects with feedback and comments (one `## Rejection (vN)` section); a version other than the
+ * one reviewed is refused. The rejected version is kept for the next round's comparison.
+ */
+export async function rejectPlan(p: Place, id: string, act: { actor: Actor; feedback: string; seenVersion?: number; comments?: readonly ReviewComment[] }): Promise<Done> {
+  let reviewed: PlanDocument | undefined;
+  const done = await run(p, id, { actor: act.actor }, (d, c) => {
+    reviewed = d;
+    return reject(d, act.feedback, c, act.seenVersion, act.comments);
+  });
+  await keepReviewed(p, id, reviewed);
+  return done;
+}
+
+/** The snapshot of a decided version: a failure to keep it never fails the decision. */
+async function keepReviewed(p: Place, id: string, reviewed: PlanDocument | undefined): Promise<void> {
+  if (reviewed) await p.store.saveSnapshot(id, reviewed.fm.version, reviewed.text).catch(() => undefined);
+}
+
+/** What changed since a reviewed version, and the comments of that review with whether each was addressed. */
+export interface ReviewedComparison {
+  /** Undefined when no reviewed version is kept or it cannot be read (`unavailable` says why). */
+  comparison?: PlanComparison;
+  unavailable?: string;
+  /** The snapshot's text (for a diff view). */
+  reviewedText?: string;
+  comments: (ReviewComment & { addressed: boolean })[];
+}
+
+/**
+ * Compares a plan with the version a person last decided on before its current version (or the
+ * one named). A missing or corrupted snapshot is "no comparison available", never an error.
+ */
+export async function compareWithReviewed(p: Place, id: string, opts: { version?: number; doc?: PlanDocument } = {}): Promise<ReviewedComparison> {
+  const now = opts.doc ?? (await p.store.read(id));
+  const snap = await p.store.readSnapshot(id, opts.version !== undefined ? { version: opts.version } : { before: now.fm.version });
+  if (!snap) return { unavailable: opts.version !== undefined ? `no snapshot of v${opts.version} is kept` : 'no reviewed version is kept for this plan', comments: [] };
+  let then: PlanDocument;
+  try {
+    then = parsePlan(snap.text);
+  } catch {
+    return { unavailable: `the snapshot of v${snap.version} cannot be read`, comments: [] };
+  }
+  if (then.fm.id !== id) return { unavailable: `the snapshot of v${snap.version} is of another plan`, comments: [] };
+  const comparison = comparePlans(then, now);
+  // The comments made on that version: the review section written right after it.
+  const review = reviewHistoryOf(now).find((r) => r.version === snap.version);
+  const comments = (review?.notes.comments ?? []).map((c) => ({ ...c, addressed: commentAddressed(c, comparison) }));
+  return { comparison, reviewedText: snap.text, comments };
 }
 
 /** Cancels, reopens, retries or resumes (what the transition table allows the actor). A finished plan leaves plan work mode. */

@@ -1,3 +1,4 @@
+import { reviewHistoryOf } from '../core';
 import type { PlanStore } from '../store';
 import type { ReviewOutcome } from './index';
 
@@ -25,10 +26,16 @@ export function waitForDecision(store: PlanStore, id: string, signal: AbortSigna
       if (e.status === 'proposed') return;
       const doc = await store.read(id).catch(() => undefined);
       if (!doc) return finish({ kind: 'changed', status: 'unreadable' });
-      if (doc.fm.status === 'approved') return finish({ kind: 'approved', version: doc.fm.approved_version ?? doc.fm.version, by: doc.fm.approved_by ?? 'unknown' });
+      const review = reviewHistoryOf(doc).at(-1);
+      if (doc.fm.status === 'approved') {
+        const version = doc.fm.approved_version ?? doc.fm.version;
+        const comments = review?.kind === 'approval' && review.version === version ? review.notes.comments : [];
+        return finish({ kind: 'approved', version, by: doc.fm.approved_by ?? 'unknown', comments });
+      }
       const last = doc.rejections.at(-1);
       if ((doc.fm.status === 'rejected' || doc.fm.status === 'needs_review') && last) {
-        return finish({ kind: 'rejected', feedback: last.feedback, version: last.version, status: doc.fm.status });
+        const notes = review?.kind === 'rejection' && review.version === last.version ? review.notes : { feedback: last.feedback, comments: [] };
+        return finish({ kind: 'rejected', feedback: notes.feedback, version: last.version, status: doc.fm.status, comments: notes.comments });
       }
       finish({ kind: 'changed', status: doc.fm.status });
     };

@@ -75,6 +75,10 @@ const encoder = new TextEncoder();
 const CACHE_FORMAT = 2;
 const READ_CHUNK = 256;
 
+/** How many decided versions of a plan are kept for comparison, and the largest kept. */
+export const SNAPSHOTS_KEPT = 10;
+export const SNAPSHOT_MAX_BYTES = 1024 * 1024;
+
 /**
  * The plans of one workspace folder: `<root>/.pi/plans`. Every write takes the plan's lock,
  * re-reads the file under it, checks the version, splices, and writes atomically, so any
@@ -314,6 +318,57 @@ export class PlanStore {
     await this.writeNew(newId, text);
     await this.checkpoint(newId, { type: 'created', status: 'proposed', actor, version: 1, note: `cloned from ${id}` });
     return parsePlan(text);
+  }
+
+  /** Where the versions a person decided on are kept, per plan: `reviews/<id>/v<N>.md`. Never indexed. */
+  get reviewsDir(): string {
+    return `${this.plansDir}/reviews`;
+  }
+
+  /**
+   * Keeps the text of a version a person decided on (approved or rejected), so the next round
+   * can be compared with it. Not a plan and not a source of truth: a failure here never fails
+   * the review (the caller ignores it), a plan over the size cap is not kept, and only the
+   * latest `SNAPSHOTS_KEPT` versions per plan stay.
+   */
+  async saveSnapshot(id: string, version: number, text: string): Promise<void> {
+    this.pathOf(id);
+    const bytes = new TextEncoder().encode(text);
+    if (bytes.length > SNAPSHOT_MAX_BYTES) return;
+    const dir = `${this.reviewsDir}/${id}`;
+    await this.ports.writeGuard?.(dir);
+    await this.ports.fs.mkdirp(dir);
+    await this.ports.fs.writeFileAtomic(`${dir}/v${version}.md`, bytes);
+    const kept = await this.snapshotVersions(id);
+    for (const v of kept.slice(0, Math.max(0, kept.length - SNAPSHOTS_KEPT))) await this.ports.fs.removeFile(`${dir}/v${v}.md`).catch(() => undefined);
+  }
+
+  /** The versions of a plan that have a snapshot, oldest first. */
+  async snapshotVersions(id: string): Promise<number[]> {
+    this.pathOf(id);
+    const names = await this.ports.fs.readDir(`${this.reviewsDir}/${id}`).catch(() => [] as string[]);
+    return names
+      .map((n) => /^v(\d{1,9})\.md$/.exec(n)?.[1])
+      .filter((v): v is string => v !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+  }
+
+  /**
+   * The snapshot of `version`, or of the latest decided version before `before` (by default the
+   * latest one). Undefined when there is none or it cannot be read: no comparison, never an error.
+   */
+  async readSnapshot(id: string, opts: { version?: number; before?: number } = {}): Promise<{ version: number; text: string } | undefined> {
+    const versions = await this.snapshotVersions(id);
+    const v = opts.version ?? versions.filter((x) => opts.before === undefined || x < opts.before).at(-1);
+    if (v === undefined || !versions.includes(v)) return undefined;
+    const bytes = await this.ports.fs.readFile(`${this.reviewsDir}/${id}/v${v}.md`).catch(() => undefined);
+    if (!bytes) return undefined;
+    try {
+      return { version: v, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+    } catch {
+      return undefined;
+    }
   }
 
   /** Where archived plans go: out of the plans folder's listing, so out of every index and list. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { analyze, rejectionTitle, SECTION_NAMES } from '../core';
-import { asData, attentionNote, bodyFor, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
+import { analyze, openReview, rejectionTitle, SECTION_NAMES } from '../core';
+import { asData, attentionNote, bodyFor, commentLines, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
 
 export const getPlanTool = defineTool({
   name: 'pi_plan_get',
@@ -26,7 +26,12 @@ export const getPlanTool = defineTool({
       // The same problems the editor's Problems view and `pi-plans validate` show (notes left out).
       const found = analyze(doc.text, { config: store.config }).problems.filter((p) => p.severity !== 'info');
       const problems = found.length ? `Problems: ${found.map((p) => `line ${p.line}: ${p.message}`).join('; ')}.` : undefined;
+      // The last review's comments, beside the steps they concern, while its decision stands.
+      const open = openReview(doc);
+      const comments = open?.notes.comments.length
+        ? [open.kind === 'rejection' ? `Review comments to act on (rejection of v${open.version}); revise, then pi_plan_submit:` : `Suggestions with the approval of v${open.version} (not conditions):`, ...commentLines(doc, open.notes.comments)].join('\n')
+        : undefined;
       const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## ${rejectionTitle(r.version)}\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
-      return [header(doc), approved, attention, problems, rejections, nextAction(doc), asData(doc, section)].filter(Boolean).join('\n');
+      return [header(doc), approved, attention, problems, rejections, comments, nextAction(doc), asData(doc, section)].filter(Boolean).join('\n');
     }),
 });

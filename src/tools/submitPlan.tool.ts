@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { submitPlan } from '../service';
 import type { ReviewOutcome } from './context';
-import { defineTool, guarded, idField, locate, placeOf, result, versionField } from './toolkit';
+import { commentLines, defineTool, guarded, idField, locate, placeOf, result, versionField } from './toolkit';
 
 export const submitPlanTool = defineTool({
   name: 'pi_plan_submit',
@@ -17,17 +17,28 @@ export const submitPlanTool = defineTool({
   run: (i, ctx) =>
     guarded(i.id, async () => {
       const { store, id } = locate(ctx, i.id);
-      const { doc, cancelled } = await submitPlan(placeOf(ctx, store), id, { actor: 'agent', expectedVersion: i.version });
+      const { doc, cancelled, untouched } = await submitPlan(placeOf(ctx, store), id, { actor: 'agent', expectedVersion: i.version });
       if (cancelled) return result(doc, 'It had no steps, so it was cancelled (nothing to review).');
+      // Comments of the last rejection on steps or sections this revision did not change.
+      const unaddressed = untouched.length ? [`Not changed since the rejection (the reviewer may ask again):`, ...commentLines(doc, untouched)].join('\n') : undefined;
       const wait = (i.wait ?? ctx.settings.waitForReview) && ctx.review;
-      if (!wait) return result(doc, 'Submitted: awaiting the user\'s review.');
+      if (!wait) return result(doc, 'Submitted: awaiting the user\'s review.', unaddressed);
       const outcome: ReviewOutcome = await ctx.review!.awaitDecision(store, id, ctx.signal ?? new AbortController().signal);
       const now = await store.read(id);
       switch (outcome.kind) {
         case 'approved':
-          return result(now, `Approved by ${outcome.by} at v${outcome.version}.`);
+          return result(
+            now,
+            `Approved by ${outcome.by} at v${outcome.version}.`,
+            outcome.comments.length ? ['Suggestions with the approval (not conditions; follow them where they fit the approved steps):', ...commentLines(now, outcome.comments)].join('\n') : undefined,
+          );
         case 'rejected':
-          return result(now, `Rejected at v${outcome.version}${now.fm.status === 'needs_review' ? ' for the third time (needs_review)' : ''}. Feedback:`, `<feedback>${outcome.feedback}</feedback>`);
+          return result(
+            now,
+            `Rejected at v${outcome.version}${now.fm.status === 'needs_review' ? ' for the third time (needs_review)' : ''}.${outcome.feedback ? ' Feedback:' : ''}`,
+            outcome.feedback ? `<feedback>${outcome.feedback}</feedback>` : undefined,
+            outcome.comments.length ? ['Comments by step and section; revise each, then submit again:', ...commentLines(now, outcome.comments)].join('\n') : undefined,
+          );
         case 'changed':
           return result(now, `The review ended: the plan is now ${outcome.status}.`);
         case 'waiting':

@@ -200,3 +200,21 @@ export function bodyFor(doc: PlanDocument, section?: string): string {
   const names = doc.outline.sections.filter((s) => s.depth === 2).map((s) => s.title);
   return `(${doc.body.length} characters: summarized; read one section with pi_plan_get {"id":"${doc.fm.id}","section":"<name>"}. Sections: ${names.join(', ')})\n## Steps\n${steps}`;
 }
+
+/**
+ * Review comments as a model reads them: one line per comment with the step's text or the
+ * section it concerns, and the call that acts on it.
+ */
+export function commentLines(doc: PlanDocument, comments: readonly { anchor: string; body: string; addressed?: boolean }[]): string[] {
+  return comments.map((c) => {
+    const body = c.body.replace(/\s*\n\s*/g, ' ');
+    const step = doc.steps.find((s) => s.id === c.anchor);
+    if (/^S\d{3,4}$/.test(c.anchor)) {
+      if (!step) return `- ${c.anchor} (removed since): ${body}`;
+      return `- ${c.anchor} "${step.text}": ${body} → pi_plan_step {"id":"${doc.fm.id}","op":"update","step":"${c.anchor}", ...} (or "remove")`;
+    }
+    const key = c.anchor.toLowerCase();
+    const call = ['goal', 'assumptions', 'risks', 'verification', 'files', 'context'].includes(key) ? `pi_plan_update {"id":"${doc.fm.id}","${key}": ...}` : `pi_plan_set_content (the "## ${c.anchor}" section)`;
+    return `- ## ${c.anchor}: ${body} → ${call}`;
+  });
+}

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { isPlanError } from '../../../src/core';
-import { ActivePlans, approvePlan, archivePlan, changePlanStatus, editPlanStep, finishPlan, markPlanStep, rejectPlan, revisePlan, startPlan, submitPlan, updatePlan } from '../../../src/service';
+import { ActivePlans, approvePlan, archivePlan, changePlanStatus, compareWithReviewed, editPlanStep, finishPlan, markPlanStep, rejectPlan, revisePlan, startPlan, submitPlan, updatePlan } from '../../../src/service';
+import { SNAPSHOT_MAX_BYTES, SNAPSHOTS_KEPT } from '../../../src/store';
 import { PlanStore } from '../../../src/store';
 import { memoryPorts } from '../../helpers/memoryPorts';
 
@@ -121,5 +122,66 @@ describe('use cases (src/service): one path for every face', () => {
     assert.equal(failed.doc.fm.status, 'failed');
     assert.equal((await changePlanStatus({ store }, id, 'retry', { actor: 'cli' })).doc.fm.status, 'approved');
     await assert.rejects(changePlanStatus({ store }, id, 'retry', { actor: 'agent' }), (e) => isPlanError(e));
+  });
+
+  describe('the versions a person decided on (review snapshots)', () => {
+    it('keeps only decided versions, byte for byte, outside the index; compares the next round with them', async () => {
+      const { ports, fs } = memoryPorts();
+      const store = await PlanStore.open('/ws', ports);
+      const place = { store };
+      const id = await planReady(store);
+      await submitPlan(place, id, { actor: 'agent' });
+      const reviewed = new TextDecoder().decode(fs.files.get(store.pathOf(id))!);
+      await rejectPlan(place, id, { actor: 'user', feedback: 'No.', comments: [{ anchor: 'S001', body: 'Smaller.' }, { anchor: 'S002', body: 'Why?' }] });
+      assert.deepEqual(await store.snapshotVersions(id), [2]);
+      assert.equal((await store.readSnapshot(id))!.text, reviewed);
+      // Edits and a submit are not decisions: no snapshot.
+      await editPlanStep(place, id, { op: 'update', id: 'S001', text: 'One, smaller' }, { actor: 'agent' });
+      await submitPlan(place, id, { actor: 'agent' });
+      assert.deepEqual(await store.snapshotVersions(id), [2]);
+      const cmp = await compareWithReviewed(place, id);
+      assert.deepEqual(cmp.comparison!.changed, ['S001']);
+      assert.deepEqual(cmp.comments.map((c) => `${c.anchor}:${c.addressed}`), ['S001:true', 'S002:false']);
+      // Never indexed, never listed.
+      assert.deepEqual(store.list().map((e) => e.id), [id]);
+      await approvePlan(place, id, { actor: 'user' });
+      assert.deepEqual(await store.snapshotVersions(id), [2, 5]);
+    });
+
+    it('keeps at most the latest versions and none over the size cap', async () => {
+      const { ports } = memoryPorts();
+      const store = await PlanStore.open('/ws', ports);
+      const id = await planReady(store);
+      for (let v = 1; v <= SNAPSHOTS_KEPT + 3; v++) await store.saveSnapshot(id, v, `text ${v}`);
+      const kept = await store.snapshotVersions(id);
+      assert.equal(kept.length, SNAPSHOTS_KEPT);
+      assert.equal(kept[0], 4);
+      await store.saveSnapshot(id, 99, 'x'.repeat(SNAPSHOT_MAX_BYTES + 1));
+      assert.equal((await store.snapshotVersions(id)).includes(99), false);
+    });
+
+    it('a missing or corrupted snapshot is "no comparison available", never an error in the review', async () => {
+      const { ports, fs } = memoryPorts();
+      const store = await PlanStore.open('/ws', ports);
+      const place = { store };
+      const id = await planReady(store);
+      await submitPlan(place, id, { actor: 'agent' });
+      assert.match((await compareWithReviewed(place, id)).unavailable!, /no reviewed version/);
+      await rejectPlan(place, id, { actor: 'user', feedback: 'No.', comments: [{ anchor: 'S001', body: 'x' }] });
+      const snap = `${store.reviewsDir}/${id}/v2.md`;
+      fs.files.set(snap, new TextEncoder().encode('---\nnot: a plan\n---\n'));
+      await editPlanStep(place, id, { op: 'update', id: 'S001', text: 'changed' }, { actor: 'agent' });
+      assert.match((await compareWithReviewed(place, id)).unavailable!, /cannot be read/);
+      fs.files.set(snap, new Uint8Array([0xff, 0xfe, 0x00]));
+      assert.match((await compareWithReviewed(place, id)).unavailable!, /no reviewed version/);
+      // The resubmission goes through, without naming untouched comments it cannot know.
+      const done = await submitPlan(place, id, { actor: 'agent' });
+      assert.equal(done.doc.fm.status, 'proposed');
+      assert.deepEqual(done.untouched, []);
+      // A folder that cannot be written (a file where the folder should be) does not fail a decision.
+      fs.files.set(`${store.reviewsDir}/${id}`, new Uint8Array());
+      await rejectPlan(place, id, { actor: 'user', feedback: 'Still no.' });
+      assert.equal((await store.read(id)).fm.status, 'rejected');
+    });
   });
 });

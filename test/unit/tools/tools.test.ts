@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { approve, reject } from '../../../src/core';
 import { PlanStore } from '../../../src/store';
 import { ActivePlans, ALL_TOOLS, PlanTool, ToolContext, ToolSettings, waitForDecision } from '../../../src/tools';
+import { rejectPlan } from '../../../src/service';
 import { memoryPorts } from '../../helpers/memoryPorts';
 
 const tool = (name: string) => ALL_TOOLS.find((t) => t.name === name) as PlanTool;
@@ -149,6 +150,29 @@ describe('agent tools (handlers on in-memory stores)', () => {
     await new Promise((r2) => setTimeout(r2, 20));
     await store.update(id, 'cli', (d, c) => approve(d, d.fm.version, c));
     assert.match(await again, /Approved by cli at v5\./);
+  });
+
+  it('a rejection with comments comes back by step and section with the call for each; get shows them until the next submit, which names the untouched ones', async () => {
+    const { ctx, store } = await setup({ waitForReview: true });
+    const id = idOf(await call(ctx, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'Build it' }, { text: 'Test it' }], risks: ['none'] }));
+    const pending = call(ctx, 'pi_plan_submit', {});
+    while (store.entry(id)?.status !== 'proposed') await new Promise((r) => setImmediate(r));
+    await rejectPlan({ store }, id, { actor: 'user', feedback: 'Close.', comments: [{ anchor: 'S001', body: 'Which module?' }, { anchor: 'S002', body: 'Unit or e2e?' }, { anchor: 'Risks', body: 'Name one.' }] });
+    const r = await pending;
+    assert.match(r, /Feedback:\n<feedback>Close\.<\/feedback>/);
+    assert.match(r, /Comments by step and section; revise each, then submit again:\n- S001 "Build it": Which module\? → pi_plan_step \{"id":"PLAN-[0-9a-f]{8}","op":"update","step":"S001", \.\.\.\}/);
+    assert.match(r, /- ## Risks: Name one\. → pi_plan_update \{"id":"PLAN-[0-9a-f]{8}","risks": \.\.\.\}/);
+    let got = await call(ctx, 'pi_plan_get', {});
+    assert.match(got, /Review comments to act on \(rejection of v2\)/);
+    assert.match(got, /- S002 "Test it": Unit or e2e\?/);
+    // The agent revises S001 and Risks only; the submit names S002's comment as untouched.
+    await call(ctx, 'pi_plan_step', { op: 'update', step: 'S001', text: 'Build the parser module' });
+    await call(ctx, 'pi_plan_update', { risks: ['The parser is slow'] });
+    const again = await call(ctx, 'pi_plan_submit', { wait: false });
+    assert.match(again, /Not changed since the rejection \(the reviewer may ask again\):\n- S002 "Test it": Unit or e2e\?/);
+    assert.doesNotMatch(again, /S001 "Build/);
+    got = await call(ctx, 'pi_plan_get', {});
+    assert.doesNotMatch(got, /Review comments to act on/);
   });
 
   it('the review gate ends when the request is cancelled; the plan stays proposed', async () => {

@@ -1,0 +1,226 @@
+/**
+ * Reviews as code review has them: comments anchored to a step (`S003`) or a section (`Risks`),
+ * written into the plan's review history as plain Markdown, and the comparison of a plan with the
+ * version a person last decided on. Pure: the store keeps the snapshots, the faces the drafts.
+ */
+import { lineOf, PlanDocument } from './document';
+import { isReviewHistoryTitle } from './policy';
+
+/** One comment of a review, anchored to a step id or a section title. */
+export interface ReviewComment {
+  anchor: string;
+  body: string;
+}
+
+/** What a review section (`## Rejection (vN)` / `## Approval (vN)`) says. */
+export interface ReviewNotes {
+  feedback: string;
+  comments: ReviewComment[];
+}
+
+const STEP_ID = /^S\d{3,4}$/;
+/** A comment line: `- S003: …` or `- Risks: …` (a section title without a colon or line break). */
+const COMMENT_LINE = /^- (S\d{3,4}|[^\s:][^:\n]{0,79}): (.*)$/;
+const ANCHOR = /^(?:S\d{3,4}|[^\s:][^:\n]{0,79})$/;
+export const COMMENT_LIMITS = { comments: 100, body: 2000 } as const;
+
+/** True for a step anchor (`S003`); anything else names a section. */
+export function isStepAnchor(anchor: string): boolean {
+  return STEP_ID.test(anchor);
+}
+
+/**
+ * The body of a review section: the overall feedback, then one `- anchor: text` line per comment
+ * (a comment's further lines indented under it). Plain Markdown: pi-planner and people read it as it is.
+ */
+export function formatReviewNotes(feedback: string, comments: readonly ReviewComment[]): string {
+  const fb = feedback.replace(/\r\n?/g, '\n').trim();
+  const lines = comments.map((c) => {
+    const [first, ...rest] = c.body.replace(/\r\n?/g, '\n').trim().split('\n');
+    return [`- ${c.anchor}: ${first}`, ...rest.map((l) => (l.trim() ? `  ${l}` : ''))].join('\n').replace(/\n+$/, '');
+  });
+  return [fb, lines.join('\n')].filter(Boolean).join('\n\n');
+}
+
+/**
+ * Reads a review section back: the comments are the last block of `- anchor: text` lines (with
+ * their indented continuation lines); everything before it is the feedback. A section written
+ * by hand or by pi-planner without such lines is all feedback.
+ */
+export function parseReviewNotes(text: string): ReviewNotes {
+  const lines = text.replace(/\r\n?/g, '\n').replace(/\s+$/, '').split('\n');
+  const comments: ReviewComment[] = [];
+  let i = lines.length;
+  // Walk back over the trailing block: continuation lines belong to the comment line above them.
+  let pending: string[] = [];
+  while (i > 0) {
+    const line = lines[i - 1];
+    const m = COMMENT_LINE.exec(line);
+    if (m) {
+      comments.unshift({ anchor: m[1], body: [m[2], ...pending].join('\n').trim() });
+      pending = [];
+      i--;
+      continue;
+    }
+    if (/^ {2}\S/.test(line) || (line === '' && pending.length)) {
+      pending.unshift(line.slice(2));
+      i--;
+      continue;
+    }
+    break;
+  }
+  if (!comments.length) return { feedback: text.trim(), comments: [] };
+  // Continuation lines above the first comment line were not part of the block.
+  if (pending.length) i += pending.length;
+  return { feedback: lines.slice(0, i).join('\n').trim(), comments };
+}
+
+/** Checks comments a person or a tool sends; returns them trimmed, or says what is wrong. */
+export function normalizeComments(comments: readonly ReviewComment[] | undefined): ReviewComment[] {
+  const out: ReviewComment[] = [];
+  for (const c of comments ?? []) {
+    const anchor = c.anchor.trim();
+    const body = c.body.replace(/\r\n?/g, '\n').trim();
+    if (!body) continue;
+    if (!ANCHOR.test(anchor)) throw new ReviewInputError(`a comment is anchored to a step id (S003) or a section title without ":" (got "${anchor.slice(0, 80)}")`);
+    if (body.length > COMMENT_LIMITS.body) throw new ReviewInputError(`the comment on ${anchor} is over ${COMMENT_LIMITS.body} characters: shorten it`);
+    out.push({ anchor, body });
+  }
+  if (out.length > COMMENT_LIMITS.comments) throw new ReviewInputError(`a review holds at most ${COMMENT_LIMITS.comments} comments`);
+  return out;
+}
+
+/** A comment that cannot be written (its anchor or length); the operations turn it into a PlanError. */
+export class ReviewInputError extends Error {}
+
+/** Where each anchor of a plan is: steps by id (their first line) and `##` sections by title (their heading line), 0-based lines of the file. */
+export function reviewAnchors(doc: PlanDocument): Map<string, number> {
+  const at = new Map<string, number>();
+  const base = doc.block.bodyStart;
+  for (const s of doc.outline.sections) {
+    if (s.depth === 2 && !isReviewHistoryTitle(s.title) && !at.has(s.title)) at.set(s.title, lineOf(doc.text, base + s.start) - 1);
+  }
+  for (const s of doc.steps) at.set(s.id, lineOf(doc.text, base + doc.outline.steps[s.index].start) - 1);
+  return at;
+}
+
+/**
+ * The anchor a line of the file belongs to, for a new comment: any line of a step (its first
+ * line, details and note) is the step's; a section's heading line is the section's.
+ */
+export function anchorAtLine(doc: PlanDocument, line: number): string | undefined {
+  const base = doc.block.bodyStart;
+  for (const s of doc.steps) {
+    const item = doc.outline.steps[s.index];
+    const first = lineOf(doc.text, base + item.start) - 1;
+    const last = lineOf(doc.text, base + Math.max(item.start, item.end - 1)) - 1;
+    if (line >= first && line <= last) return s.id;
+  }
+  for (const s of doc.outline.sections) {
+    if (s.depth === 2 && !isReviewHistoryTitle(s.title) && lineOf(doc.text, base + s.start) - 1 === line) return s.title;
+  }
+  return undefined;
+}
+
+/** The review sections of a plan, oldest first, read back. */
+export function reviewHistoryOf(doc: PlanDocument): { kind: 'rejection' | 'approval'; version: number; notes: ReviewNotes }[] {
+  const out: { kind: 'rejection' | 'approval'; version: number; notes: ReviewNotes }[] = [];
+  for (const s of doc.outline.sections) {
+    const m = /^(Rejection|Approval) \(v(\d+)\)$/.exec(s.title);
+    if (s.depth !== 2 || !m) continue;
+    out.push({ kind: m[1] === 'Rejection' ? 'rejection' : 'approval', version: Number(m[2]), notes: parseReviewNotes(doc.body.slice(s.headingEnd, s.end)) });
+  }
+  return out;
+}
+
+/**
+ * The comments an agent still has to act on: those of the latest review while its decision
+ * stands (a rejection until the plan is submitted again; an approval's suggestions while the plan
+ * is approved or executing).
+ */
+export function openReview(doc: PlanDocument): { kind: 'rejection' | 'approval'; version: number; notes: ReviewNotes } | undefined {
+  const last = reviewHistoryOf(doc).at(-1);
+  if (!last) return undefined;
+  const s = doc.fm.status;
+  if (last.kind === 'rejection' && (s === 'rejected' || s === 'draft' || s === 'needs_review')) return last;
+  if (last.kind === 'approval' && (s === 'approved' || s === 'executing') && doc.fm.approved_version === last.version) return last;
+  return undefined;
+}
+
+// ---------- what changed since a reviewed version ----------
+
+/** A step's content as a reviewer sees it (its status is progress, not content). */
+function stepContent(s: PlanDocument['steps'][number]): string {
+  return JSON.stringify([s.text, s.tool ?? '', s.operation ?? '', s.target ?? '', s.details ?? '']);
+}
+
+/** The `##` sections' text by title (the Steps section and the review history left out). */
+function sectionContents(doc: PlanDocument): Map<string, string> {
+  const out = new Map<string, string>();
+  doc.outline.sections.forEach((s, i) => {
+    if (s.depth !== 2 || i === doc.outline.stepsSection || isReviewHistoryTitle(s.title) || out.has(s.title)) return;
+    out.set(s.title, doc.body.slice(s.headingEnd, s.end).trim());
+  });
+  return out;
+}
+
+export interface PlanComparison {
+  fromVersion: number;
+  toVersion: number;
+  added: string[];
+  changed: string[];
+  removed: string[];
+  /** Steps whose place in the order changed (nothing else about them). */
+  moved: string[];
+  sectionsChanged: string[];
+  sectionsAdded: string[];
+  sectionsRemoved: string[];
+  titleChanged: boolean;
+}
+
+/** What changed between a reviewed version and the current one, by step id and section title. */
+export function comparePlans(from: PlanDocument, to: PlanDocument): PlanComparison {
+  const before = new Map(from.steps.map((s) => [s.id, s]));
+  const after = new Map(to.steps.map((s) => [s.id, s]));
+  const added = to.steps.filter((s) => !before.has(s.id)).map((s) => s.id);
+  const removed = from.steps.filter((s) => !after.has(s.id)).map((s) => s.id);
+  const changed = to.steps.filter((s) => before.has(s.id) && stepContent(before.get(s.id)!) !== stepContent(s)).map((s) => s.id);
+  // Moved: the kept steps' relative order differs.
+  const keptBefore = from.steps.filter((s) => after.has(s.id)).map((s) => s.id);
+  const keptAfter = to.steps.filter((s) => before.has(s.id)).map((s) => s.id);
+  const moved = keptAfter.filter((id, i) => keptBefore[i] !== id && !changed.includes(id));
+  const sb = sectionContents(from);
+  const sa = sectionContents(to);
+  return {
+    fromVersion: from.fm.version,
+    toVersion: to.fm.version,
+    added,
+    changed,
+    removed,
+    moved,
+    sectionsChanged: [...sa].filter(([t, v]) => sb.has(t) && sb.get(t) !== v).map(([t]) => t),
+    sectionsAdded: [...sa.keys()].filter((t) => !sb.has(t)),
+    sectionsRemoved: [...sb.keys()].filter((t) => !sa.has(t)),
+    titleChanged: from.fm.title !== to.fm.title,
+  };
+}
+
+/** Whether a comment's step or section was revised since the review it was made in. */
+export function commentAddressed(c: ReviewComment, cmp: PlanComparison): boolean {
+  if (isStepAnchor(c.anchor)) return cmp.changed.includes(c.anchor) || cmp.removed.includes(c.anchor) || cmp.moved.includes(c.anchor);
+  return cmp.sectionsChanged.includes(c.anchor) || cmp.sectionsRemoved.includes(c.anchor);
+}
+
+/** The comparison as lines for a terminal or a model: one line per change, by id. */
+export function describeComparison(cmp: PlanComparison): string[] {
+  const out: string[] = [];
+  if (cmp.titleChanged) out.push('~ title');
+  for (const id of cmp.added) out.push(`+ ${id} added`);
+  for (const id of cmp.changed) out.push(`~ ${id} changed`);
+  for (const id of cmp.moved) out.push(`↕ ${id} moved`);
+  for (const id of cmp.removed) out.push(`- ${id} removed`);
+  for (const t of cmp.sectionsAdded) out.push(`+ ## ${t} added`);
+  for (const t of cmp.sectionsChanged) out.push(`~ ## ${t} changed`);
+  for (const t of cmp.sectionsRemoved) out.push(`- ## ${t} removed`);
+  return out;
+}
