@@ -3,6 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   changedSinceApproval,
+  describeComparison,
+  parsePlan,
+  ReviewComment,
   isPlanError,
   isPlanId,
   progressOf,
@@ -14,7 +17,7 @@ import {
   sectionText,
 } from '../core';
 import { openNodeStore } from '../node';
-import { approvePlan, changePlanStatus, rejectPlan } from '../service';
+import { approvePlan, changePlanStatus, compareWithReviewed, rejectPlan } from '../service';
 import { IndexEntry, PlanStore } from '../store';
 
 /** Output sinks, so tests can run the CLI in-process. */
@@ -138,23 +141,76 @@ export function buildProgram(io: CliIo = realIo): Command {
     return Number(v);
   });
 
+  // --comment S003="text" or --comment Risks="text", repeatable: a review comment on a step or a section.
+  const comment = () =>
+    new Option('--comment <anchor=text>', 'a comment on a step (S003="…") or a section (Risks="…"); repeatable').argParser((v: string, list: ReviewComment[] = []) => {
+      const at = v.indexOf('=');
+      if (at < 1 || !v.slice(at + 1).trim()) throw new UsageError(`--comment takes ANCHOR=TEXT, a step id or section title, "=", then the comment (e.g. --comment S003="Split this step"); got "${v.slice(0, 80)}"`);
+      return [...list, { anchor: v.slice(0, at).trim(), body: v.slice(at + 1) }];
+    });
+
   program
     .command('approve <id>')
-    .description('approve a proposed plan (a human decision)')
+    .description('approve a proposed plan (a human decision); comments become non-blocking suggestions')
     .addOption(seen())
-    .action(async (id: string, o: { seenVersion?: number }) => {
-      const { doc } = await approvePlan({ store: await store() }, id, { actor: 'cli', seenVersion: o.seenVersion });
-      io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version}).\n`);
+    .addOption(comment())
+    .action(async (id: string, o: { seenVersion?: number; comment?: ReviewComment[] }) => {
+      const { doc } = await approvePlan({ store: await store() }, id, { actor: 'cli', seenVersion: o.seenVersion, comments: o.comment });
+      io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version})${o.comment?.length ? ` with ${o.comment.length} suggestion${o.comment.length === 1 ? '' : 's'}` : ''}.\n`);
     });
 
   program
     .command('reject <id>')
-    .description('reject a proposed plan with feedback for its author')
-    .requiredOption('--feedback <text>', 'what must change')
+    .description('reject a proposed plan with feedback and comments for its author')
+    .option('--feedback <text>', 'what must change, overall')
+    .addOption(comment())
     .addOption(seen())
-    .action(async (id: string, o: { feedback: string; seenVersion?: number }) => {
-      const { doc } = await rejectPlan({ store: await store() }, id, { actor: 'cli', feedback: o.feedback, seenVersion: o.seenVersion });
+    .action(async (id: string, o: { feedback?: string; seenVersion?: number; comment?: ReviewComment[] }) => {
+      if (!o.feedback?.trim() && !o.comment?.length) throw new UsageError('say what must change: --feedback "…" and/or --comment S003="…" (repeatable)');
+      const { doc } = await rejectPlan({ store: await store() }, id, { actor: 'cli', feedback: o.feedback ?? '', seenVersion: o.seenVersion, comments: o.comment });
       io.out(`${id} ${doc.fm.status === 'needs_review' ? 'rejected a third time: needs_review (reopen it to continue)' : 'rejected'} (v${doc.fm.version}).\n`);
+    });
+
+  program
+    .command('diff <id>')
+    .description('what changed since the last version a person approved or rejected, by step and section')
+    .option('--from <n>', 'compare with this reviewed version instead', (v) => {
+      if (!/^\d+$/.test(v)) throw new UsageError('--from takes a version number, e.g. --from 3');
+      return Number(v);
+    })
+    .option('--json', 'the comparison as JSON')
+    .action(async (id: string, o: { from?: number; json?: boolean }) => {
+      const st = await store();
+      const now = await st.read(id);
+      const r = await compareWithReviewed({ store: st }, id, { version: o.from, doc: now });
+      if (o.json) {
+        io.out(JSON.stringify({ id, ...(r.comparison ?? { unavailable: r.unavailable }), comments: r.comments }, null, 2) + '\n');
+        if (!r.comparison) process.exitCode = 1;
+        return;
+      }
+      if (!r.comparison) {
+        io.err(`${id}: no comparison available: ${r.unavailable}. Versions kept: ${(await st.snapshotVersions(id)).map((v) => `v${v}`).join(', ') || 'none (a version is kept when a person approves or rejects it)'}.\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const cmp = r.comparison;
+      const then = parsePlan(r.reviewedText!);
+      const textOf = (d: PlanDocument, step: string) => d.steps.find((s) => s.id === step)?.text ?? '';
+      io.out(`${id}: v${cmp.fromVersion} (reviewed) → v${cmp.toVersion}\n`);
+      const lines = describeComparison(cmp);
+      if (!lines.length) io.out('  no change to the steps or sections\n');
+      for (const line of lines) {
+        const step = /^[+~↕-] (S\d{3,4}) /.exec(line)?.[1];
+        let detail = '';
+        if (step && line.startsWith('~')) detail = `: "${textOf(then, step)}" → "${textOf(now, step)}"`;
+        else if (step && line.startsWith('+')) detail = `: "${textOf(now, step)}"`;
+        else if (step && line.startsWith('-')) detail = `: "${textOf(then, step)}"`;
+        io.out(`  ${line}${detail}\n`);
+      }
+      if (r.comments.length) {
+        io.out(`Comments of the v${cmp.fromVersion} review:\n`);
+        for (const c of r.comments) io.out(`  ${c.addressed ? 'revised ' : 'untouched'}  ${c.anchor}: ${c.body.replace(/\s*\n\s*/g, ' ')}\n`);
+      }
     });
 
   for (const [name, action, what] of [

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../../src/cli/main';
-import { submit } from '../../../src/core';
+import { editStep, submit } from '../../../src/core';
 import { openNodeStore } from '../../../src/node';
 
 interface Run {
@@ -354,13 +354,44 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       assert.match(file('PLAN-0000000a'), /^status: needs_review$/m);
     });
 
-    it('missing --feedback is a usage error (exit 2), file unchanged', async () => {
+    it('neither --feedback nor --comment is a usage error (exit 2), file unchanged', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
       const before = file('PLAN-0000000a');
       const r = await cli('reject', 'PLAN-0000000a');
       assert.equal(r.code, 2);
-      assert.match(r.err, /required option '--feedback <text>' not specified/);
+      assert.match(r.err, /say what must change: --feedback "…" and\/or --comment S003="…"/);
+      const bad = await cli('reject', 'PLAN-0000000a', '--comment', 'S001');
+      assert.equal(bad.code, 2);
+      assert.match(bad.err, /--comment takes ANCHOR=TEXT/);
       assert.equal(file('PLAN-0000000a'), before);
+    });
+
+    it('--comment (repeatable) writes one "- S002: …" line per comment after the feedback; diff then compares the revision with the rejected version', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a', { steps: ['[ ] S001 first', '[ ] S002 second'] }));
+      const r = await cli('reject', 'PLAN-0000000a', '--feedback', 'Almost.', '--comment', 'S002=Say which tests', '--comment', 'Goal=Too vague: name the endpoint');
+      assert.equal(r.code, 0, r.err);
+      assert.ok(file('PLAN-0000000a').endsWith('## Rejection (v3)\nAlmost.\n\n- S002: Say which tests\n- Goal: Too vague: name the endpoint\n'), file('PLAN-0000000a'));
+      // The agent revises S001 only (through the store, as a tool would).
+      const store = await openNodeStore(root);
+      await store.update('PLAN-0000000a', 'agent', (d, c) => editStep(d, { op: 'update', id: 'S001', text: 'first, done right' }, c));
+      const d = await cli('diff', 'PLAN-0000000a');
+      assert.equal(d.code, 0, d.err);
+      assert.equal(
+        d.out,
+        [
+          'PLAN-0000000a: v3 (reviewed) → v5',
+          '  ~ S001 changed: "first" → "first, done right"',
+          'Comments of the v3 review:',
+          '  untouched  S002: Say which tests',
+          '  untouched  Goal: Too vague: name the endpoint',
+          '',
+        ].join('\n'),
+      );
+      const json = JSON.parse((await cli('diff', 'PLAN-0000000a', '--json')).out);
+      assert.deepEqual(json.changed, ['S001']);
+      const none = await cli('diff', 'PLAN-0000000a', '--from', '2');
+      assert.equal(none.code, 1);
+      assert.match(none.err, /no comparison available: no snapshot of v2 is kept\. Versions kept: v3\./);
     });
   });
 
