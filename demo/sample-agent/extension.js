@@ -26,6 +26,11 @@ async function call(log, name, input, token) {
   const r = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, token);
   const text = r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
   log.appendLine(`← ${text.split('\n')[0]}`);
+  // The review's comments, one line each, as the tool listed them.
+  for (const line of text.split('\n')) if (/^- (S\d{3,4}|## )/.test(line)) log.appendLine(`  ${line}`);
+  // Tests read the whole conversation from a file (piPlansDemo.transcriptFile, off by default).
+  const transcript = vscode.workspace.getConfiguration('piPlansDemo').get('transcriptFile', '');
+  if (transcript) require('node:fs').appendFileSync(transcript, `→ ${name} ${JSON.stringify(input)}\n${text}\n\n`);
   return text;
 }
 
@@ -77,7 +82,7 @@ async function runAgent(log, state) {
           r = await call(log, 'pi_plan_submit', { id, wait: true }, token);
           if (/Approved by/.test(r)) break;
           const feedback = /<feedback>([\s\S]*?)<\/feedback>/.exec(r);
-          if (!feedback) {
+          if (!feedback && !/^Rejected at v/m.test(r)) {
             if (token.isCancellationRequested) throw new Cancelled();
             log.appendLine(`The review ended without a decision: ${r.split('\n')[0]}`);
             return;
@@ -87,6 +92,19 @@ async function runAgent(log, state) {
             return;
           }
           progress.report({ message: 'revising the plan with your feedback…' });
+          // Comments on steps: the agent rewrites the first commented step (and only that one),
+          // so a reviewer can see one comment addressed and the others not.
+          const commented = /^- (S\d{3,4}) "([^"]*)": (.*?) → pi_plan_step/m.exec(r);
+          if (commented) {
+            await call(log, 'pi_plan_step', { id, op: 'update', step: commented[1], text: `${commented[2]}, as the review asked: ${commented[3].slice(0, 200)}` }, token);
+            await pause(delay() / 2, token);
+            continue;
+          }
+          if (!feedback) {
+            if (token.isCancellationRequested) throw new Cancelled();
+            log.appendLine(`The review ended without a decision: ${r.split('\n')[0]}`);
+            return;
+          }
           const text = feedback[1].trim().replace(/\s+/g, ' ').slice(0, 400);
           // The revision: a step that addresses the feedback, before the final test run.
           r = await call(log, 'pi_plan_step', { id, op: 'add', text: `Address the review: ${text}`, after: ids[ids.length - 2] }, token);

@@ -12,11 +12,12 @@ import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
 import type { EDITABLE_SECTIONS, InvalidView, PlanEditorCommand, PlanView, ViewNode } from '../protocol/planEditor';
 import type { AttentionFlag } from './attentionOrder';
-import { parsePlan } from './document';
+import { parsePlan, PlanDocument } from './document';
 import { isPlanError } from './errors';
 import { TRANSITIONS } from './lifecycle';
 import { planCommands, stepMarks } from './planActions';
 import { isReviewHistoryTitle, progressOf } from './policy';
+import { commentAddressed, comparePlans, describeComparison, PlanComparison } from './review';
 import type { Checkpoint } from './schema';
 
 /**
@@ -118,6 +119,10 @@ export interface PlanViewContext {
   checkpoints?: readonly Checkpoint[];
   /** Whether a step's target names a file of the workspace (shown as a link). */
   isFile?: (target: string) => boolean;
+  /** Unresolved draft review threads by anchor (step id or section title). */
+  threads?: Readonly<Record<string, number>>;
+  /** The comparison with the last reviewed version (its text and that review's comments). */
+  reviewed?: { text: string; comments: readonly { anchor: string; body: string }[] };
 }
 
 const TIMELINE_LIMIT = 50;
@@ -140,6 +145,19 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
   const { done, total } = progressOf(doc.steps);
   const commands: PlanEditorCommand[] = ctx.readOnly ? [] : planCommands(fm.status, { flag: ctx.flag }).map((c) => (c === 'approve' && ctx.dirty ? 'saveToApprove' : c));
   const marks = [ctx.active ? 'active' : '', ctx.flag ?? ''].filter(Boolean);
+  // Since the last reviewed version: what each step and section is now, and the review's comments.
+  let cmp: PlanComparison | undefined;
+  let then: PlanDocument | undefined;
+  if (ctx.reviewed) {
+    try {
+      then = parsePlan(ctx.reviewed.text);
+      cmp = then.fm.id === doc.fm.id ? comparePlans(then, doc) : undefined;
+    } catch {
+      cmp = undefined; // a snapshot that does not read: no comparison, never an error
+    }
+  }
+  const stepSince = (id: string) => (cmp?.added.includes(id) ? 'added' : cmp?.changed.includes(id) ? 'changed' : cmp?.moved.includes(id) ? 'moved' : undefined);
+  const sectionSince = (title: string) => (cmp?.sectionsAdded.includes(title) ? 'added' : cmp?.sectionsChanged.includes(title) ? 'changed' : undefined);
   return {
     kind: 'plan',
     id: fm.id,
@@ -168,13 +186,26 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
       ...(s.note ? { note: s.note } : {}),
       source: s.text,
       marks: ctx.readOnly ? [] : stepMarks(fm.status, s.status),
+      ...(ctx.threads?.[s.id] ? { threads: ctx.threads[s.id] } : {}),
+      ...(stepSince(s.id) ? { since: stepSince(s.id) } : {}),
     })),
     sections: sections
       .filter((s) => s.title !== 'Goal' && s.title !== 'Steps' && !isReviewHistoryTitle(s.title))
       .map((s) => {
         const key = SECTION_KEY[s.title];
-        return { title: s.title, body: renderMarkdown(bodyOf(s)), ...(key ? { key, source: bodyOf(s) } : {}) };
+        const since = sectionSince(s.title);
+        return { title: s.title, body: renderMarkdown(bodyOf(s)), ...(key ? { key, source: bodyOf(s) } : {}), ...(ctx.threads?.[s.title] ? { threads: ctx.threads[s.title] } : {}), ...(since ? { since } : {}) };
       }),
+    ...(cmp && then
+      ? {
+          review: {
+            fromVersion: cmp.fromVersion,
+            removed: cmp.removed.map((id) => ({ id, text: then!.steps.find((s) => s.id === id)?.text ?? '' })),
+            comments: (ctx.reviewed?.comments ?? []).map((c) => ({ anchor: c.anchor, body: c.body, addressed: commentAddressed(c, cmp!) })),
+            changes: describeComparison(cmp).length,
+          },
+        }
+      : {}),
     rejections: doc.rejections.map((r) => ({ version: r.version, feedback: renderMarkdown(r.feedback) })),
     timeline: (ctx.checkpoints ?? []).slice(-TIMELINE_LIMIT).map((c) => ({
       at: c.at,

@@ -3,7 +3,7 @@
  * written into the plan's review history as plain Markdown, and the comparison of a plan with the
  * version a person last decided on. Pure: the store keeps the snapshots, the faces the drafts.
  */
-import { lineOf, PlanDocument } from './document';
+import type { PlanDocument } from './document';
 import { isReviewHistoryTitle } from './policy';
 
 /** One comment of a review, anchored to a step id or a section title. */
@@ -93,15 +93,47 @@ export function normalizeComments(comments: readonly ReviewComment[] | undefined
 /** A comment that cannot be written (its anchor or length); the operations turn it into a PlanError. */
 export class ReviewInputError extends Error {}
 
+/** Where each anchor is in the file: 0-based first and last line (a step's last line includes its details and note; a section's is its heading). */
+export interface AnchorPlace {
+  anchor: string;
+  first: number;
+  last: number;
+}
+
+/** The anchors of a plan in file order of kind: sections (their headings), then steps. One pass over the text. */
+export function anchorPlaces(doc: PlanDocument): AnchorPlace[] {
+  const starts = [0];
+  for (let i = doc.text.indexOf('\n'); i !== -1; i = doc.text.indexOf('\n', i + 1)) starts.push(i + 1);
+  // The 0-based line of an offset: the last line start at or before it.
+  const lineAt = (offset: number) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const base = doc.block.bodyStart;
+  const out: AnchorPlace[] = [];
+  const seen = new Set<string>();
+  for (const s of doc.outline.sections) {
+    if (s.depth !== 2 || isReviewHistoryTitle(s.title) || seen.has(s.title)) continue;
+    seen.add(s.title);
+    const line = lineAt(base + s.start);
+    out.push({ anchor: s.title, first: line, last: line });
+  }
+  for (const s of doc.steps) {
+    const item = doc.outline.steps[s.index];
+    out.push({ anchor: s.id, first: lineAt(base + item.start), last: lineAt(base + Math.max(item.start, item.end - 1)) });
+  }
+  return out;
+}
+
 /** Where each anchor of a plan is: steps by id (their first line) and `##` sections by title (their heading line), 0-based lines of the file. */
 export function reviewAnchors(doc: PlanDocument): Map<string, number> {
-  const at = new Map<string, number>();
-  const base = doc.block.bodyStart;
-  for (const s of doc.outline.sections) {
-    if (s.depth === 2 && !isReviewHistoryTitle(s.title) && !at.has(s.title)) at.set(s.title, lineOf(doc.text, base + s.start) - 1);
-  }
-  for (const s of doc.steps) at.set(s.id, lineOf(doc.text, base + doc.outline.steps[s.index].start) - 1);
-  return at;
+  return new Map(anchorPlaces(doc).map((p) => [p.anchor, p.first]));
 }
 
 /**
@@ -109,17 +141,7 @@ export function reviewAnchors(doc: PlanDocument): Map<string, number> {
  * line, details and note) is the step's; a section's heading line is the section's.
  */
 export function anchorAtLine(doc: PlanDocument, line: number): string | undefined {
-  const base = doc.block.bodyStart;
-  for (const s of doc.steps) {
-    const item = doc.outline.steps[s.index];
-    const first = lineOf(doc.text, base + item.start) - 1;
-    const last = lineOf(doc.text, base + Math.max(item.start, item.end - 1)) - 1;
-    if (line >= first && line <= last) return s.id;
-  }
-  for (const s of doc.outline.sections) {
-    if (s.depth === 2 && !isReviewHistoryTitle(s.title) && lineOf(doc.text, base + s.start) - 1 === line) return s.title;
-  }
-  return undefined;
+  return anchorPlaces(doc).find((p) => line >= p.first && line <= p.last)?.anchor;
 }
 
 /** The review sections of a plan, oldest first, read back. */

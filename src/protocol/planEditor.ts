@@ -57,6 +57,10 @@ const StepViewSchema = z.object({
   source: z.string(),
   /** What a person may mark it as now (while its plan executes). */
   marks: z.array(z.string()),
+  /** Unresolved threads of the reviewer's draft review on this step. */
+  threads: z.optional(z.number()),
+  /** What happened to it since the last reviewed version. */
+  since: z.optional(z.enum(['added', 'changed', 'moved'])),
 });
 export type StepView = z.infer<typeof StepViewSchema>;
 
@@ -80,7 +84,26 @@ export const PlanViewSchema = z.object({
   goal: z.optional(z.array(ViewNodeSchema)),
   steps: z.array(StepViewSchema),
   /** The other sections in the file's order, rendered (Assumptions, Risks, … and the author's own). */
-  sections: z.array(z.object({ title: z.string(), body: z.array(ViewNodeSchema), key: z.optional(z.enum(EDITABLE_SECTIONS)), source: z.optional(z.string()) })),
+  sections: z.array(
+    z.object({
+      title: z.string(),
+      body: z.array(ViewNodeSchema),
+      key: z.optional(z.enum(EDITABLE_SECTIONS)),
+      source: z.optional(z.string()),
+      threads: z.optional(z.number()),
+      since: z.optional(z.enum(['added', 'changed'])),
+    }),
+  ),
+  /** The comparison with the last version a person approved or rejected, when one is kept. */
+  review: z.optional(
+    z.object({
+      fromVersion: z.number(),
+      removed: z.array(z.object({ id: z.string(), text: z.string() })),
+      /** The comments of that review, each with whether the revision changed its step or section. */
+      comments: z.array(z.object({ anchor: z.string(), body: z.string(), addressed: z.boolean() })),
+      changes: z.number(),
+    }),
+  ),
   rejections: z.array(z.object({ version: z.number(), feedback: z.array(ViewNodeSchema) })),
   timeline: z.array(z.object({ at: z.string(), text: z.string() })),
   resultSummary: z.optional(z.string()),
@@ -130,6 +153,9 @@ export const FromWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('editGoal'), text: z.string().check(z.maxLength(20_000)), version: z.number() }),
   z.object({ type: z.literal('editSection'), key: z.enum(EDITABLE_SECTIONS), text: z.string().check(z.maxLength(50_000)), version: z.number() }),
   z.object({ type: z.literal('openAsText') }),
+  /** Comment on a step or a section: the text editor opens there with a new comment. */
+  z.object({ type: z.literal('comment'), anchor: z.string().check(z.maxLength(120)) }),
+  z.object({ type: z.literal('compare') }),
   z.object({ type: z.literal('rendered'), ms: z.number() }),
 ]);
 export type FromWebview = z.infer<typeof FromWebviewSchema>;

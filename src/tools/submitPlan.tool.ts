@@ -30,6 +30,7 @@ export const submitPlanTool = defineTool({
           return result(
             now,
             `Approved by ${outcome.by} at v${outcome.version}.`,
+            unaddressed,
             outcome.comments.length ? ['Suggestions with the approval (not conditions; follow them where they fit the approved steps):', ...commentLines(now, outcome.comments)].join('\n') : undefined,
           );
         case 'rejected':
@@ -37,6 +38,7 @@ export const submitPlanTool = defineTool({
             now,
             `Rejected at v${outcome.version}${now.fm.status === 'needs_review' ? ' for the third time (needs_review)' : ''}.${outcome.feedback ? ' Feedback:' : ''}`,
             outcome.feedback ? `<feedback>${outcome.feedback}</feedback>` : undefined,
+            unaddressed,
             outcome.comments.length ? ['Comments by step and section; revise each, then submit again:', ...commentLines(now, outcome.comments)].join('\n') : undefined,
           );
         case 'changed':

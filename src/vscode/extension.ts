@@ -11,6 +11,8 @@ import { registerPlanCommands } from './planCommands';
 import { PlanExplorer } from './planTree';
 import { openPlan, PlanEditorProvider } from './planEditor';
 import { registerReviewCommands } from './reviewCommands';
+import { ReviewComments } from './reviewComments';
+import { ReviewCompare } from './reviewCompare';
 import { VsCodeReviewGate } from './reviewGate';
 import { PlanStatusBar } from './statusBar';
 import { FolderEntry, PlansChange, PlanStatusChange, WorkspacePlans } from './workspacePlans';
@@ -55,13 +57,17 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   context.subscriptions.push(active);
   context.subscriptions.push(new PlanStatusBar(plans, active));
   context.subscriptions.push(...registerLmTools(plans, active, new VsCodeReviewGate()));
+  // The draft review (comments on plan files) before the commands that submit it.
+  const comments = new ReviewComments(context.workspaceState);
+  context.subscriptions.push(comments);
+  context.subscriptions.push(new ReviewCompare(plans));
   context.subscriptions.push(...registerReviewCommands(plans, active));
   context.subscriptions.push(...registerPlanCommands(plans, active));
   context.subscriptions.push(new PlanDiagnostics(plans));
   const explorer = new PlanExplorer(plans, active, context.workspaceState);
   context.subscriptions.push(explorer);
   context.subscriptions.push(new PlanCodeLens(plans));
-  const editor = new PlanEditorProvider(context.extensionUri, plans, active);
+  const editor = new PlanEditorProvider(context.extensionUri, plans, active, comments);
   context.subscriptions.push(editor);
   context.subscriptions.push(new PlanFileDecorations(plans));
   context.subscriptions.push(new PlanNotifications(plans, active));

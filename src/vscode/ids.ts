@@ -33,6 +33,15 @@ export const COMMANDS = {
   revealInExplorer: 'piPlans.revealInExplorer',
   openPreview: 'piPlans.openPreview',
   openAsText: 'piPlans.openAsText',
+  addComment: 'piPlans.addComment',
+  editComment: 'piPlans.editComment',
+  deleteComment: 'piPlans.deleteComment',
+  saveComment: 'piPlans.saveComment',
+  cancelEditComment: 'piPlans.cancelEditComment',
+  resolveThread: 'piPlans.resolveThread',
+  unresolveThread: 'piPlans.unresolveThread',
+  deleteThread: 'piPlans.deleteThread',
+  compareWithReviewed: 'piPlans.compareWithReviewed',
 } as const;
 
 /** The command each of the core's plan commands runs (`PlanCommand` in src/core/planActions.ts). */
@@ -52,6 +61,14 @@ export const PLAN_COMMAND_IDS = {
 
 /** The command that marks a step with each status. */
 export const MARK_COMMAND_IDS = { in_progress: COMMANDS.markInProgress, done: COMMANDS.markDone, blocked: COMMANDS.markBlocked, skipped: COMMANDS.markSkipped } as const;
+
+/** The review comment controller's id and its threads' and comments' context values (menus' `when` clauses). */
+export const COMMENT_IDS = {
+  controller: 'piPlans.review',
+  thread: 'piPlans.draftThread',
+  resolvedThread: 'piPlans.draftThread.resolved',
+  comment: 'piPlans.draftComment',
+} as const;
 
 /** The views this extension contributes. */
 export const VIEWS = {

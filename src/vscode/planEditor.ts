@@ -1,13 +1,15 @@
 import * as vscode from 'vscode';
-import { editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, setMetadata, StepOp } from '../core';
+import { editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewHistoryOf, setMetadata, StepOp } from '../core';
 import { planView } from '../core/planView';
 import { FromWebview, FromWebviewSchema, ToWebview } from '../protocol/planEditor';
 import { rejectPlan } from '../service';
+import type { PlanStore } from '../store';
 import type { WorkspaceActivePlans } from './activePlans';
 import { DisposableScope } from './disposable';
 import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, SETTINGS } from './ids';
 import { report } from './planCommands';
 import { approveAsPerson } from './reviewCommands';
+import { draftCommentsFor, ReviewComments } from './reviewComments';
 import type { WorkspacePlans } from './workspacePlans';
 
 
@@ -17,6 +19,9 @@ export async function openPlan(uri: vscode.Uri, opts: { preview?: boolean; prese
   if (how === 'text') await vscode.window.showTextDocument(uri, { preview: opts.preview ?? true, preserveFocus: opts.preserveFocus });
   else await vscode.commands.executeCommand('vscode.openWith', uri, PlanEditorProvider.viewType, { preview: opts.preview ?? true, preserveFocus: opts.preserveFocus });
 }
+
+/** A plan file's path. */
+const PLAN_FILE = /\/\.pi\/plans\/PLAN-[0-9a-f]{8}\.md$/;
 
 /** The plan files' pattern (the custom editor's selector in package.json). */
 export const PLAN_FILE_PATTERN = '**/.pi/plans/PLAN-*.md';
@@ -56,6 +61,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     private readonly extensionUri: vscode.Uri,
     private readonly plans: WorkspacePlans,
     private readonly active: WorkspaceActivePlans,
+    private readonly comments: ReviewComments,
   ) {
     super();
     void syncEditorAssociation().catch((e) => plans.logError('plan editor', e));
@@ -67,8 +73,13 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     this.register(vscode.window.registerCustomEditorProvider(PlanEditorProvider.viewType, this, { webviewOptions: { enableFindWidget: true }, supportsMultipleEditorsPerDocument: true }));
     this.register(
       vscode.commands.registerCommand(COMMANDS.openPreview, async (arg?: vscode.Uri) => {
-        const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
+        // The file given, else the plan in the active tab or editor (the focus may be in a
+        // comment box, whose own small document is not a plan).
+        const tab = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+        const candidates = [arg instanceof vscode.Uri ? arg : undefined, tab instanceof vscode.TabInputText ? tab.uri : undefined, vscode.window.activeTextEditor?.document.uri];
+        const uri = candidates.find((u) => u && PLAN_FILE.test(u.path));
         if (uri) await vscode.commands.executeCommand('vscode.openWith', uri, PlanEditorProvider.viewType);
+        else void vscode.window.showInformationMessage(vscode.l10n.t('Open a plan file (.pi/plans/PLAN-….md) first.'));
       }),
     );
     this.register(
@@ -103,6 +114,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       const text = document.getText();
       await this.plans.prepare(text);
       const checkpoints = id && s?.entry(id) ? await s.readCheckpoints(id).catch(() => []) : [];
+      const reviewed = id && s ? await reviewedFor(s, id, text) : undefined;
       const unknown: string[] = [];
       const view = planView(text, {
         flag: folder && id ? this.plans.attention(folder.uri, `${id}.md`) : undefined,
@@ -110,6 +122,8 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
         dirty: document.isDirty,
         readOnly: !this.plans.writable || !id || !PLAN_ID_PATTERN.test(id),
         checkpoints,
+        threads: this.comments.counts(document.uri),
+        reviewed,
         isFile: (t) => {
           if (!targets.has(t)) unknown.push(t);
           return targets.get(t) ?? false;
@@ -150,6 +164,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       this.plans.onDidChangePlans(() => soon()),
       this.plans.onDidChangeAttention(() => soon()),
       this.active.onDidChange(() => soon()),
+      this.comments.onDidChange((uri) => uri.toString() === document.uri.toString() && soon()),
       panel.webview.onDidReceiveMessage((raw) => {
         const m = FromWebviewSchema.safeParse(raw);
         if (!m.success) {
@@ -184,6 +199,14 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       await this.openLink(m.href, folder);
       return;
     }
+    if (m.type === 'comment') {
+      await commentAt(document, m.anchor, this.comments);
+      return;
+    }
+    if (m.type === 'compare') {
+      await vscode.commands.executeCommand(COMMANDS.compareWithReviewed, document.uri);
+      return;
+    }
     const store = folder ? this.plans.storeFor(folder.uri) : undefined;
     if (!store || !id || m.type === 'ready') return;
     if (m.type === 'editStep' || m.type === 'editGoal' || m.type === 'editSection') {
@@ -197,7 +220,10 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       return;
     }
     if (m.type === 'reject') {
-      await rejectPlan({ store }, id, { actor: 'user', feedback: m.feedback, seenVersion: m.version });
+      // The reviewer's draft comments go with the feedback.
+      const drafts = await draftCommentsFor(store, id);
+      await rejectPlan({ store }, id, { actor: 'user', feedback: m.feedback, comments: drafts.comments, seenVersion: m.version });
+      if (drafts.comments.length) await drafts.clear();
       return;
     }
     if (m.command === 'saveToApprove') {
@@ -298,4 +324,39 @@ function stepOp(m: { op: 'add' | 'update' | 'remove' | 'move'; step?: string; te
   if (m.op === 'remove') return { op: 'remove', id: m.step };
   if (m.op === 'move') return { op: 'move', id: m.step, after: m.after };
   return { op: 'update', id: m.step, text: m.text, ...annotation };
+}
+
+/**
+ * The last version a person decided on before this text's version, with the comments of that
+ * review, for the editor's "since the review" marks. Undefined when none is kept or readable.
+ */
+async function reviewedFor(store: PlanStore, id: string, text: string): Promise<{ text: string; comments: { anchor: string; body: string }[] } | undefined> {
+  let doc: PlanDocument;
+  try {
+    doc = parsePlan(text);
+  } catch {
+    return undefined;
+  }
+  const snap = await store.readSnapshot(id, { before: doc.fm.version }).catch(() => undefined);
+  if (!snap) return undefined;
+  const review = reviewHistoryOf(doc).find((r) => r.version === snap.version);
+  return { text: snap.text, comments: review?.notes.comments ?? [] };
+}
+
+/** Opens the plan's text beside, at a step or section, with a new comment thread there. */
+async function commentAt(document: vscode.TextDocument, anchor: string, comments: ReviewComments): Promise<void> {
+  let line = 0;
+  try {
+    line = reviewAnchors(parsePlan(document.getText())).get(anchor) ?? 0;
+  } catch {
+    /* an unreadable text: the top of the file */
+  }
+  const at = new vscode.Range(line, 0, line, 0);
+  await vscode.commands.executeCommand('vscode.openWith', document.uri, 'default', { selection: at, viewColumn: vscode.ViewColumn.Beside });
+  const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === document.uri.toString());
+  if (editor) {
+    editor.selection = new vscode.Selection(at.start, at.start);
+    editor.revealRange(at, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
+  comments.startThread(document.uri, line);
 }

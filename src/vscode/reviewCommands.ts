@@ -5,6 +5,7 @@ import type { PlanStore } from '../store';
 import type { WorkspaceActivePlans } from './activePlans';
 import type { WorkspacePlans } from './workspacePlans';
 import { COMMANDS } from './ids';
+import { draftCommentsFor } from './reviewComments';
 
 /** What the approve/reject commands take: `{ id, version }` (CodeLens, notifications), a plan file Uri, or nothing (the active editor). */
 type PlanArg = { id?: string; version?: number } | vscode.Uri | undefined;
@@ -50,8 +51,15 @@ function seenVersion(store: PlanStore, id: string, given: number | undefined): n
  */
 export async function approveAsPerson(store: PlanStore, id: string, seen: number | undefined): Promise<{ id: string; status: string; version: number } | undefined> {
   try {
-    const { doc } = await approvePlan({ store }, id, { actor: 'user', seenVersion: seen });
-    void vscode.window.showInformationMessage(vscode.l10n.t('{0} approved at v{1}.', id, String(doc.fm.approved_version)));
+    // The reviewer's draft comments go with the approval, as suggestions the agent reads.
+    const drafts = await draftCommentsFor(store, id);
+    const { doc } = await approvePlan({ store }, id, { actor: 'user', seenVersion: seen, comments: drafts.comments });
+    if (drafts.comments.length) await drafts.clear();
+    void vscode.window.showInformationMessage(
+      drafts.comments.length
+        ? vscode.l10n.t('{0} approved at v{1}, with {2} comment(s) as suggestions for the agent.', id, String(doc.fm.approved_version), String(drafts.comments.length))
+        : vscode.l10n.t('{0} approved at v{1}.', id, String(doc.fm.approved_version)),
+    );
     return { id, status: doc.fm.status, version: doc.fm.version };
   } catch (e) {
     void vscode.window.showErrorMessage(isPlanError(e) ? e.message : e instanceof Error ? e.message : String(e));
@@ -97,17 +105,23 @@ export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceA
       const t = await resolve(plans, arg);
       if (!t) return undefined;
       const given = arg && !(arg instanceof vscode.Uri) ? (arg as { feedback?: string }).feedback : undefined;
+      // The reviewer's draft comments go with the rejection, one line per step or section.
+      const drafts = await draftCommentsFor(t.store, t.id);
+      const n = drafts.comments.length;
       const feedback =
         given ??
         (await vscode.window.showInputBox({
-          title: vscode.l10n.t('Reject {0}', t.id),
-          prompt: vscode.l10n.t('What must change? The agent revises the plan with this feedback.'),
-          validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Feedback is required.')),
+          title: n ? vscode.l10n.t('Reject {0} with {1} comment(s)', t.id, String(n)) : vscode.l10n.t('Reject {0}', t.id),
+          prompt: n
+            ? vscode.l10n.t('Overall feedback (optional): your {0} comment(s) on steps and sections go with it.', String(n))
+            : vscode.l10n.t('What must change? The agent revises the plan with this feedback.'),
+          validateInput: (v) => (v.trim() || n ? undefined : vscode.l10n.t('Feedback is required.')),
           ignoreFocusOut: true,
         }));
-      if (!feedback) return undefined;
+      if (feedback === undefined || (!feedback.trim() && !n)) return undefined;
       try {
-        const { doc } = await rejectPlan({ store: t.store }, t.id, { actor: 'user', feedback, seenVersion: seenVersion(t.store, t.id, t.version) });
+        const { doc } = await rejectPlan({ store: t.store }, t.id, { actor: 'user', feedback, comments: drafts.comments, seenVersion: seenVersion(t.store, t.id, t.version) });
+        if (n) await drafts.clear();
         return { id: t.id, status: doc.fm.status, version: doc.fm.version };
       } catch (e) {
         report(e);

@@ -102,6 +102,8 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   const li = el('li', { class: `step ${s.status}`, 'data-step': s.id });
   const head = el('div', { class: 'step-head' }, icon(STEP_ICON[s.status] ?? STEP_ICON.pending, 'step-icon'), el('span', { class: 'step-id' }, s.id), el('span', { class: 'step-text' }, build(s.text)));
   if (s.status !== 'pending') head.append(el('span', { class: `badge step-status ${s.status}` }, s.status.replace('_', ' ')));
+  if (s.since) head.append(el('span', { class: `badge since ${s.since}`, title: `${s.since} since the reviewed version` }, s.since === 'added' ? 'new' : s.since));
+  if (s.threads) head.append(el('span', { class: 'threads', title: `${s.threads} draft comment thread(s)`, 'aria-label': `${s.threads} comment thread(s)` }, icon('comment-discussion'), String(s.threads)));
   li.append(head);
   if (s.tool) {
     const target = s.target ? (s.targetIsFile ? el('a', { href: s.target, class: 'target' }, s.target) : el('span', { class: 'target' }, s.target)) : undefined;
@@ -112,6 +114,11 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   if (s.marks.length) {
     const bar = el('div', { class: 'marks', role: 'group', 'aria-label': `Mark ${s.id}` });
     for (const m of s.marks) bar.append(button(MARK_LABEL[m] ?? m, () => post({ type: 'mark', step: s.id, status: m as 'done', version: shownVersion() }), 'secondary small', MARK_ICON[m]));
+    li.append(bar);
+  }
+  if (!p.readOnly && !p.editable) {
+    const bar = el('div', { class: 'edit-tools', role: 'group', 'aria-label': `Review ${s.id}` });
+    bar.append(commentButton(s.id));
     li.append(bar);
   }
   if (p.editable) {
@@ -130,6 +137,7 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
       if (i > 0) tools.append(button('Move up', () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(-2) ?? 'start', version: shownVersion() }), 'secondary small', 'arrow-up'));
       if (i < p.steps.length - 1) tools.append(button('Move down', () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(1) ?? 'start', version: shownVersion() }), 'secondary small', 'arrow-down'));
       tools.append(button('Remove', () => post({ type: 'editStep', op: 'remove', step: s.id, version: shownVersion() }), 'secondary small', 'trash'));
+      tools.append(commentButton(s.id));
       // Focus follows the step across re-renders (a moved step keeps its Move buttons under the keyboard).
       for (const b of tools.querySelectorAll('button')) b.dataset.focus = `${s.id}:${b.textContent}`;
       li.append(tools);
@@ -137,6 +145,45 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   }
   li.setAttribute('aria-label', `${s.id}, ${s.status.replace('_', ' ')}`);
   return li;
+}
+
+/** Comment on a step or a section: the text editor opens there with a new comment thread. */
+function commentButton(anchor: string): HTMLButtonElement {
+  const b = button('Comment', () => post({ type: 'comment', anchor }), 'secondary small', 'comment');
+  b.dataset.focus = `${anchor}:Comment`;
+  b.setAttribute('aria-label', `Comment on ${anchor}`);
+  return b;
+}
+
+/** Since the last reviewed version: how much changed, the steps removed, and that review's comments, revised or not. */
+function reviewPanel(p: PlanView): HTMLElement | undefined {
+  const r = p.review;
+  if (!r) return undefined;
+  const head = el('p', { class: 'since-summary' }, `${r.changes ? `${r.changes} change${r.changes === 1 ? '' : 's'}` : 'No change'} since v${r.fromVersion}, the version last reviewed. `);
+  head.append(button(`Compare with v${r.fromVersion}`, () => post({ type: 'compare' }), 'secondary small', 'diff'));
+  const body = el('div', {}, head);
+  if (r.removed.length) {
+    const ul = el('ul', { class: 'removed' });
+    for (const x of r.removed) ul.append(el('li', {}, el('span', { class: 'step-id' }, x.id), ` ${x.text}`));
+    body.append(el('p', {}, 'Removed since:'), ul);
+  }
+  if (r.comments.length) {
+    const ul = el('ul', { class: 'review-comments' });
+    for (const c of r.comments) {
+      ul.append(
+        el(
+          'li',
+          { class: c.addressed ? 'addressed' : 'unaddressed', 'data-anchor': c.anchor },
+          icon(c.addressed ? 'pass' : 'circle-large-outline'),
+          el('strong', {}, ` ${c.anchor}: `),
+          c.body,
+          el('span', { class: `badge ${c.addressed ? 'revised' : 'untouched'}` }, c.addressed ? 'revised' : 'not changed'),
+        ),
+      );
+    }
+    body.append(el('p', {}, `Comments of the v${r.fromVersion} review:`), ul);
+  }
+  return section('Since the last review', body);
 }
 
 function open(step: string | undefined): void {
@@ -274,6 +321,8 @@ function renderPlan(p: PlanView): HTMLElement {
   bar.append(button('Open as Text', () => post({ type: 'openAsText' }), 'secondary', 'go-to-file'));
   doc.append(bar);
   if (rejecting && p.commands.includes('reject')) doc.append(rejectForm(p));
+  const since = reviewPanel(p);
+  if (since) doc.append(since);
   if (p.resultSummary) doc.append(section('Result', el('p', {}, p.resultSummary)));
   if (p.editable && editingGoal) doc.append(section('Goal', goalForm(p)));
   else if (p.goal || p.editable) {
@@ -298,6 +347,10 @@ function renderPlan(p: PlanView): HTMLElement {
       continue;
     }
     const sec = section(s.title, build(s.body));
+    const h2 = sec.querySelector('h2')!;
+    if (s.since) h2.append(' ', el('span', { class: `badge since ${s.since}` }, s.since === 'added' ? 'new' : s.since));
+    if (s.threads) h2.append(' ', el('span', { class: 'threads', 'aria-label': `${s.threads} comment thread(s)` }, icon('comment-discussion'), String(s.threads)));
+    if (!p.readOnly) sec.append(commentButton(s.title));
     const key = s.key;
     if (p.editable && key) {
       const b = button(`Edit ${s.title.toLowerCase()}`, () => {

@@ -1,0 +1,262 @@
+// Reviewing a plan the way pull requests are reviewed, in the real VS Code (code-server + Debian
+// chromium, the .vsix installed): comments on steps and sections from the editor's gutter, kept as
+// a draft across a reload, sent with "Reject…" as one rejection section by step id; the waiting
+// tool call of an agent (the demo's sample agent, driving the real tools through
+// vscode.lm.invokeTool) gets them, revises one step and submits again; the diff with the reviewed
+// version and the plan editor show what changed and which comments the revision addressed.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
+import { closeWorkbench, keepFailureShot, runCommand } from '../harness/workbench.mjs';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
+const AGENT_DIR = path.join(ROOT, 'demo', 'sample-agent');
+const AGENT_VSIX = path.join(ROOT, 'out', 'pi-plans-sample-agent-review-test.vsix');
+const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
+
+/** Lines of `b` that are not in a longest common subsequence with `a` (what a line diff marks inserted). */
+function insertedLines(a, b) {
+  const x = a.split('\n');
+  const y = b.split('\n');
+  const n = x.length;
+  const m = y.length;
+  const lcs = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  const out = [];
+  let i = 0;
+  let j = 0;
+  while (j < m) {
+    if (i < n && x[i] === y[j]) {
+      i++;
+      j++;
+    } else if (i < n && lcs[i + 1][j] >= lcs[i][j + 1]) i++;
+    else out.push(y[j++]);
+  }
+  return out;
+}
+
+describe('reviewing a plan with comments (code-server + chromium, the sample agent on the other side)', function () {
+  this.timeout(180_000);
+  let ws;
+  let server;
+  let browser;
+  let page;
+  let transcript;
+  let id;
+  const file = () => path.join(ws, '.pi', 'plans', `${id}.md`);
+  const text = () => fs.readFileSync(file(), 'utf8');
+
+  /** Waits until `fn` returns a truthy value (polling the disk), or fails naming `what`. */
+  async function until(what, fn, ms = 30_000) {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await fn();
+      if (v) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Comments on the line that shows `lineText`, through the gutter's "+" as a person does. */
+  async function commentOn(lineText, body) {
+    const line = page.locator('.editor-instance .view-line', { hasText: lineText }).first();
+    await line.waitFor({ timeout: 20_000 });
+    // Hover the gutter beside the line once the layout holds still (CodeLens and comment widgets
+    // that arrive late move the lines), and check that the "+" shows on that row.
+    const frames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(undefined)))));
+    const stableBox = async () => {
+      for (;;) {
+        const a = await line.boundingBox();
+        await frames();
+        const b = await line.boundingBox();
+        if (a && b && a.y === b.y) return b;
+      }
+    };
+    // The comment column: where VS Code draws the commentable ranges (left of the folding controls).
+    const column = await page.locator('.editor-instance .comment-range-glyph').first().boundingBox();
+    let glyph;
+    for (let tries = 0; !glyph && tries < 10; tries++) {
+      const box = await stableBox();
+      await page.mouse.move(column.x + column.width / 2, box.y + box.height / 2);
+      await frames();
+      const g = await page.locator('.editor-instance .comment-range-glyph.line-hover').first().boundingBox().catch(() => null);
+      const now = await line.boundingBox();
+      if (g && Math.abs(g.y - now.y) < 3) glyph = g;
+      else await page.mouse.move(column.x + 300, 5); // off the editor, so the next hover is a new one
+    }
+    assert.ok(glyph, `the "+" of the line "${lineText}"`);
+    // A click where the mouse is (the "+" is redrawn as the mouse moves, so it is not re-found).
+    await page.mouse.click(glyph.x + glyph.width / 2, glyph.y + glyph.height / 2);
+    // The new thread's widget has the focus: type, then its "Add Comment" button.
+    const widget = page.locator('.review-widget', { has: page.locator('.monaco-editor.focused') });
+    await widget.waitFor({ timeout: 10_000 });
+    await page.keyboard.type(body);
+    await widget.locator('.monaco-button', { hasText: 'Add Comment' }).click();
+    await page.locator('.review-widget', { hasText: body }).first().waitFor({ timeout: 10_000 });
+  }
+
+  before(async () => {
+    if (!fs.existsSync(VSIX)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
+    const vsce = path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
+    execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', AGENT_VSIX], { cwd: AGENT_DIR, stdio: 'ignore' });
+    ws = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-ws-review-'));
+    fs.mkdirSync(path.join(ws, '.pi', 'plans'), { recursive: true });
+    transcript = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-transcript-')), 'agent.txt');
+    server = await startCodeServer({
+      vsix: [VSIX, AGENT_VSIX],
+      settings: {
+        'piPlans.editor.openPlansIn': 'text',
+        'files.autoSave': 'off',
+        'piPlansDemo.autoStart': true,
+        'piPlansDemo.stepDelayMs': 100,
+        'piPlansDemo.transcriptFile': transcript,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        // Side by side even in a narrow group, so the two versions can be read apart.
+        'diffEditor.useInlineViewWhenSpaceIsLimited': false,
+        'diffEditor.wordWrap': 'off',
+      },
+    });
+    // Tall enough for the whole plan in the diff editor (it draws only the lines in view).
+    browser = await startBrowser({ width: 1600, height: 1400 });
+    page = browser.page;
+    await page.goto(server.url(ws));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // The agent drafts and submits its plan, and waits for the review.
+    id = await until('the agent\'s plan proposed', () => {
+      const name = fs.readdirSync(path.join(ws, '.pi', 'plans')).find((n) => /^PLAN-[0-9a-f]{8}\.md$/.test(n));
+      return name && /status: proposed/.test(fs.readFileSync(path.join(ws, '.pi', 'plans', name), 'utf8')) && name.slice(0, -3);
+    }, 60_000);
+    await page.locator('.tab', { hasText: `${id}.md` }).waitFor({ timeout: 20_000 });
+  });
+  after(async () => {
+    await closeWorkbench({ browser, server, folder: ws });
+    fs.rmSync(path.dirname(transcript), { recursive: true, force: true });
+    fs.rmSync(AGENT_VSIX, { force: true });
+  });
+  afterEach(async function () {
+    await keepFailureShot(this.currentTest, page, 'review');
+  });
+
+  let reviewedVersion;
+
+  it('comments on two steps and a section from the gutter; the plan editor counts the threads and comments at a step', async () => {
+    const before = text();
+    await commentOn('S002 Register the route', 'Say why before auth: a health check must not need a token.');
+    await commentOn('S003 Test the route', 'Also test a HEAD request.');
+    await commentOn('## Risks', 'What if the build info is missing?');
+    assert.equal(text(), before, 'a draft writes nothing into the plan');
+    assert.match(await page.locator('.review-widget', { hasText: 'Also test a HEAD request.' }).first().innerText(), /S003 · draft/);
+    if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `review-comments-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
+    // The plan editor shows each step's and section's thread count.
+    await runCommand(page, 'Pi Plans: Open Preview');
+    const view = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+    await view.locator('li.step[data-step="S002"] .threads', { hasText: '1' }).waitFor({ timeout: 20_000 });
+    await view.locator('li.step[data-step="S003"] .threads', { hasText: '1' }).waitFor({ timeout: 20_000 });
+    assert.equal(await view.locator('li.step[data-step="S001"] .threads').count(), 0);
+    await view.locator('section[aria-label="Risks"] .threads', { hasText: '1' }).waitFor({ timeout: 20_000 });
+    // Its "Comment" opens the text editor beside, at that step, with a new comment box.
+    await view.getByRole('button', { name: 'Comment on S001' }).click();
+    const box = page.locator('.review-widget', { hasText: 'Start discussion' });
+    await box.first().waitFor({ timeout: 20_000 });
+    await box.first().locator('.review-thread-reply-button, .monaco-editor').first().click();
+    await page.keyboard.type('Which build info: the git sha?');
+    await box.first().locator('.monaco-button', { hasText: 'Add Comment' }).click();
+    const s001 = page.locator('.review-widget', { hasText: 'S001 · draft' }).first();
+    await s001.waitFor({ timeout: 20_000 });
+    assert.match(await s001.innerText(), /Which build info: the git sha\?/);
+    await view.locator('li.step[data-step="S001"] .threads', { hasText: '1' }).waitFor({ timeout: 20_000 });
+    // Resolved: kept in the draft, not sent (the rejection below carries three comments).
+    await s001.locator('.action-label[aria-label="Resolve"]').click();
+    await view.locator('li.step[data-step="S001"] .threads').waitFor({ state: 'detached', timeout: 20_000 });
+  });
+
+  it('"Reject…" sends them as one rejection section by id; the waiting agent gets each with its call, revises one step and submits again', async () => {
+    const reviewed = text();
+    reviewedVersion = Number(/^version: (\d+)$/m.exec(reviewed)[1]);
+    await page.locator('.tab', { hasText: `${id}.md` }).first().click();
+    await runCommand(page, 'Pi Plans: Reject Plan…');
+    await page.locator('.quick-input-widget', { hasText: 'with 3 comment(s)' }).waitFor({ timeout: 20_000 });
+    await page.locator('.quick-input-widget input').fill('Close. Three things.');
+    await page.keyboard.press('Enter');
+    const rejected = await until('the rejection on disk', () => text().includes(`## Rejection (v${reviewedVersion})`) && text());
+    assert.match(
+      rejected,
+      new RegExp(`## Rejection \\(v${reviewedVersion}\\)\\nClose\\. Three things\\.\\n\\n- S002: Say why before auth: a health check must not need a token\\.\\n- S003: Also test a HEAD request\\.\\n- Risks: What if the build info is missing\\?\\n`),
+    );
+    // The agent's waiting pi_plan_submit returned them by step and section, with the call for each.
+    const said = await until('the comments in the agent\'s tool result', () => fs.existsSync(transcript) && fs.readFileSync(transcript, 'utf8').includes('Comments by step and section') && fs.readFileSync(transcript, 'utf8'));
+    assert.match(said, /- S002 "Register the route before the auth middleware": Say why before auth: a health check must not need a token\. → pi_plan_step/);
+    assert.match(said, /- ## Risks: What if the build info is missing\? → pi_plan_update/);
+    // It revises S002 (only) and submits again; the sent draft is gone from the editor.
+    await until('the revision proposed again', () => /status: proposed/.test(text()) && /S002 Register the route before the auth middleware, as the review asked/.test(text()));
+    await page.locator('.review-widget', { hasText: 'Also test a HEAD request.' }).waitFor({ state: 'detached', timeout: 20_000 });
+    const kept = path.join(ws, '.pi', 'plans', 'reviews', id);
+    assert.deepEqual(fs.readdirSync(kept), [`v${reviewedVersion}.md`]);
+    assert.equal(fs.readFileSync(path.join(kept, `v${reviewedVersion}.md`), 'utf8'), reviewed, 'the reviewed version, byte for byte');
+  });
+
+  it('"Compare with the Last Reviewed Version" shows exactly the revision; the plan editor marks one comment revised and two not', async () => {
+    const reviewed = fs.readFileSync(path.join(ws, '.pi', 'plans', 'reviews', id, `v${reviewedVersion}.md`), 'utf8');
+    const now = text();
+    // From the plan's text editor, with one editor group and no panel: the diff gets the window.
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await runCommand(page, 'View: Single Column Editor Layout');
+    await runCommand(page, 'View: Hide Panel');
+    await runCommand(page, 'Pi Plans: Compare with the Last Reviewed Version');
+    const diffTab = page.locator('.tab', { hasText: `${id}: v${reviewedVersion} (reviewed) ↔ now` });
+    await diffTab.waitFor({ timeout: 20_000 });
+    const modified = page.locator('.monaco-diff-editor .editor.modified');
+    await modified.locator('.view-line', { hasText: 'as the review asked' }).first().waitFor({ timeout: 20_000 });
+    await page.locator('.monaco-diff-editor .editor.original .view-line', { hasText: 'S002 Register the route before the auth middleware (edit' }).first().waitFor({ timeout: 20_000 });
+    // The lines marked inserted are those a line diff finds: the revised step, the version
+    // bookkeeping and the rejection section; of the steps, S002 only.
+    const expected = insertedLines(reviewed, now);
+    assert.deepEqual(expected.filter((l) => /^\d+\. \[.\] S\d{3}/.test(l)).map((l) => /S\d{3}/.exec(l)[0]), ['S002']);
+    await until(`${expected.length} lines marked inserted`, async () => (await modified.locator('.line-insert').count()) === expected.length);
+    if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `review-diff-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
+    // The plan editor (opened from the diff's plan side): what changed since, each comment revised or not.
+    await runCommand(page, 'Pi Plans: Open Preview');
+    const view = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+    await view.locator('li.step[data-step="S002"] .badge.since.changed').waitFor({ timeout: 20_000 });
+    assert.equal(await view.locator('li.step .badge.since').count(), 1, 'one step changed since the review');
+    await view.locator('.review-comments li.addressed[data-anchor="S002"]').waitFor({ timeout: 20_000 });
+    assert.equal(await view.locator('.review-comments li.unaddressed[data-anchor="S003"]').count(), 1);
+    assert.equal(await view.locator('.review-comments li.unaddressed[data-anchor="Risks"]').count(), 1);
+    if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `review-since-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
+    // Its "Compare with vN" button brings the diff back to the front.
+    await view.getByRole('button', { name: `Compare with v${reviewedVersion}` }).click();
+    await page.locator('.tab.active', { hasText: `${id}: v${reviewedVersion} (reviewed) ↔ now` }).waitFor({ timeout: 20_000 });
+    // Approved (from the diff's plan side, confirmed in the modal): the agent's waiting submit says
+    // which comments it left untouched.
+    await modified.locator('.view-lines').click();
+    await runCommand(page, 'Pi Plans: Approve Plan');
+    const version = Number(/^version: (\d+)$/m.exec(now)[1]);
+    await page.locator('.monaco-dialog-box', { hasText: `at version ${version}` }).getByRole('button', { name: 'Approve' }).click();
+    const said = await until('the approval in the agent\'s result', () => fs.readFileSync(transcript, 'utf8').includes(`Approved by user at v${version}.`) && fs.readFileSync(transcript, 'utf8'));
+    assert.match(said, /Not changed since the rejection \(the reviewer may ask again\):\n- S003 "Test the route: 200, JSON body, no auth needed": Also test a HEAD request\./);
+  });
+
+  it('keeps a draft across a window reload (workspace state), on the step it was written on', async () => {
+    // The plan editor's "Open as Text" (the plan editor is in front since the approval).
+    await runCommand(page, 'Pi Plans: Open Preview');
+    const view = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+    await view.getByRole('button', { name: 'Open as Text' }).click();
+    await page.locator('.editor-instance .view-line', { hasText: 'S004 Run the test suite' }).first().waitFor({ timeout: 20_000 });
+    await commentOn('S004 Run the test suite', 'Run the linter too.');
+    // VS Code's own reload (its shutdown writes the state out, as a person's reload does).
+    await runCommand(page, 'Developer: Reload Window');
+    await page.waitForEvent('load', { timeout: 60_000 });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.tab', { hasText: `${id}.md` }).first().waitFor({ timeout: 60_000 });
+    // Back in the plan's text (the plan editor's "Open as Text" brings it to the front).
+    await page.locator('.tab', { hasText: `${id}.md` }).first().click();
+    await runCommand(page, 'Pi Plans: Open as Text');
+    const thread = page.locator('.review-widget', { hasText: 'Run the linter too.' }).first();
+    await thread.waitFor({ timeout: 30_000 });
+    assert.match(await thread.innerText(), /S004 · draft/);
+  });
+});
