@@ -59,6 +59,7 @@ const common = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
+  define: { __PI_PLANS_VERSION__: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
   plugins: [dropGrayMatterYaml, zodEnglishOnly, ...(watch ? [problemMatcher] : [])],
 };
 

@@ -20,6 +20,10 @@ import { openNodeStore } from '../node';
 import { approvePlan, changePlanStatus, compareWithReviewed, rejectPlan } from '../service';
 import { IndexEntry, PlanStore } from '../store';
 
+/** The package version, set by the bundler (the CLI is built with esbuild). */
+declare const __PI_PLANS_VERSION__: string | undefined;
+const PKG_VERSION = typeof __PI_PLANS_VERSION__ === 'string' ? __PI_PLANS_VERSION__ : '0.0.0';
+
 /** Output sinks, so tests can run the CLI in-process. */
 export interface CliIo {
   out(s: string): void;
@@ -226,6 +230,23 @@ export function buildProgram(io: CliIo = realIo): Command {
       io.out(`${id} is now ${doc.fm.status} (v${doc.fm.version}).\n`);
     });
   }
+
+  program
+    .command('mcp')
+    .description('serve the plan tools over MCP on stdin/stdout (for Claude Code, Codex, Cursor, any MCP client)')
+    .option('--review-wait <seconds>', 'how long pi_plan_submit waits for the person\'s decision before answering "still awaiting review"', (v) => {
+      if (!/^\d+$/.test(v)) throw new UsageError('--review-wait takes a whole number of seconds, e.g. --review-wait 45');
+      return Number(v);
+    })
+    .action(async (o: { reviewWait?: number }) => {
+      // Loaded only for this command: the MCP SDK stays out of every other command's start-up.
+      const [{ checkRoot, serveMcp }, { StdioServerTransport }] = await Promise.all([import('../mcp/server'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+      const root = path.resolve(program.opts<{ root: string }>().root);
+      const problem = checkRoot(root);
+      if (problem) throw new UsageError(problem);
+      io.err(`[pi-plans mcp] serving ${root} on stdio\n`);
+      await serveMcp({ root, reviewWaitMs: o.reviewWait !== undefined ? o.reviewWait * 1000 : undefined, log: (l) => io.err(`[pi-plans mcp] ${l}\n`), version: PKG_VERSION }, new StdioServerTransport());
+    });
 
   program
     .command('clone <id>')

@@ -1,0 +1,149 @@
+/**
+ * The MCP face: the agent tools of `src/tools` served over the Model Context Protocol (stdio), so
+ * Claude Code, Codex, Cursor or any MCP client shares the `.pi/plans` store with VS Code. One
+ * source: the same handlers, schemas, results and refusals. MCP has no plan work mode, so no plan
+ * is active here: a plan id is needed wherever VS Code's tools fall back to the active plan.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { NodeWatcher, openNodeStore } from '../node';
+import type { Following, PlanStore } from '../store';
+import { ActivePlans, ALL_TOOLS, PlanTool, ToolContext, waitForDecision } from '../tools';
+
+/** How long a waiting `pi_plan_submit` holds the call before it answers "still awaiting review" (clients time out at 60 s by default). */
+export const DEFAULT_REVIEW_WAIT_MS = 45_000;
+
+export interface McpOptions {
+  root: string;
+  reviewWaitMs?: number;
+  /** Where the user's own configuration lives (never in a workspace): `$XDG_CONFIG_HOME/pi-plans`. */
+  configDir?: string;
+  log?: (line: string) => void;
+  version?: string;
+}
+
+/** No plan work mode over MCP: nothing is active, and nothing becomes active. */
+const NO_ACTIVE_PLAN: ActivePlans = { list: () => [], set: () => undefined, clear: () => undefined };
+
+/** The user-level configuration folder: outside every workspace, so an agent editing a repository cannot turn agent approval on. */
+export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'pi-plans');
+}
+
+/** Whether the user allowed agents to approve plans: `{"agentMayApprove": true}` in `<configDir>/config.json`. Anything else is no. */
+export function agentMayApprove(configDir: string): boolean {
+  try {
+    const cfg = JSON.parse(fs.readFileSync(path.join(configDir, 'config.json'), 'utf8')) as { agentMayApprove?: unknown };
+    return cfg.agentMayApprove === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The tool's description as MCP clients see it: the model description, plus the rule that ids are needed here. */
+function mcpDescription(tool: PlanTool): string {
+  const needsId = 'id' in tool.schema.shape;
+  return needsId ? `${tool.modelDescription} Over MCP no plan is active: pass "id" (pi_plan_list finds it).` : tool.modelDescription;
+}
+
+/** Builds the server (tools registered; the store opens on the first call that needs it). */
+export function createMcpServer(opts: McpOptions): { server: McpServer; store: () => Promise<PlanStore> } {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`[pi-plans mcp] ${line}\n`));
+  const configDir = opts.configDir ?? userConfigDir();
+  const reviewWaitMs = opts.reviewWaitMs ?? DEFAULT_REVIEW_WAIT_MS;
+  let opened: Promise<PlanStore> | undefined;
+  let following: Following | undefined;
+  const store = () => {
+    opened ??= openNodeStore(opts.root).then(
+      (st) => {
+        // Followed like VS Code follows it: a decision written by VS Code, the CLI or git reaches a waiting submit.
+        following = st.watch(new NodeWatcher(), { settleMs: 150, confirmMs: 1000, periodMs: 30_000 });
+        return st;
+      },
+      (e: unknown) => {
+        opened = undefined;
+        throw e;
+      },
+    );
+    return opened;
+  };
+  const server = new McpServer({ name: 'pi-plans', version: opts.version ?? '0.0.0' }, { capabilities: { logging: {} } });
+
+  for (const tool of ALL_TOOLS) {
+    server.registerTool(
+      tool.name,
+      { title: tool.displayName, description: mcpDescription(tool), inputSchema: tool.schema, annotations: { readOnlyHint: !!tool.readOnly, title: tool.displayName } },
+      async (args: unknown, extra) => {
+        const st = await store();
+        const progressToken = extra._meta?.progressToken;
+        const ctx: ToolContext = {
+          stores: { folders: () => [{ name: path.basename(opts.root), store: st }] },
+          active: NO_ACTIVE_PLAN,
+          // Read on every call: the user's file may change while the server runs.
+          settings: { agentMayApprove: agentMayApprove(configDir), gating: 'always', waitForReview: true },
+          signal: extra.signal,
+          review: {
+            awaitDecision: async (s, id, signal) => {
+              // Progress while the person reviews, so clients that reset their timeout on progress keep waiting.
+              const started = Date.now();
+              let n = 0;
+              const tell = () =>
+                void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: progressToken!, progress: n++, message: `awaiting the person's review of ${id} (${Math.round((Date.now() - started) / 1000)} s)` } }).catch(() => undefined);
+              if (progressToken !== undefined) tell();
+              const beat = progressToken === undefined ? undefined : setInterval(tell, 5_000);
+              try {
+                return await waitForDecision(s, id, signal, { timeoutMs: reviewWaitMs });
+              } finally {
+                if (beat) clearInterval(beat);
+              }
+            },
+          },
+        };
+        try {
+          const text = await tool.run(tool.schema.parse(args) as never, ctx);
+          return { content: [{ type: 'text' as const, text }] };
+        } catch (e) {
+          const message = e instanceof Error ? e.message : String(e);
+          log(`${tool.name} refused: ${message.split('\n')[0]}`);
+          return { content: [{ type: 'text' as const, text: message }], isError: true };
+        }
+      },
+    );
+  }
+  server.server.onclose = () => following?.dispose();
+  return { server, store };
+}
+
+/** Checks the root before serving: a folder that exists and can be written. Returns the problem, or undefined. */
+export function checkRoot(root: string): string | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(root);
+  } catch {
+    return `--root ${root} does not exist: pass the workspace folder that holds .pi/plans`;
+  }
+  if (!st.isDirectory()) return `--root ${root} is not a folder: pass the workspace folder that holds .pi/plans`;
+  try {
+    fs.accessSync(root, fs.constants.W_OK);
+  } catch {
+    return `--root ${root} is not writable: plans could not be saved there; run the server as a user who can write it`;
+  }
+  return undefined;
+}
+
+/** Serves on a transport until it closes. */
+export async function serveMcp(opts: McpOptions, transport: Transport): Promise<void> {
+  const { server } = createMcpServer(opts);
+  const closed = new Promise<void>((resolve) => {
+    const previous = server.server.onclose;
+    server.server.onclose = () => {
+      previous?.();
+      resolve();
+    };
+  });
+  await server.connect(transport);
+  await closed;
+}

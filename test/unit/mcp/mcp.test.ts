@@ -1,0 +1,157 @@
+// The MCP server as a client sees it: the SDK's own client over stdio against the built CLI
+// (`node dist/cli.js --root DIR mcp`), decisions written by other processes (the CLI).
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ALL_TOOLS } from '../../../src/tools';
+import { inputSchemaOf } from '../../../src/tools/manifest';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+type Text = { content: { type: string; text?: string }[]; isError?: boolean };
+const textOf = (r: unknown) => (r as Text).content.map((c) => c.text ?? '').join('\n');
+
+describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', function () {
+  this.timeout(60_000);
+  let root: string;
+  let home: string;
+  let client: Client;
+
+  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, '--root', root, ...args], { encoding: 'utf8', env: { ...process.env, XDG_CONFIG_HOME: path.join(home, 'config'), PI_PLANS_CACHE_DIR: path.join(home, 'cache') } });
+  async function connect(extraArgs: string[] = []) {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, '--root', root, 'mcp', ...extraArgs],
+      env: { ...(process.env as Record<string, string>), XDG_CONFIG_HOME: path.join(home, 'config'), PI_PLANS_CACHE_DIR: path.join(home, 'cache') },
+      stderr: 'pipe',
+    });
+    const c = new Client({ name: 'pi-plans-test', version: '1.0.0' });
+    await c.connect(transport);
+    return c;
+  }
+  const call = async (name: string, args: Record<string, unknown>, opts: Parameters<Client['callTool']>[2] = {}) => (await client.callTool({ name, arguments: args }, undefined, opts)) as Text;
+  /** Resolves when the plan file says `status: <s>` (polling the disk, as another process sees it). */
+  async function status(id: string, s: string) {
+    const file = path.join(root, '.pi', 'plans', `${id}.md`);
+    for (let i = 0; i < 400; i++) {
+      if (fs.existsSync(file) && new RegExp(`^status: ${s}$`, 'm').test(fs.readFileSync(file, 'utf8'))) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`${id} never became ${s}`);
+  }
+
+  before(() => {
+    if (!fs.existsSync(CLI)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'ignore' });
+  });
+  beforeEach(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-mcp-'));
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-mcp-home-'));
+    client = await connect(['--review-wait', '20']);
+  });
+  afterEach(async () => {
+    await client?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('lists the same tools, with the same input schemas, as the VS Code tool manifest', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ALL_TOOLS.map((t) => t.name).sort());
+    for (const t of ALL_TOOLS) {
+      const served = tools.find((x) => x.name === t.name)!;
+      const ours = inputSchemaOf(t) as { properties?: Record<string, unknown>; required?: string[] };
+      assert.deepEqual(Object.keys(served.inputSchema.properties ?? {}).sort(), Object.keys(ours.properties ?? {}).sort(), t.name);
+      assert.deepEqual([...(served.inputSchema.required ?? [])].sort(), [...(ours.required ?? [])].sort(), t.name);
+      if ('id' in t.schema.shape) assert.match(served.description ?? '', /Over MCP no plan is active: pass "id"/);
+    }
+  });
+
+  it('a whole lifecycle: create, steps, submit waiting, a decision by another process, execute to completion', async () => {
+    let r = await call('pi_plan_create', { title: 'Served over MCP', goal: 'Prove the loop', steps: [{ text: 'First' }], verification: ['it completes'] });
+    const id = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(textOf(r))![1];
+    r = await call('pi_plan_step', { id, op: 'add', text: 'Second' });
+    assert.match(textOf(r), /Added S002/);
+    // The waiting submit; a person approves from a terminal (another process) meanwhile.
+    const progress: string[] = [];
+    const waiting = call('pi_plan_submit', { id }, { onprogress: (p) => void progress.push(p.message ?? '') });
+    await status(id, 'proposed');
+    const approved = cli('approve', id);
+    assert.equal(approved.status, 0, approved.stderr);
+    r = await waiting;
+    assert.match(textOf(r), /Approved by cli at v\d+\./);
+    assert.ok(progress.some((m) => m.includes(`awaiting the person's review of ${id}`)), `progress: ${JSON.stringify(progress)}`);
+    r = await call('pi_plan_execute', { id, op: 'start' });
+    assert.match(textOf(r), /status: executing/);
+    await call('pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
+    r = await call('pi_plan_execute', { id, op: 'mark', step: 'S002', status: 'done', note: 'over MCP' });
+    assert.match(textOf(r), /status: completed/);
+    assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /> Note: over MCP/);
+  });
+
+  it('a wait past --review-wait answers "still awaiting review" and changes nothing; a cancelled wait leaves the plan proposed', async () => {
+    await client.close();
+    client = await connect(['--review-wait', '1']);
+    const created = await call('pi_plan_create', { title: 'Waits', goal: 'G', steps: [{ text: 'a' }], verification: ['v'] });
+    const id = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(textOf(created))![1];
+    const r = await call('pi_plan_submit', { id });
+    assert.match(textOf(r), /Still awaiting the user's review after 1 s; nothing changed\. Call pi_plan_get later/);
+    assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /^status: proposed$/m);
+    // A cancelled request: the client stops waiting; the server ends the wait; nothing changes.
+    await client.close();
+    client = await connect(['--review-wait', '30']);
+    const second = await call('pi_plan_create', { title: 'Cancelled wait', goal: 'G', steps: [{ text: 'a' }], verification: ['v'] });
+    const id2 = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(textOf(second))![1];
+    const abort = new AbortController();
+    // Cancelled at the first progress notification, i.e. while the server waits for the person.
+    const waiting = call('pi_plan_submit', { id: id2 }, { signal: abort.signal, onprogress: () => abort.abort() });
+    await assert.rejects(waiting, /abort|cancel/i);
+    assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id2}.md`), 'utf8'), /^status: proposed$/m);
+    // The server still answers.
+    assert.match(textOf(await call('pi_plan_get', { id: id2 })), /status: proposed/);
+  });
+
+  it('refuses as the tools do, with what to call next; approval only with the user\'s own opt-in, never a workspace file', async () => {
+    let r = await call('pi_plan_get', {});
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /No plan id given and no plan is active: pass "id"/);
+    r = await call('pi_plan_get', { id: 'PLAN-00000000' });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /PLAN-00000000 is not in any workspace folder/);
+    const created = await call('pi_plan_create', { title: 'Approve me', goal: 'G', steps: [{ text: 'a' }], verification: ['v'] });
+    const id = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(textOf(created))![1];
+    await client.close();
+    client = await connect(['--review-wait', '0']);
+    const submitted = await call('pi_plan_submit', { id });
+    const version = Number(/version: (\d+)/.exec(textOf(submitted))![1]);
+    // A configuration inside the workspace cannot turn agent approval on.
+    fs.writeFileSync(path.join(root, '.pi', 'plans.json'), JSON.stringify({ agentMayApprove: true }));
+    r = await call('pi_plan_approve', { id, version });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /approv/i);
+    assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /^status: proposed$/m);
+    // The user's own configuration (outside every workspace) does.
+    fs.mkdirSync(path.join(home, 'config', 'pi-plans'), { recursive: true });
+    fs.writeFileSync(path.join(home, 'config', 'pi-plans', 'config.json'), JSON.stringify({ agentMayApprove: true }));
+    r = await call('pi_plan_approve', { id, version });
+    assert.notEqual(r.isError, true, textOf(r));
+    assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /^status: approved$/m);
+  });
+
+  it('a bad --root exits 2 with the fix, and writes nothing; logs go to stderr, never stdout', () => {
+    const missing = spawnSync(process.execPath, [CLI, '--root', path.join(root, 'nope'), 'mcp'], { encoding: 'utf8', input: '' });
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /does not exist: pass the workspace folder/);
+    assert.equal(missing.stdout, '');
+    const file = path.join(root, 'a-file');
+    fs.writeFileSync(file, 'x');
+    const notDir = spawnSync(process.execPath, [CLI, '--root', file, 'mcp'], { encoding: 'utf8', input: '' });
+    assert.equal(notDir.status, 2);
+    assert.match(notDir.stderr, /is not a folder/);
+    assert.equal(fs.existsSync(path.join(root, 'nope')), false);
+  });
+});
