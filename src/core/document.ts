@@ -79,6 +79,25 @@ function lineOfFirstInvalidByte(bytes: Uint8Array): number {
   return line;
 }
 
+/** The offsets where the lines of a text start (0 first). */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** The 0-based line of an offset, by binary search over `lineStarts`. */
+export function lineAtOffset(starts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /** 1-based line of an offset. */
 export function lineOf(text: string, offset: number): number {
   let n = 1;

@@ -4,7 +4,7 @@
  * read off the transition table, never restated, so a face cannot offer what a write would refuse.
  */
 import type { AttentionFlag } from './attentionOrder';
-import { parsePlan } from './document';
+import { lineAtOffset, lineStarts, parsePlan } from './document';
 import { isPlanError } from './errors';
 import { canDo, PlanAction, TRANSITIONS } from './lifecycle';
 import { isFinished } from './policy';
@@ -147,25 +147,8 @@ export function planLenses(text: string, opts: { dirty?: boolean; flag?: Attenti
   for (const s of doc.steps) {
     const marks = stepMarks(status, s.status).filter((m) => LENS_MARKS.includes(m));
     if (isFinished(s.status) || !marks.length) continue;
-    lenses.push({ kind: 'step', line: lineAt(lines, doc.block.bodyStart + doc.outline.steps[s.index].start), id, version, step: s.id, marks });
+    lenses.push({ kind: 'step', line: lineAtOffset(lines, doc.block.bodyStart + doc.outline.steps[s.index].start), id, version, step: s.id, marks });
   }
   return lenses;
 }
 
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-/** 0-based line of an offset, by binary search over the line starts. */
-function lineAt(starts: readonly number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}

@@ -3,7 +3,7 @@
  * written into the plan's review history as plain Markdown, and the comparison of a plan with the
  * version a person last decided on. Pure: the store keeps the snapshots, the faces the drafts.
  */
-import type { PlanDocument } from './document';
+import { lineAtOffset, lineStarts, type PlanDocument } from './document';
 import { isReviewHistoryTitle } from './policy';
 
 /** One comment of a review, anchored to a step id or a section title. */
@@ -102,19 +102,8 @@ export interface AnchorPlace {
 
 /** The anchors of a plan in file order of kind: sections (their headings), then steps. One pass over the text. */
 export function anchorPlaces(doc: PlanDocument): AnchorPlace[] {
-  const starts = [0];
-  for (let i = doc.text.indexOf('\n'); i !== -1; i = doc.text.indexOf('\n', i + 1)) starts.push(i + 1);
-  // The 0-based line of an offset: the last line start at or before it.
-  const lineAt = (offset: number) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const starts = lineStarts(doc.text);
+  const lineAt = (offset: number) => lineAtOffset(starts, offset);
   const base = doc.block.bodyStart;
   const out: AnchorPlace[] = [];
   const seen = new Set<string>();
