@@ -7,11 +7,17 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { NodeWatcher, openNodeStore } from '../node';
 import type { Following, PlanStore } from '../store';
 import { ActivePlans, ALL_TOOLS, PlanTool, ToolContext, waitForDecision } from '../tools';
+import { PLANNING_STRATEGIES, renderPlanningSection, STRATEGY_TITLES } from '../tools/strategies';
+
+/** A plan as an MCP resource: `pi-plans://plans/PLAN-1a2b3c4d` (its Markdown). */
+export const planResourceUri = (id: string) => `pi-plans://plans/${id}`;
 
 /** How long a waiting `pi_plan_submit` holds the call before it answers "still awaiting review" (clients time out at 60 s by default). */
 export const DEFAULT_REVIEW_WAIT_MS = 45_000;
@@ -54,13 +60,35 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; store: (
   const log = opts.log ?? ((line: string) => process.stderr.write(`[pi-plans mcp] ${line}\n`));
   const configDir = opts.configDir ?? userConfigDir();
   const reviewWaitMs = opts.reviewWaitMs ?? DEFAULT_REVIEW_WAIT_MS;
+  const subscribed = new Set<string>();
   let opened: Promise<PlanStore> | undefined;
   let following: Following | undefined;
+  let contentWatch: { dispose(): void } | undefined;
+  const updated = (file: string) => {
+    const id = /(PLAN-[0-9a-f]{8})\.md$/.exec(file)?.[1];
+    const uri = id ? planResourceUri(id) : undefined;
+    if (uri && subscribed.has(uri)) void server.server.sendResourceUpdated({ uri }).catch(() => undefined);
+  };
   const store = () => {
     opened ??= openNodeStore(opts.root).then(
       (st) => {
         // Followed like VS Code follows it: a decision written by VS Code, the CLI or git reaches a waiting submit.
         following = st.watch(new NodeWatcher(), { settleMs: 150, confirmMs: 1000, periodMs: 30_000 });
+        // Every client hears when plans come and go (the index changed) ...
+        st.onDidChangePlans((e) => {
+          if (e.added.length || e.removed.length) server.sendResourceListChanged();
+        });
+        // ... and a subscriber of a plan about every change of its bytes, whoever made it (the
+        // index only changes with the fields it keeps; a hand edit of a step's text is news too).
+        contentWatch = new NodeWatcher().watch(st.plansDir, {
+          onDidCreate: (p) => updated(p),
+          onDidChange: (p) => updated(p),
+          onDidDelete: (p) => updated(p),
+          // The folder appeared (or came back) after the watch began: whatever changed meanwhile is unknown.
+          onDidLoseTrack: () => {
+            for (const uri of subscribed) void server.server.sendResourceUpdated({ uri }).catch(() => undefined);
+          },
+        });
         return st;
       },
       (e: unknown) => {
@@ -71,6 +99,47 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; store: (
     return opened;
   };
   const server = new McpServer({ name: 'pi-plans', version: opts.version ?? '0.0.0' }, { capabilities: { logging: {} } });
+
+  // Resources: every plan, its Markdown; list_changed and updated notifications from the watcher.
+  server.registerResource(
+    'plan',
+    new ResourceTemplate('pi-plans://plans/{id}', {
+      list: async () => ({
+        resources: (await store())
+          .list()
+          .filter((e) => e.valid)
+          .map((e) => ({ uri: planResourceUri(e.id), name: e.id, title: e.title, description: `${e.status} · v${e.version} · ${e.stepsDone}/${e.steps} steps`, mimeType: 'text/markdown' })),
+      }),
+    }),
+    { title: 'Plan', description: 'A plan of .pi/plans as Markdown (the file)', mimeType: 'text/markdown' },
+    async (uri, vars) => {
+      const id = String(vars.id);
+      const st = await store();
+      const doc = await st.read(id);
+      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: doc.text }] };
+    },
+  );
+  server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
+    subscribed.add(req.params.uri);
+    await store(); // the watcher runs from now on
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+    subscribed.delete(req.params.uri);
+    return {};
+  });
+
+  // Prompts: the planning strategies (seed 003), from the one strategy module.
+  for (const strategy of PLANNING_STRATEGIES) {
+    server.registerPrompt(
+      `plan-${strategy}`,
+      { title: `Plan: ${STRATEGY_TITLES[strategy]}`, description: `Plan the task with the Pi Plans tools, ${STRATEGY_TITLES[strategy]}.`, argsSchema: { task: z.string().max(4000).optional() } },
+      ({ task }) => ({
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `${renderPlanningSection(strategy)}${task ? `\nThe task:\n\n${task}\n` : ''}` } }],
+      }),
+    );
+  }
 
   for (const tool of ALL_TOOLS) {
     server.registerTool(
@@ -113,7 +182,10 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; store: (
       },
     );
   }
-  server.server.onclose = () => following?.dispose();
+  server.server.onclose = () => {
+    following?.dispose();
+    contentWatch?.dispose();
+  };
   return { server, store };
 }
 

@@ -7,7 +7,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResourceUpdatedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ALL_TOOLS } from '../../../src/tools';
+import { PLANNING_STRATEGIES, renderPlanningSection } from '../../../src/tools/strategies';
 import { inputSchemaOf } from '../../../src/tools/manifest';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -153,5 +155,47 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
     assert.equal(notDir.status, 2);
     assert.match(notDir.stderr, /is not a folder/);
     assert.equal(fs.existsSync(path.join(root, 'nope')), false);
+  });
+
+  it('serves every plan as a resource; a subscriber hears of an outside edit, and every client of a new plan', async () => {
+    const created = await call('pi_plan_create', { title: 'A resource', goal: 'G', steps: [{ text: 'a' }] });
+    const id = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(textOf(created))![1];
+    const file = path.join(root, '.pi', 'plans', `${id}.md`);
+    const { resources } = await client.listResources();
+    assert.deepEqual(resources.map((r) => r.uri), [`pi-plans://plans/${id}`]);
+    assert.equal(resources[0].title, 'A resource');
+    const read = await client.readResource({ uri: `pi-plans://plans/${id}` });
+    assert.equal((read.contents[0] as { text: string }).text, fs.readFileSync(file, 'utf8'));
+    // Subscribed: edits by another process (plain file writes, as an editor or git makes them).
+    const heard: string[] = [];
+    const listed = new Promise<void>((resolve) => client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void heard.push(n.params.uri));
+    await client.subscribeResource({ uri: `pi-plans://plans/${id}` });
+    const until = async (n: number) => {
+      for (let i = 0; i < 400 && heard.length < n; i++) await new Promise((r) => setTimeout(r, 25));
+      assert.ok(heard.length >= n, `${n} update(s) heard, got ${heard.length}`);
+    };
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('\nG\n', '\nG, edited outside\n'));
+    await until(1);
+    assert.match(((await client.readResource({ uri: `pi-plans://plans/${id}` })).contents[0] as { text: string }).text, /G, edited outside/);
+    // Once the folder is watched, each edit is heard on its own (a step's text: the index does not change).
+    const before = heard.length;
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('S001 a', 'S001 a, edited again'));
+    await until(before + 1);
+    assert.deepEqual([...new Set(heard)], [`pi-plans://plans/${id}`]);
+    // A new plan from another process: the list changed.
+    await call('pi_plan_create', { title: 'Another', goal: 'G' });
+    await listed;
+  });
+
+  it('offers the planning strategies as prompts, each the one strategy module\'s text', async () => {
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name).sort(), PLANNING_STRATEGIES.map((s) => `plan-${s}`).sort());
+    for (const s of PLANNING_STRATEGIES) {
+      const got = await client.getPrompt({ name: `plan-${s}`, arguments: { task: 'Add a health check' } });
+      const text = (got.messages[0].content as { text: string }).text;
+      assert.ok(text.startsWith(renderPlanningSection(s)), s);
+      assert.match(text, /The task:\n\nAdd a health check/);
+    }
   });
 });
