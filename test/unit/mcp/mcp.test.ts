@@ -198,4 +198,24 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
       assert.match(text, /The task:\n\nAdd a health check/);
     }
   });
+
+  it('answers a second, independent client: the MCP Inspector CLI lists the tools and calls one', () => {
+    // @modelcontextprotocol/inspector-cli 1.0.3 reads its own package.json through a path relative
+    // to the working folder (a packaging bug), so it runs from its build folder, with absolute paths.
+    const build = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'inspector-cli', 'build');
+    const inspector = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(build, 'cli.js'), '--cli', process.execPath, CLI, '--root', root, 'mcp', ...args], {
+        cwd: build,
+        encoding: 'utf8',
+        env: { ...process.env, XDG_CONFIG_HOME: path.join(home, 'config'), PI_PLANS_CACHE_DIR: path.join(home, 'cache') },
+        timeout: 30_000,
+      });
+    const listed = inspector('--method', 'tools/list');
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.deepEqual((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort(), ALL_TOOLS.map((t) => t.name).sort());
+    const called = inspector('--method', 'tools/call', '--tool-name', 'pi_plan_create', '--tool-arg', 'title=From the Inspector', '--tool-arg', 'goal=G');
+    assert.equal(called.status, 0, called.stderr);
+    const id = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec((JSON.parse(called.stdout) as Text).content[0].text!)![1];
+    assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /^title: "?From the Inspector"?$/m);
+  });
 });
