@@ -13,6 +13,7 @@ import { openPlan, PlanEditorProvider } from './planEditor';
 import { registerReviewCommands } from './reviewCommands';
 import { ReviewComments } from './reviewComments';
 import { ReviewCompare } from './reviewCompare';
+import { McpConfig } from './mcpConfig';
 import { VsCodeReviewGate } from './reviewGate';
 import { PlanStatusBar } from './statusBar';
 import { FolderEntry, PlansChange, PlanStatusChange, WorkspacePlans } from './workspacePlans';
@@ -71,6 +72,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   context.subscriptions.push(editor);
   context.subscriptions.push(new PlanFileDecorations(plans));
   context.subscriptions.push(new PlanNotifications(plans, active));
+  context.subscriptions.push(new McpConfig(context, String(context.extension.packageJSON.version ?? '0'), (what, e) => plans.logError(what, e)));
   context.subscriptions.push(
     vscode.commands.registerCommand(COMMANDS.showLog, () => log.show()),
     vscode.commands.registerCommand(COMMANDS.refresh, () => plans.rescanAll()),

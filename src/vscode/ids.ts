@@ -42,6 +42,7 @@ export const COMMANDS = {
   unresolveThread: 'piPlans.unresolveThread',
   deleteThread: 'piPlans.deleteThread',
   compareWithReviewed: 'piPlans.compareWithReviewed',
+  copyMcpConfig: 'piPlans.copyMcpConfig',
 } as const;
 
 /** The command each of the core's plan commands runs (`PlanCommand` in src/core/planActions.ts). */

@@ -260,4 +260,20 @@ describe('Pi Plans in a real VS Code', function () {
     await vscode.commands.executeCommand('piPlans.refresh');
     assert.ok(!a.listPlans().some((e) => e.id === id));
   });
+
+  it('Copy MCP Configuration puts a working server command on the clipboard, at a path that survives extension updates', async () => {
+    await api();
+    const text = (await vscode.commands.executeCommand<string>('piPlans.copyMcpConfig', 'claude', folder().uri))!;
+    assert.equal(await vscode.env.clipboard.readText(), text);
+    const m = /^claude mcp add pi-plans -- node (\S+) --root (\S+) mcp$/.exec(text);
+    assert.ok(m, text);
+    const [cli, root] = [m[1].replace(/^'|'$/g, ''), m[2].replace(/^'|'$/g, '')];
+    assert.equal(root, folder().uri.fsPath);
+    assert.ok(!cli.includes(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath), 'not inside the versioned extension folder');
+    // The copy runs: the same store, from another process.
+    const listed = execFileSync(process.execPath, [cli, '--root', root, 'list'], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+    assert.match(listed, /PLAN-7b2d4e61/);
+    const cursor = JSON.parse((await vscode.commands.executeCommand<string>('piPlans.copyMcpConfig', 'cursor', folder().uri))!);
+    assert.deepEqual(cursor.mcpServers['pi-plans'], { command: 'node', args: [cli, '--root', root, 'mcp'] });
+  });
 });
