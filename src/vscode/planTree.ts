@@ -91,48 +91,14 @@ const FILTER_KEY = 'piPlans.explorer.filter';
 const QUIET_MS = 150;
 const MAX_WAIT_MS = 1500;
 
-/** How long VS Code must not have asked for rows before a redraw goes out (ms). */
-const FETCH_QUIET_MS = 60;
-
 /**
  * The plan explorer: every plan of every folder, grouped by what it needs, from the store's
  * index (no folder is read on a click; a plan's steps and tooltip read its one file, on demand).
  * Follows the index's change events, coalesced, so a `git checkout` of many plans is one update.
  */
 export class PlanExplorer extends DisposableScope implements vscode.TreeDataProvider<Node> {
-  private readonly emitter = this.register(new vscode.EventEmitter<Node | undefined>());
-  readonly onDidChangeTreeData = this.emitter.event;
-  /**
-   * Redraws go out once VS Code has stopped asking for rows: a refresh while the tree is still
-   * fetching the children of expanded rows can leave rows under the wrong parent (seen in a
-   * multi-root window at start-up, where the first draw and the attention marks' redraw met;
-   * cf. microsoft/vscode#111914). Requests that arrive meanwhile are merged.
-   */
-  private readonly changed = {
-    fire: (n: Node | undefined) => {
-      if (n === undefined) this.pendingAll = true;
-      else this.pendingNodes.add(n);
-      this.flushWhenQuiet();
-    },
-  };
-  private pendingAll = false;
-  private readonly pendingNodes = new Set<Node>();
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
-  private flushWhenQuiet(): void {
-    if (this.flushTimer) return;
-    const wait = FETCH_QUIET_MS - (performance.now() - this.timings.lastRender);
-    if (wait > 0) {
-      this.flushTimer = setTimeout(() => {
-        this.flushTimer = undefined;
-        this.flushWhenQuiet();
-      }, wait);
-      return;
-    }
-    if (this.pendingAll) this.emitter.fire(undefined);
-    else for (const n of this.pendingNodes) this.emitter.fire(n);
-    this.pendingAll = false;
-    this.pendingNodes.clear();
-  }
+  private readonly changed = this.register(new vscode.EventEmitter<Node | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
   readonly view: vscode.TreeView<Node>;
   private snapshot: Snapshot | undefined;
   private readonly nodes = new Map<string, Node>();
@@ -159,7 +125,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.refreshSoon(true)));
     this.register(vscode.window.onDidChangeActiveTextEditor((ed) => void this.follow(ed)));
     this.register(this.view.onDidChangeVisibility((e) => e.visible && void this.follow(vscode.window.activeTextEditor)));
-    this.register({ dispose: () => ((this.gone = true), clearTimeout(this.refreshTimer), clearTimeout(this.flushTimer)) });
+    this.register({ dispose: () => ((this.gone = true), clearTimeout(this.refreshTimer)) });
     for (const d of [
       vscode.commands.registerCommand(COMMANDS.showMore, (n?: MoreNode) => {
         if (n?.kind !== 'more') return;
@@ -499,7 +465,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
       const at = rows.findIndex((x) => x.file === file);
       if (at >= (this.limits.get(parent.key) ?? PAGE)) {
         this.limits.set(parent.key, Math.ceil((at + 1) / PAGE) * PAGE);
-        this.emitter.fire(parent); // at once: the reveal below needs the row
+        this.changed.fire(parent);
       }
     }
     try {
