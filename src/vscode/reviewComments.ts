@@ -49,7 +49,7 @@ class LiveComment implements vscode.Comment {
  * follows its step id or section title as lines move, and is shown as outdated when its step goes.
  */
 export class ReviewComments extends DisposableScope {
-  /** The window's draft review (one per extension host). */
+  /** The window's draft review (one per extension host): every submission path takes its comments through `draftCommentsFor`. */
   static current: ReviewComments | undefined;
   private readonly controller: vscode.CommentController;
   /** Drafts by plan file (uri string). */
@@ -278,11 +278,6 @@ export class ReviewComments extends DisposableScope {
       return x;
     });
   }
-}
-
-/** The window's draft review (every submission path takes its comments: commands, the plan editor, the review notification). */
-export function draftReview(): ReviewComments | undefined {
-  return ReviewComments.current;
 }
 
 /** The draft comments of a plan that go with a decision now (unresolved, anchor still there), and how to clear them after. */

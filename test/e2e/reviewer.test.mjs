@@ -106,7 +106,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     const user = JSON.parse(fs.readFileSync(path.join(server.dirs.userData, 'User', 'settings.json'), 'utf8'));
     assert.deepEqual(user['workbench.editorAssociations'], { '**/.pi/plans/PLAN-*.md': 'default' });
     const draft = row(/^Speed up the CI pipeline/);
-    for (let i = 0; i < 100 && (await draft.getAttribute('aria-selected')) !== 'true'; i++) await page.waitForTimeout(100);
+    await draft.and(page.locator('[aria-selected="true"]')).waitFor({ timeout: 10_000 });
     assert.equal(await draft.getAttribute('aria-selected'), 'true', 'the row follows the active editor');
     // A proposal's file carries the "to review" badge (R), here and in the file explorer and tabs.
     // (VS Code draws a decoration's letter as the label's ::after content.)

@@ -37,16 +37,6 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
     return c;
   }
   const call = async (name: string, args: Record<string, unknown>, opts: Parameters<Client['callTool']>[2] = {}) => (await client.callTool({ name, arguments: args }, undefined, opts)) as Text;
-  /** Resolves when the plan file says `status: <s>` (polling the disk, as another process sees it). */
-  async function status(id: string, s: string) {
-    const file = path.join(root, '.pi', 'plans', `${id}.md`);
-    for (let i = 0; i < 400; i++) {
-      if (fs.existsSync(file) && new RegExp(`^status: ${s}$`, 'm').test(fs.readFileSync(file, 'utf8'))) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`${id} never became ${s}`);
-  }
-
   before(() => {
     if (!fs.existsSync(CLI)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'ignore' });
   });
@@ -79,9 +69,18 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
     r = await call('pi_plan_step', { id, op: 'add', text: 'Second' });
     assert.match(textOf(r), /Added S002/);
     // The waiting submit; a person approves from a terminal (another process) meanwhile.
+    // The server's first progress notification says the wait began: the plan is proposed by then.
     const progress: string[] = [];
-    const waiting = call('pi_plan_submit', { id }, { onprogress: (p) => void progress.push(p.message ?? '') });
-    await status(id, 'proposed');
+    let began!: () => void;
+    const waitBegan = new Promise<void>((resolve) => (began = resolve));
+    const waiting = call('pi_plan_submit', { id }, {
+      onprogress: (p) => {
+        progress.push(p.message ?? '');
+        began();
+      },
+    });
+    await waitBegan;
+    assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /^status: proposed$/m);
     const approved = cli('approve', id);
     assert.equal(approved.status, 0, approved.stderr);
     r = await waiting;
@@ -168,13 +167,15 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
     assert.equal((read.contents[0] as { text: string }).text, fs.readFileSync(file, 'utf8'));
     // Subscribed: edits by another process (plain file writes, as an editor or git makes them).
     const heard: string[] = [];
+    const waiters: { n: number; resolve: () => void }[] = [];
     const listed = new Promise<void>((resolve) => client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void heard.push(n.params.uri));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      heard.push(n.params.uri);
+      for (const w of waiters.filter((x) => heard.length >= x.n)) w.resolve();
+    });
     await client.subscribeResource({ uri: `pi-plans://plans/${id}` });
-    const until = async (n: number) => {
-      for (let i = 0; i < 400 && heard.length < n; i++) await new Promise((r) => setTimeout(r, 25));
-      assert.ok(heard.length >= n, `${n} update(s) heard, got ${heard.length}`);
-    };
+    /** Resolves once `n` updates were heard (the test's own timeout is the deadline). */
+    const until = (n: number) => (heard.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })));
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('\nG\n', '\nG, edited outside\n'));
     await until(1);
     assert.match(((await client.readResource({ uri: `pi-plans://plans/${id}` })).contents[0] as { text: string }).text, /G, edited outside/);
