@@ -184,9 +184,10 @@ export class ReviewComments extends DisposableScope {
         const found = this.find(reply.thread);
         const comment: DraftComment = { id: id(), body: text, at: new Date().toISOString() };
         if (found) {
+          // Kept first, then shown: a comment on screen survives a reload that follows at once.
           found.t.comments.push(comment);
-          reply.thread.comments = [...reply.thread.comments, new LiveComment(comment.id, comment.body, found.t.id, new Date(comment.at))];
           await this.save(reply.thread.uri);
+          reply.thread.comments = [...reply.thread.comments, new LiveComment(comment.id, comment.body, found.t.id, new Date(comment.at))];
           return;
         }
         // A new thread from the gutter: anchored to the step or section of its line.
@@ -202,14 +203,14 @@ export class ReviewComments extends DisposableScope {
         const t: DraftThread = { id: id(), anchor, line, resolved: false, comments: [comment] };
         const key = reply.thread.uri.toString();
         (this.drafts[key] ??= []).push(t);
+        this.live.set(t.id, reply.thread);
+        await this.save(reply.thread.uri);
         // VS Code's new thread becomes ours: its comments, label and place.
         reply.thread.range = new vscode.Range(line, 0, line, 0);
         reply.thread.comments = [new LiveComment(comment.id, comment.body, t.id, new Date(comment.at))];
         reply.thread.label = threadLabel(t, false);
         reply.thread.contextValue = COMMENT_IDS.thread;
         reply.thread.state = vscode.CommentThreadState.Unresolved;
-        this.live.set(t.id, reply.thread);
-        await this.save(reply.thread.uri);
       }),
       vscode.commands.registerCommand(COMMANDS.deleteComment, async (c: LiveComment) => {
         for (const [key, threads] of Object.entries(this.drafts)) {

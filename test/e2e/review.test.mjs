@@ -96,7 +96,8 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     await widget.waitFor({ timeout: 10_000 });
     await page.keyboard.type(body);
     await widget.locator('.monaco-button', { hasText: 'Add Comment' }).click();
-    await page.locator('.review-widget', { hasText: body }).first().waitFor({ timeout: 10_000 });
+    // Posted: shown as a comment (the extension shows it once it is kept), not the text still in the reply box.
+    await page.locator('.review-widget .comment-body', { hasText: body }).first().waitFor({ timeout: 10_000 });
   }
 
   before(async () => {
@@ -255,7 +256,7 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     // Back in the plan's text (the plan editor's "Open as Text" brings it to the front).
     await page.locator('.tab', { hasText: `${id}.md` }).first().click();
     await runCommand(page, 'Pi Plans: Open as Text');
-    const thread = page.locator('.review-widget', { hasText: 'Run the linter too.' }).first();
+    const thread = page.locator('.review-widget', { has: page.locator('.comment-body', { hasText: 'Run the linter too.' }) }).first();
     await thread.waitFor({ timeout: 30_000 });
     assert.match(await thread.innerText(), /S004 · draft/);
   });
