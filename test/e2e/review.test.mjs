@@ -61,6 +61,13 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     }
   }
 
+  /** Moves the active text editor's cursor, and its view, to the first line (the editor draws only the lines in view). */
+  async function toTop() {
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+Home');
+    await page.locator('.editor-instance .line-numbers', { hasText: /^1$/ }).first().waitFor({ timeout: 10_000 });
+  }
+
   /** Comments on the line that shows `lineText`, through the gutter's "+" as a person does. */
   async function commentOn(lineText, body) {
     const line = page.locator('.editor-instance .view-line', { hasText: lineText }).first();
@@ -246,6 +253,8 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     await runCommand(page, 'Pi Plans: Open Preview');
     const view = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
     await view.getByRole('button', { name: 'Open as Text' }).click();
+    // The text editor keeps where it was last scrolled (the diff's side): back to the top, where the steps are.
+    await toTop();
     await page.locator('.editor-instance .view-line', { hasText: 'S004 Run the test suite' }).first().waitFor({ timeout: 20_000 });
     await commentOn('S004 Run the test suite', 'Run the linter too.');
     // VS Code's own reload (its shutdown writes the state out, as a person's reload does).
@@ -256,6 +265,7 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     // Back in the plan's text (the plan editor's "Open as Text" brings it to the front).
     await page.locator('.tab', { hasText: `${id}.md` }).first().click();
     await runCommand(page, 'Pi Plans: Open as Text');
+    await toTop();
     const thread = page.locator('.review-widget', { has: page.locator('.comment-body', { hasText: 'Run the linter too.' }) }).first();
     await thread.waitFor({ timeout: 30_000 });
     assert.match(await thread.innerText(), /S004 · draft/);
