@@ -15,3 +15,4 @@ export * from './approval';
 export * from './policy';
 export * from './planActions';
 export * from './review';
+export * from './merge';

@@ -283,7 +283,7 @@ function findStep(doc: PlanDocument, id: string): PlacedStep {
 }
 
 /** A step item's lines as written, renumbered to `bullet` (continuation lines follow a wider or narrower bullet). */
-function renumbered(block: string, from: string, bullet: string): string {
+export function renumbered(block: string, from: string, bullet: string): string {
   const m = /^([ \t]*)(\S+)/.exec(block);
   if (!m || m[2] !== from || from === bullet) return block;
   const delta = bullet.length - from.length;

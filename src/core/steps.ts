@@ -129,6 +129,14 @@ export function rewriteHeader(line: string, status: StepStatus, id?: string): st
   return out + rest;
 }
 
+/** A step's header line with its id replaced by `id` (a merge's renumbering); a line without an id is returned as it is. */
+export function renameStepHeader(line: string, id: string): string {
+  const g = HEADER_PARTS.exec(line)?.groups;
+  if (!g?.id) return line;
+  const before = g.lead + (g.check !== undefined ? `[${g.check}]${g.sp2 ?? ''}` : '');
+  return before + id + line.slice(before.length + g.id.length);
+}
+
 /** How far a step's continuation lines are indented: the width of its bullet and the space after it. */
 export function contentIndent(line: string): number {
   return HEADER_PARTS.exec(line)?.groups?.lead.length ?? 2;

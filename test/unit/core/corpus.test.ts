@@ -8,6 +8,7 @@ import {
   editStep,
   finishExecution,
   markStep,
+  mergePlanTexts,
   OpContext,
   parsePlan,
   PlanDocument,
@@ -467,4 +468,26 @@ describe('corpus: merge-conflict files', () => {
       assert.equal(e.details.line, line);
     });
   }
+});
+
+describe('corpus: a pi-planner plan merged by the git merge driver', () => {
+  it('stays readable by pi-planner\'s reader: every step and field, both branches\' edits', () => {
+    const base = fixture('pi-planner-proposed.md');
+    const ours = editStep(parsePlan(base), { op: 'update', id: 'S002', target: 'ar@acme.example' }, agent).text;
+    const theirs = editStep(parsePlan(base), { op: 'update', id: 'S004', text: 'Confirm all three reminders went out' }, { ...agent, now: '2026-04-02T12:00:00.000Z' }).text;
+    const r = mergePlanTexts(base, ours, theirs);
+    assert.deepEqual(r.conflicts, []);
+    const p = piParse(r.text);
+    assert.deepEqual(p.steps, [
+      { description: '[ ] S001 Query overdue invoices for Acme Corp', tool: 'odoo-toolbox', operation: 'search', target: 'account.move' },
+      { description: '[ ] S002 Send payment reminder email', tool: 'go-easy', operation: 'send', target: 'ar@acme.example' },
+      { description: '[ ] S003 Log reminder activity on each invoice', tool: 'odoo-toolbox', operation: 'write', target: 'account.move' },
+      { description: '[ ] S004 Confirm all three reminders went out', tool: 'go-easy', operation: 'list', target: undefined },
+    ]);
+    assert.equal(p.fm.status, 'proposed');
+    assert.equal(p.fm.version, String(Math.max(parsePlan(ours).fm.version, parsePlan(theirs).fm.version) + 1));
+    assert.equal(p.fm.updated_at, '2026-04-02T12:00:00.000Z');
+    assert.deepEqual(p.fm.tools_required, ['odoo-toolbox', 'go-easy']);
+    assert.equal(p.context, 'Acme Corp has 3 invoices overdue by more than 30 days.\nUse the English reminder template.');
+  });
 });

@@ -1,0 +1,313 @@
+import { diff3Merge } from 'node-diff3';
+import { parsePlan, PlanDocument } from './document';
+import { PlanError } from './errors';
+import { entriesOf, stringifyEntry } from './frontmatter';
+import { lineStartAt } from './outline';
+import { ensureStepIds, renumbered } from './operations';
+import { isNoteLine, renameStepHeader, renderNoteLine, contentIndent, stepNumber } from './steps';
+
+/**
+ * A three-way merge of plan files (git's merge driver): by frontmatter key, by section and by
+ * step id instead of by line, so two branches that change different steps of one plan merge
+ * cleanly although both bumped `version` and `updated_at`. Lines no side changed stay byte for
+ * byte; a true conflict gets standard markers around just the step, section or field concerned.
+ */
+
+export interface MergeLabels {
+  ours?: string;
+  theirs?: string;
+  /** Length of the conflict markers (git's `%L`): 7 unless the file itself holds such lines. */
+  markerSize?: number;
+}
+
+export interface MergeConflict {
+  /** `step S003`, `section Risks`, `field status`. */
+  what: string;
+  /** 1-based line of its `<<<<<<<` marker in the result. */
+  line: number;
+}
+
+export interface PlanMerge {
+  text: string;
+  conflicts: MergeConflict[];
+  /** Steps both sides added under the same id: theirs got the next free id. */
+  renumbered: { from: string; to: string }[];
+}
+
+type Kind = 'fm' | 'pre' | 'section' | 'steps-head' | 'step' | 'steps-tail';
+
+interface Unit {
+  key: string;
+  kind: Kind;
+  /** The unit's text without its trailing whitespace (frontmatter entries: with their line break). */
+  text: string;
+  /** The whitespace after it in its own file. */
+  sep: string;
+  /** Steps: the bullet the text is written with (`1.`/`1)` for ordered lists: positions are given when composing). */
+  bullet?: string;
+}
+
+interface Split {
+  doc: PlanDocument;
+  fm: Unit[];
+  body: Unit[];
+  /** Whitespace at the end of the body. */
+  trail: string;
+  ordered: boolean;
+}
+
+const lines = (t: string): string[] => t.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+const trailingWs = (t: string): number => t.length - t.replace(/\s+$/, '').length;
+
+/** A plan's text as keyed units: frontmatter entries, body sections, and the steps by id. */
+function split(doc: PlanDocument, byId: boolean): Split {
+  const eol = doc.eol;
+  const yaml = doc.block.yaml;
+  const fm: Unit[] = [];
+  const entries = entriesOf(yaml);
+  const withEol = (t: string) => (t.endsWith('\n') ? t : t + eol);
+  const first = entries.length ? entries[0].start : yaml.length;
+  if (first > 0) fm.push({ key: 'fm:<head>', kind: 'fm', text: withEol(yaml.slice(0, first)), sep: '' });
+  for (const e of entries) fm.push({ key: `fm:${e.key}`, kind: 'fm', text: withEol(yaml.slice(e.start, e.end)), sep: '' });
+  const last = entries.length ? entries[entries.length - 1].end : yaml.length;
+  if (entries.length && last < yaml.length) fm.push({ key: 'fm:<tail>', kind: 'fm', text: withEol(yaml.slice(last)), sep: '' });
+
+  const body = doc.body;
+  const units: Unit[] = [];
+  const push = (key: string, kind: Kind, raw: string, bullet?: string) => {
+    const cut = raw.length - trailingWs(raw);
+    units.push({ key, kind, text: raw.slice(0, cut), sep: raw.slice(cut), bullet });
+  };
+  const sections = doc.outline.sections;
+  push('pre', 'pre', body.slice(0, sections.length ? sections[0].start : body.length));
+  const seen = new Map<string, number>();
+  const items = doc.outline.steps;
+  sections.forEach((sec, i) => {
+    const name = `${sec.depth}:${sec.title.toLowerCase()}`;
+    const n = (seen.get(name) ?? 0) + 1;
+    seen.set(name, n);
+    const key = `section:${name}${n > 1 ? `#${n}` : ''}`;
+    if (i !== doc.outline.stepsSection || !items.length || !byId) {
+      push(key, 'section', body.slice(sec.start, sec.end));
+      return;
+    }
+    push(`${key}:head`, 'steps-head', body.slice(sec.start, lineStartAt(body, items[0].start)));
+    items.forEach((it, j) => {
+      const s = doc.steps[j];
+      const end = j + 1 < items.length ? lineStartAt(body, items[j + 1].start) : it.end;
+      const canonical = /^\d/.test(s.bullet) ? `1${s.bullet.slice(-1)}` : s.bullet;
+      push(`step:${s.id}`, 'step', renumbered(body.slice(lineStartAt(body, it.start), end), s.bullet, canonical), canonical);
+    });
+    push(`${key}:tail`, 'steps-tail', body.slice(items[items.length - 1].end, sec.end));
+  });
+  // The body's final whitespace belongs to the file, not to its last unit.
+  const trail = units.length ? units[units.length - 1].sep : '';
+  if (units.length) units[units.length - 1].sep = '';
+  return { doc, fm, body: units, trail, ordered: items.length ? items[0].ordered : true };
+}
+
+/** The keys in merged order: the side that reordered the common keys leads, the other's additions go after their predecessor. */
+function order(b: readonly string[], o: readonly string[], t: readonly string[]): string[] {
+  const bs = new Set(b);
+  const os = new Set(o);
+  const ts = new Set(t);
+  const commonOf = (xs: readonly string[]) => xs.filter((k) => bs.has(k) && os.has(k) && ts.has(k)).join('\0');
+  const base = commonOf(b);
+  const [lead, other] = commonOf(o) === base && commonOf(t) !== base ? [t, o] : [o, t];
+  const out = [...lead];
+  const at = new Set(out);
+  for (let i = 0; i < other.length; i++) {
+    const k = other[i];
+    if (at.has(k)) continue;
+    let j = i - 1;
+    while (j >= 0 && !at.has(other[j])) j--;
+    out.splice(j < 0 ? 0 : out.indexOf(other[j]) + 1, 0, k);
+    at.add(k);
+  }
+  return out;
+}
+
+type Decision = { take: Unit } | { drop: true } | { conflict: { ours?: Unit; theirs?: Unit } };
+
+/** A unit's text for comparison: steps by content, not by their position's number. */
+const same = (a: Unit, b: Unit) => a.text === b.text;
+
+/** One key's three versions: a side's change wins over no change, equal changes merge, different ones merge by line or conflict. */
+function decide(b: Unit | undefined, o: Unit | undefined, t: Unit | undefined): Decision {
+  if (!o && !t) return { drop: true };
+  if (!b) {
+    if (!o) return { take: t! };
+    if (!t) return { take: o };
+    return same(o, t) ? { take: o } : { conflict: { ours: o, theirs: t } };
+  }
+  if (!o) return same(t!, b) ? { drop: true } : { conflict: { theirs: t } };
+  if (!t) return same(o, b) ? { drop: true } : { conflict: { ours: o } };
+  if (same(o, b)) return { take: t };
+  if (same(t, b) || same(o, t)) return { take: o };
+  // Both changed it differently: their changes may still be to different parts (a step's status
+  // here, its details there) or different lines of a section.
+  const text = o.kind === 'step' ? mergeStep(b.text, o.text, t.text) : mergeLines(b.text, o.text, t.text);
+  return text === undefined ? { conflict: { ours: o, theirs: t } } : { take: { ...o, text } };
+}
+
+/** A line merge (diff3): the merged text, or undefined when the sides changed the same lines. */
+function mergeLines(b: string, o: string, t: string): string | undefined {
+  if (o === b) return t;
+  if (t === b || o === t) return o;
+  const regions = diff3Merge(lines(o), lines(b), lines(t), { excludeFalseConflicts: true });
+  if (regions.some((r) => r.conflict)) return undefined;
+  return regions.flatMap((r) => r.ok ?? []).join('');
+}
+
+/** A step as its header line (text, status, annotation), its detail lines and its note lines. */
+function stepParts(text: string): { header: string; details: string; notes: string } {
+  const [header, ...rest] = lines(text);
+  const details = rest.filter((l) => !isNoteLine(l.replace(/\r?\n$/, '')));
+  const notes = rest.filter((l) => isNoteLine(l.replace(/\r?\n$/, '')));
+  const nl = (xs: string[]) => xs.map((l) => (l.endsWith('\n') ? l : l + '\n')).join('');
+  return { header: header.replace(/\r?\n$/, ''), details: nl(details), notes: nl(notes) };
+}
+
+/** One step changed on both sides: merged part by part (header whole; details by line; notes whole), or undefined on a true conflict. */
+function mergeStep(b: string, o: string, t: string): string | undefined {
+  const [pb, po, pt] = [stepParts(b), stepParts(o), stepParts(t)];
+  const header = mergeLines(pb.header, po.header, pt.header);
+  const details = mergeLines(pb.details, po.details, pt.details);
+  const notes = mergeLines(pb.notes, po.notes, pt.notes);
+  if (header === undefined || details === undefined || notes === undefined || header.includes('\n')) return undefined;
+  const eol = o.includes('\r\n') ? '\r\n' : '\n';
+  const rest = (details + notes).replace(/\r?\n/g, eol).replace(/\s+$/, '');
+  return header + (rest ? eol + rest : '');
+}
+
+/**
+ * Merges three versions of a plan file. Throws PlanError when a side cannot be read as a plan
+ * or the merged text would not be a valid one (the caller then merges by line).
+ */
+export function mergePlanTexts(baseText: string, oursText: string, theirsText: string, labels: MergeLabels = {}): PlanMerge {
+  const oursDoc = parsePlan(oursText, 'ours');
+  const eol = oursDoc.eol;
+  // One line ending for the result: ours.
+  const toEol = (t: string) => (eol === '\r\n' ? t.replace(/\r?\n/g, '\r\n') : t.replace(/\r\n/g, '\n'));
+  let docs = [parsePlan(toEol(baseText), 'base'), oursDoc, parsePlan(toEol(theirsText), 'theirs')];
+  // Steps merge by id. pi-planner writes steps without ids; the first write here gives them theirs
+  // (the same ids on every branch, from the counter), so a side without them gets them first.
+  // With no ids anywhere, the Steps section merges by line.
+  const anyId = docs.some((d) => d.steps.some((s) => s.hasId));
+  if (anyId && !docs.every((d) => d.steps.every((s) => s.hasId))) docs = docs.map(ensureStepIds);
+  const [base, ours, theirs] = docs.map((d) => split(d, anyId));
+  const size = labels.markerSize && labels.markerSize >= 7 ? labels.markerSize : 7;
+  const mark = (c: string, label?: string) => c.repeat(size) + (label ? ` ${label}` : '');
+  const whats: string[] = [];
+  const renames: { from: string; to: string }[] = [];
+
+  // Steps both sides added under one id with different content: theirs gets the next free id.
+  const all = [base, ours, theirs];
+  let seq = Math.max(0, ...all.map((s) => s.doc.fm.step_seq ?? 0), ...all.flatMap((s) => s.doc.steps.map((x) => stepNumber(x.id))));
+  const baseKeys = new Set(base.body.map((u) => u.key));
+  const ourUnits = new Map(ours.body.map((u) => [u.key, u]));
+  theirs.body = theirs.body.map((u) => {
+    const mine = ourUnits.get(u.key);
+    if (u.kind !== 'step' || baseKeys.has(u.key) || !mine || same(mine, u)) return u;
+    const from = u.key.slice('step:'.length);
+    const to = `S${String(++seq).padStart(3, '0')}`;
+    renames.push({ from, to });
+    const [head, ...rest] = lines(u.text);
+    let text = renameStepHeader(head.replace(/\r?\n$/, ''), to) + head.slice(head.replace(/\r?\n$/, '').length) + rest.join('');
+    if (!rest.some((l) => isNoteLine(l.replace(/\r?\n$/, '')))) text += eol + renderNoteLine(`renumbered from ${from} by a merge: both branches added a step ${from}`, contentIndent(head));
+    return { ...u, key: `step:${to}`, text };
+  });
+
+  const mergeUnits = (b: Unit[], o: Unit[], t: Unit[]) => {
+    const bm = new Map(b.map((u) => [u.key, u]));
+    const om = new Map(o.map((u) => [u.key, u]));
+    const tm = new Map(t.map((u) => [u.key, u]));
+    const keys = order(b.map((u) => u.key), o.map((u) => u.key), t.map((u) => u.key));
+    return keys.map((k) => ({ key: k, d: decide(bm.get(k), om.get(k), tm.get(k)) }));
+  };
+  const describe = (k: string) => (k.startsWith('fm:') ? `field ${k.slice(3)}` : k.startsWith('step:') ? `step ${k.slice(5)}` : k === 'pre' ? 'the text before the first section' : `section ${k.replace(/^section:\d:/, '').replace(/:(head|tail)$/, '')}`);
+  const conflictBlock = (k: string, c: { ours?: Unit; theirs?: Unit }, render: (u: Unit) => string) => {
+    whats.push(describe(k));
+    return `${mark('<', labels.ours ?? 'ours')}${eol}${c.ours ? render(c.ours) : ''}${mark('=')}${eol}${c.theirs ? render(c.theirs) : ''}${mark('>', labels.theirs ?? 'theirs')}`;
+  };
+
+  // Body: sections by title, steps by id.
+  const merged = mergeUnits(base.body, ours.body, theirs.body);
+  let body = '';
+  let position = 0;
+  const numberOf = /^(\d+)([.)])$/.exec(ours.doc.steps[0]?.bullet ?? theirs.doc.steps[0]?.bullet ?? '1.');
+  const startNum = numberOf ? Number(numberOf[1]) : 1;
+  const ordered = ours.doc.steps.length ? ours.ordered : theirs.ordered;
+  const placed = (u: Unit, pos: number) => (u.kind === 'step' && ordered && u.bullet && /^\d/.test(u.bullet) ? renumbered(u.text, u.bullet, `${startNum + pos}${u.bullet.slice(-1)}`) : u.text);
+  type Shown = { key: string; d: Exclude<Decision, { drop: true }> };
+  const shown = merged.filter((m): m is Shown => !('drop' in m.d));
+  const unitOf = (d: Shown['d']): Unit => ('take' in d ? d.take : (d.conflict.ours ?? d.conflict.theirs)!);
+  shown.forEach(({ key, d }, i) => {
+    const next = shown[i + 1];
+    const unit = unitOf(d);
+    let text: string;
+    if ('take' in d) text = placed(d.take, position);
+    else text = conflictBlock(key, d.conflict, (u) => placed(u, position) + eol);
+    if (unit.kind === 'step') position++;
+    body += text;
+    if (!next) return;
+    const nextKind = unitOf(next.d).kind;
+    if (unit.kind === 'step') body += nextKind === 'step' ? unit.sep || eol : '';
+    else if (!unit.text) body += unit.sep;
+    else body += unit.sep || (nextKind === 'step' || unit.kind === 'fm' ? eol : eol + eol);
+  });
+  body += ours.trail;
+
+  // Frontmatter: entry by entry; the write counter and the times are computed, not merged.
+  // The step counter covers every id issued on either side (the renumbered ones too).
+  const fmMerged = mergeUnits(base.fm, ours.fm, theirs.fm);
+  const of = ours.doc.fm;
+  const tf = theirs.doc.fm;
+  const computed: Record<string, string> = {
+    'fm:version': stringifyEntry('version', Math.max(of.version, tf.version) + 1, eol) + eol,
+    'fm:updated_at': stringifyEntry('updated_at', of.updated_at >= tf.updated_at ? of.updated_at : tf.updated_at, eol) + eol,
+    'fm:step_seq': stringifyEntry('step_seq', seq, eol) + eol,
+  };
+  let yaml = '';
+  for (const { key, d } of fmMerged) {
+    if ('drop' in d) continue;
+    if (computed[key] && !('conflict' in d && (!d.conflict.ours || !d.conflict.theirs))) {
+      yaml += computed[key];
+      continue;
+    }
+    yaml += 'take' in d ? d.take.text : conflictBlock(key, d.conflict, (u) => u.text) + eol;
+  }
+
+  yaml = yaml.replace(/\r?\n$/, '');
+  const o = ours.doc;
+  const text = o.text.slice(0, o.block.yamlStart) + yaml + o.text.slice(o.block.yamlEnd, o.block.bodyStart) + body;
+
+  const starts = [...text.matchAll(new RegExp(`^${'<'.repeat(size)}(?: |\\r?$)`, 'gm'))].map((m) => m.index!);
+  const conflicts = whats.map((what, i) => ({ what, line: starts[i] === undefined ? 0 : text.slice(0, starts[i]).split('\n').length }));
+  if (!conflicts.length) {
+    try {
+      parsePlan(text, undefined, { fresh: true });
+    } catch (e) {
+      throw new PlanError('INVALID_FILE', `the merge by step would not be a valid plan (${(e as Error).message}): merge it by line`);
+    }
+  }
+  return { text, conflicts, renumbered: renames };
+}
+
+/** A plain line merge (diff3) with standard markers, for files that are not plans or whose merge by step failed. */
+export function mergeTextByLine(baseText: string, oursText: string, theirsText: string, labels: MergeLabels = {}): { text: string; conflicts: number } {
+  const size = labels.markerSize && labels.markerSize >= 7 ? labels.markerSize : 7;
+  const eol = oursText.includes('\r\n') ? '\r\n' : '\n';
+  const withEnd = (ls: string[]) => ls.map((l) => (/\n$/.test(l) ? l : l + eol));
+  let conflicts = 0;
+  let text = '';
+  for (const r of diff3Merge(lines(oursText), lines(baseText), lines(theirsText), { excludeFalseConflicts: true })) {
+    if (r.ok) text += r.ok.join('');
+    else if (r.conflict) {
+      conflicts++;
+      if (text && !text.endsWith('\n')) text += eol;
+      text += `${'<'.repeat(size)} ${labels.ours ?? 'ours'}${eol}${withEnd(r.conflict.a).join('')}${'='.repeat(size)}${eol}${withEnd(r.conflict.b).join('')}${'>'.repeat(size)} ${labels.theirs ?? 'theirs'}${eol}`;
+    }
+  }
+  return { text, conflicts };
+}
