@@ -17,6 +17,7 @@ import {
   sectionText,
 } from '../core';
 import { openNodeStore } from '../node';
+import { gitSetup, runMergeDriver } from './git';
 import { approvePlan, changePlanStatus, compareWithReviewed, rejectPlan } from '../service';
 import { IndexEntry, PlanStore } from '../store';
 
@@ -246,6 +247,26 @@ export function buildProgram(io: CliIo = realIo): Command {
       if (problem) throw new UsageError(problem);
       io.err(`[pi-plans mcp] serving ${root} on stdio\n`);
       await serveMcp({ root, reviewWaitMs: o.reviewWait !== undefined ? o.reviewWait * 1000 : undefined, log: (l) => io.err(`[pi-plans mcp] ${l}\n`), version: PKG_VERSION }, new StdioServerTransport());
+    });
+
+  program
+    .command('merge-driver <base> <ours> <theirs> [path]')
+    .description('git merge driver for plan files (%O %A %B %P): merges by step id and frontmatter key; set up by git-setup')
+    .option('--marker-size <n>', 'conflict marker length (git\'s %L)', (v) => {
+      if (!/^\d+$/.test(v)) throw new UsageError('--marker-size takes a whole number (git passes %L)');
+      return Number(v);
+    })
+    .action((base: string, ours: string, theirs: string, file: string | undefined, o: { markerSize?: number }) => {
+      process.exitCode = runMergeDriver({ base, ours, theirs, path: file, markerSize: o.markerSize }, io);
+    });
+
+  program
+    .command('git-setup')
+    .description('register the merge driver in this repository\'s git config and write .gitattributes and .pi/plans/.gitignore (the git policy)')
+    .option('--command <cmd>', 'how git should run pi-plans (default: this Node and this script, by absolute path)')
+    .action((o: { command?: string }) => {
+      const root = path.resolve(program.opts<{ root: string }>().root);
+      process.exitCode = gitSetup(root, { command: o.command, cli: path.resolve(process.argv[1] ?? 'pi-plans') }, io);
     });
 
   program

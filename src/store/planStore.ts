@@ -466,7 +466,7 @@ export class PlanStore {
     return changed;
   }
 
-  /** The checkpoint log of a plan. Lines that are not ours (pi-planner's) or are broken are skipped. */
+  /** The checkpoint log of a plan, oldest first. Lines that are not ours (pi-planner's) or are broken are skipped. */
   async readCheckpoints(id: string): Promise<Checkpoint[]> {
     this.pathOf(id);
     const bytes = await this.ports.fs.readFile(`${this.sessionsDir}/${id}.jsonl`);
@@ -481,7 +481,8 @@ export class PlanStore {
         /* a torn or foreign line: skip it */
       }
     }
-    return out;
+    // In time order: a log merged by git's union driver holds one branch's lines, then the other's.
+    return out.every((c, i) => !i || out[i - 1].at <= c.at) ? out : out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   }
 
   /** Appends one event to `sessions/<id>.jsonl` (fsynced). */
