@@ -124,13 +124,18 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     this.register(active.onDidChange(() => this.refreshSoon(true)));
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.refreshSoon(true)));
     this.register(vscode.window.onDidChangeActiveTextEditor((ed) => void this.follow(ed)));
-    this.register(this.view.onDidChangeVisibility((e) => e.visible && void this.follow(vscode.window.activeTextEditor)));
-    this.register({ dispose: () => ((this.gone = true), clearTimeout(this.refreshTimer)) });
+    this.register(this.view.onDidChangeVisibility((e) => {
+      if (!e.visible) return;
+      this.visibleAt = performance.now();
+      if (this.dirtyWhileHidden) this.redrawOnceShown();
+      void this.follow(vscode.window.activeTextEditor);
+    }));
+    this.register({ dispose: () => ((this.gone = true), clearTimeout(this.refreshTimer), clearTimeout(this.shownTimer)) });
     for (const d of [
       vscode.commands.registerCommand(COMMANDS.showMore, (n?: MoreNode) => {
         if (n?.kind !== 'more') return;
         this.limits.set(n.parent.key, (this.limits.get(n.parent.key) ?? PAGE) + PAGE);
-        this.changed.fire(this.nodes.get(n.parent.key) ?? undefined);
+        this.fire(this.nodes.get(n.parent.key) ?? undefined);
       }),
       vscode.commands.registerCommand(COMMANDS.filter, () => this.pickFilter()),
       vscode.commands.registerCommand(COMMANDS.clearFilter, () => this.setFilter(undefined)),
@@ -145,6 +150,47 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
   }
 
   private gone = false;
+
+  /**
+   * Redraw requests go to VS Code only while the view is visible. VS Code 1.139 queues those made
+   * while it is hidden and runs them when it is shown, alongside the first render; two fetches at
+   * once can then put one folder's rows under another (its tree view batches child requests, and
+   * a batch that starts while another is waiting hands the waiting requests the wrong results).
+   * A hidden view is marked stale instead, and redrawn once shown if its first render came before
+   * the last change.
+   */
+  private fire(n: Node | undefined): void {
+    if (this.view.visible) {
+      this.changed.fire(n);
+      return;
+    }
+    this.dirtyWhileHidden = true;
+    this.lastHiddenChange = performance.now();
+  }
+
+  private dirtyWhileHidden = false;
+  private lastHiddenChange = 0;
+  private visibleAt = 0;
+  private rootFetchedAt = 0;
+  private shownTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** After the view is shown: once VS Code has fetched the rows (or did not within a second), redraw if they predate a change. */
+  private redrawOnceShown(): void {
+    clearTimeout(this.shownTimer);
+    const check = () => {
+      if (this.gone || !this.view.visible) return; // hidden again: still stale
+      const now = performance.now();
+      const fetched = this.rootFetchedAt >= this.visibleAt;
+      if ((!fetched && now - this.visibleAt < 1000) || now - this.timings.lastRender < 100) {
+        this.shownTimer = setTimeout(check, 50);
+        return;
+      }
+      this.dirtyWhileHidden = false;
+      if (this.rootFetchedAt > this.lastHiddenChange) return; // that fetch read everything
+      this.changed.fire(undefined);
+    };
+    this.shownTimer = setTimeout(check, 50);
+  }
 
   /** When the first change of the burst now waiting arrived (0: none waiting). */
   private burstStart = 0;
@@ -191,13 +237,13 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     if (this.redrawAll || !sameGroups) {
       this.redrawAll = false;
       this.forgetNodes(after);
-      this.changed.fire(undefined);
+      this.fire(undefined);
       return;
     }
     for (const [key, sig] of after) {
       if (before.get(key) === sig) continue;
       const n = this.nodes.get(key);
-      this.changed.fire(n ?? undefined);
+      this.fire(n ?? undefined);
       if (!n) return;
     }
   }
@@ -256,6 +302,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
 
   getChildren(n?: Node): vscode.ProviderResult<Node[]> {
     this.timings.lastRender = performance.now();
+    if (!n) this.rootFetchedAt = this.timings.lastRender;
     if (!this.plans.loaded) return [];
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => this.plans.storeFor(f.uri));
     if (!n) {
@@ -465,7 +512,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
       const at = rows.findIndex((x) => x.file === file);
       if (at >= (this.limits.get(parent.key) ?? PAGE)) {
         this.limits.set(parent.key, Math.ceil((at + 1) / PAGE) * PAGE);
-        this.changed.fire(parent);
+        this.fire(parent);
       }
     }
     try {
