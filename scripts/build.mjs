@@ -88,6 +88,18 @@ for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join('node_
 // The icons are CC BY 4.0 (Microsoft): their licence travels with them.
 fs.copyFileSync('node_modules/@vscode/codicons/LICENSE', 'dist/codicons/LICENSE');
 
+// The chat files (the Planner agent, the planning prompt files), made from the strategy module.
+{
+  const gen = await esbuild.build({ ...common, plugins: [], entryPoints: ['src/tools/chatFiles.ts'], format: 'esm', write: false, sourcemap: false, minify: false });
+  const url = `data:text/javascript;base64,${Buffer.from(gen.outputFiles[0].text).toString('base64')}`;
+  const { chatFiles } = await import(url);
+  fs.rmSync('dist/chat', { recursive: true, force: true });
+  for (const f of chatFiles()) {
+    fs.mkdirSync(path.dirname(path.join('dist/chat', f.path)), { recursive: true });
+    fs.writeFileSync(path.join('dist/chat', f.path), f.text);
+  }
+}
+
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {

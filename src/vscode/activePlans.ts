@@ -4,6 +4,8 @@ import { DisposableScope } from './disposable';
 import { CONTEXT_KEYS } from './ids';
 
 const KEY = 'piPlans.activePlans';
+/** The plan work was last on: what `@plans /on` resumes and `/show` shows when no plan is named. */
+const LAST_KEY = 'piPlans.lastPlan';
 /** Context key: a plan is active (plan work mode), for the gated tools' `when` clauses. */
 export const WORK_ACTIVE_CONTEXT = CONTEXT_KEYS.planWorkActive;
 
@@ -26,7 +28,23 @@ export class WorkspaceActivePlans extends DisposableScope implements ActivePlans
 
   async set(id: string, folder: string): Promise<void> {
     await this.state.update(KEY, [...this.list().filter((a) => a.folder !== folder && a.id !== id), { id, folder }]);
+    await this.state.update(LAST_KEY, { id, folder });
     await this.publish();
+  }
+
+  /** The plan work was last on (kept when work ends, forgotten by a reset), if any. */
+  last(): { id: string; folder: string } | undefined {
+    const l = this.state.get<{ id: string; folder: string }>(LAST_KEY);
+    return typeof l?.id === 'string' && typeof l?.folder === 'string' ? l : undefined;
+  }
+
+  /** Ends plan work on every plan; `forget` also drops the plan it was on (a reset). Returns what was active. */
+  async endWork(opts: { forget: boolean }): Promise<{ id: string; folder: string }[]> {
+    const was = this.list();
+    await this.state.update(KEY, []);
+    if (opts.forget) await this.state.update(LAST_KEY, undefined);
+    await this.publish();
+    return was;
   }
 
   async clear(id: string): Promise<void> {

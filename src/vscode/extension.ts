@@ -14,6 +14,7 @@ import { registerReviewCommands } from './reviewCommands';
 import { ReviewComments } from './reviewComments';
 import { ReviewCompare } from './reviewCompare';
 import { McpConfig } from './mcpConfig';
+import { PlansChat } from './chat';
 import { VsCodeReviewGate } from './reviewGate';
 import { PlanStatusBar } from './statusBar';
 import { FolderEntry, PlansChange, PlanStatusChange, WorkspacePlans } from './workspacePlans';
@@ -72,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   context.subscriptions.push(editor);
   context.subscriptions.push(new PlanFileDecorations(plans));
   context.subscriptions.push(new PlanNotifications(plans, active));
+  context.subscriptions.push(new PlansChat(plans, active, context.extensionUri));
   context.subscriptions.push(new McpConfig(context, String(context.extension.packageJSON.version ?? '0'), (what, e) => plans.logError(what, e)));
   context.subscriptions.push(
     vscode.commands.registerCommand(COMMANDS.showLog, () => log.show()),

@@ -87,6 +87,12 @@ export const SETTINGS = {
   notifyExecution: 'notifications.execution',
   notifyStalled: 'notifications.stalled',
   openPlansIn: 'editor.openPlansIn',
+  strategy: 'planning.strategy',
+} as const;
+
+/** The `@plans` chat participant (package.json `chatParticipants`). */
+export const CHAT = {
+  participant: 'piPlans.plans',
 } as const;
 
 export const CONTEXT_KEYS = {

@@ -276,4 +276,40 @@ describe('Pi Plans in a real VS Code', function () {
     const cursor = JSON.parse((await vscode.commands.executeCommand<string>('piPlans.copyMcpConfig', 'cursor', folder().uri))!);
     assert.deepEqual(cursor.mcpServers['pi-plans'], { command: 'node', args: [cli, '--root', root, 'mcp'] });
   });
+
+  it('registers the Planner agent and the planning prompt files with VS Code; the agent file passes VS Code\'s own checks', async () => {
+    await api();
+    type Listed = { uri: { path: string }; type: string; extensionId: string };
+    const ours = async () => ((await vscode.commands.executeCommand<Listed[]>('_listExtensionPromptFiles')) ?? []).filter((f) => f.extensionId.toLowerCase() === EXTENSION_ID.toLowerCase()).map((f) => `${f.type} ${f.uri.path.split('/dist/chat/')[1]}`).sort();
+    const fixed = ['agent planner.agent.md', 'prompt plan-goal-decompose-route-synthesise.prompt.md', 'prompt plan-plan-act-reflect.prompt.md', 'prompt plan-react.prompt.md'];
+    await until('the default strategy\'s /plan prompt listed', async () => JSON.stringify(await ours()) === JSON.stringify([...fixed, 'prompt react/plan.prompt.md'].sort()), 15_000);
+    // The setting picks which /plan prompt VS Code offers.
+    const cfg = vscode.workspace.getConfiguration('piPlans');
+    await cfg.update('planning.strategy', 'plan-act-reflect', vscode.ConfigurationTarget.Global);
+    try {
+      await until('the /plan prompt of the chosen strategy listed instead', async () => JSON.stringify(await ours()) === JSON.stringify([...fixed, 'prompt plan-act-reflect/plan.prompt.md'].sort()), 15_000);
+    } finally {
+      await cfg.update('planning.strategy', undefined, vscode.ConfigurationTarget.Global);
+    }
+    // VS Code checks agent files it opens (unknown tools, bad keys). Our text plus one tool that
+    // does not exist: once VS Code reports that one, it has checked the rest, and found nothing.
+    const agentText = fs.readFileSync(path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'chat', 'planner.agent.md'), 'utf8');
+    assert.match(agentText, /^tools: \[.*\]$/m);
+    const probe = path.join(folder().uri.fsPath, '.github', 'agents', 'planner-probe.agent.md');
+    fs.mkdirSync(path.dirname(probe), { recursive: true });
+    fs.writeFileSync(probe, agentText.replace(/^(tools: \[.*)\]$/m, "$1, 'noSuchTool']"));
+    try {
+      const uri = vscode.Uri.file(probe);
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+      const problems = await until('VS Code has checked the agent file', () => {
+        const d = vscode.languages.getDiagnostics(uri);
+        return d.length ? d.map((x) => `${x.range.start.line + 1}: ${x.message}`) : undefined;
+      }, 20_000);
+      assert.deepEqual(problems, ["4: Unknown tool 'noSuchTool' will be ignored."]);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      fs.rmSync(path.dirname(path.dirname(probe)), { recursive: true, force: true });
+    }
+  });
 });
+

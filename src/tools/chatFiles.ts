@@ -1,0 +1,95 @@
+/**
+ * The chat files the extension contributes to VS Code (`chatAgents`, `chatPromptFiles`), made from
+ * the one strategy module at build time (scripts/build.mjs writes them to dist/chat/; a test holds
+ * the files equal to this module and the manifest's entries to the files).
+ */
+import { PLANNING_STRATEGIES, renderPlanningSection, STRATEGY_TITLES, type PlanningStrategy } from './strategies';
+
+/** The extension's id, which qualifies its tools in agent files (`pi-plans.pi-plans/planGet`). */
+export const EXTENSION_ID = 'pi-plans.pi-plans';
+
+/** The plan tools a planner may use, by their tool reference names: drafting, reading and submitting for review. */
+const PLANNER_PLAN_TOOLS = ['planCreate', 'planStep', 'planUpdate', 'planSetContent', 'planGet', 'planList', 'planSubmit'];
+
+/**
+ * Read-only tools VS Code 1.139 knows without any other extension: the `read` tool set (Copilot
+ * adds its file readers to it), code usages, and the todo list. No edit, no terminal commands.
+ */
+const READ_ONLY_TOOLS = ['read', 'vscodeGeneral/usages', 'todo'];
+
+export const PLANNER_TOOLS: readonly string[] = [...READ_ONLY_TOOLS, ...PLANNER_PLAN_TOOLS.map((t) => `${EXTENSION_ID}/${t}`)];
+
+/** What the "Execute the plan" hand-off sends to agent mode. */
+export const EXECUTE_HANDOFF_PROMPT =
+  'Execute the plan I approved with the Pi Plans tools: start it with #planExecute, mark each step in progress and then done with a one-line note (or blocked with the reason) with #planUpdate, and read it again with #planGet whenever you lose track.';
+
+const yamlString = (s: string) => JSON.stringify(s);
+
+/** The Planner custom agent: plan with read-only tools and the plan tools, then hand off to agent mode. */
+export function plannerAgentFile(strategy: PlanningStrategy = 'react'): string {
+  return [
+    '---',
+    'name: Planner',
+    `description: ${yamlString('Plans a task as a reviewable plan in .pi/plans, with read-only tools and the Pi Plans tools (no edits, no terminal); hands the approved plan to agent mode.')}`,
+    `tools: [${PLANNER_TOOLS.map((t) => `'${t}'`).join(', ')}]`,
+    'handoffs:',
+    '  - label: Execute the plan',
+    '    agent: agent',
+    `    prompt: ${yamlString(EXECUTE_HANDOFF_PROMPT)}`,
+    '    send: false',
+    '---',
+    '',
+    'You are the Planner. You plan; you do not change the workspace. Read what you need with the read-only tools, then write the plan with the Pi Plans tools and submit it for the user\'s review. The plan file in .pi/plans, not this chat, is the plan.',
+    '',
+    renderPlanningSection(strategy).trimEnd(),
+    '',
+    'When the user approves the plan, tell them to use "Execute the plan" to hand it to agent mode.',
+    '',
+  ].join('\n');
+}
+
+/** A planning prompt file: the strategy's planning section, then the task the person types. */
+export function planPromptFile(strategy: PlanningStrategy, name: string): string {
+  return [
+    '---',
+    `name: ${name}`,
+    `description: ${yamlString(`Plan a task with Pi Plans (${STRATEGY_TITLES[strategy]}): a plan in .pi/plans for your review`)}`,
+    'agent: agent',
+    `argument-hint: ${yamlString('the task to plan')}`,
+    '---',
+    '',
+    renderPlanningSection(strategy).trimEnd(),
+    '',
+    'Plan this task with the Pi Plans tools, then submit the plan for my review: ${input:task}',
+    '',
+  ].join('\n');
+}
+
+/** One generated file: where it goes under dist/chat/ and its text. */
+export interface ChatFile {
+  path: string;
+  text: string;
+}
+
+/**
+ * Every generated chat file: the Planner agent, one `/plan-<strategy>` prompt per strategy, and
+ * a `/plan` prompt per strategy of which the `piPlans.planning.strategy` setting shows one.
+ */
+export function chatFiles(): ChatFile[] {
+  return [
+    { path: 'planner.agent.md', text: plannerAgentFile() },
+    ...PLANNING_STRATEGIES.map((s) => ({ path: `plan-${s}.prompt.md`, text: planPromptFile(s, `plan-${s}`) })),
+    ...PLANNING_STRATEGIES.map((s) => ({ path: `${s}/plan.prompt.md`, text: planPromptFile(s, 'plan') })),
+  ];
+}
+
+/** The manifest entries for the files (package.json `chatAgents` and `chatPromptFiles`). */
+export function chatContributions(): { chatAgents: { path: string }[]; chatPromptFiles: { path: string; when?: string }[] } {
+  return {
+    chatAgents: [{ path: './dist/chat/planner.agent.md' }],
+    chatPromptFiles: [
+      ...PLANNING_STRATEGIES.map((s) => ({ path: `./dist/chat/plan-${s}.prompt.md` })),
+      ...PLANNING_STRATEGIES.map((s) => ({ path: `./dist/chat/${s}/plan.prompt.md`, when: `config.piPlans.planning.strategy == '${s}'` })),
+    ],
+  };
+}
