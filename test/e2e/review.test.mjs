@@ -63,14 +63,15 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
 
   /** Moves the active text editor's cursor, and its view, to the first line (the editor draws only the lines in view). */
   async function toTop() {
-    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.locator('.editor-instance .monaco-editor .view-lines').filter({ visible: true }).first().click();
     await page.keyboard.press('Control+Home');
-    await page.locator('.editor-instance .line-numbers', { hasText: /^1$/ }).first().waitFor({ timeout: 10_000 });
+    await page.locator('.editor-instance .line-numbers', { hasText: /^1$/ }).filter({ visible: true }).first().waitFor({ timeout: 10_000 });
   }
 
   /** Comments on the line that shows `lineText`, through the gutter's "+" as a person does. */
   async function commentOn(lineText, body) {
-    const line = page.locator('.editor-instance .view-line', { hasText: lineText }).first();
+    // In the editor in front (a diff editor's hidden sides stay in the page).
+    const line = page.locator('.editor-instance .view-line', { hasText: lineText }).filter({ visible: true }).first();
     await line.waitFor({ timeout: 20_000 });
     // Hover the gutter beside the line once the layout holds still (CodeLens and comment widgets
     // that arrive late move the lines), and check that the "+" shows on that row.
@@ -84,7 +85,9 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
       }
     };
     // The comment column: where VS Code draws the commentable ranges (left of the folding controls).
-    const column = await page.locator('.editor-instance .comment-range-glyph').first().boundingBox();
+    const glyphs = page.locator('.editor-instance .comment-range-glyph').filter({ visible: true });
+    await glyphs.first().waitFor({ timeout: 20_000 });
+    const column = await glyphs.first().boundingBox();
     let glyph;
     for (let tries = 0; !glyph && tries < 10; tries++) {
       const box = await stableBox();
@@ -249,25 +252,31 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
   });
 
   it('keeps a draft across a window reload (workspace state), on the step it was written on', async () => {
+    // The agent executes the approved plan (its notes add lines): comment once its run has ended,
+    // so the line under the mouse is the line the comment is meant for.
+    await until('the agent\'s run of the plan ended', () => /^status: completed$/m.test(text()));
     // The plan editor's "Open as Text" (the plan editor is in front since the approval).
     await runCommand(page, 'Pi Plans: Open Preview');
     const view = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
     await view.getByRole('button', { name: 'Open as Text' }).click();
     // The text editor keeps where it was last scrolled (the diff's side): back to the top, where the steps are.
     await toTop();
-    await page.locator('.editor-instance .view-line', { hasText: 'S004 Run the test suite' }).first().waitFor({ timeout: 20_000 });
+    await page.locator('.editor-instance .view-line', { hasText: 'S004 Run the test suite' }).filter({ visible: true }).first().waitFor({ timeout: 20_000 });
     await commentOn('S004 Run the test suite', 'Run the linter too.');
     // VS Code's own reload (its shutdown writes the state out, as a person's reload does).
     await runCommand(page, 'Developer: Reload Window');
     await page.waitForEvent('load', { timeout: 60_000 });
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.locator('.tab', { hasText: `${id}.md` }).first().waitFor({ timeout: 60_000 });
-    // Back in the plan's text (the plan editor's "Open as Text" brings it to the front).
-    await page.locator('.tab', { hasText: `${id}.md` }).first().click();
-    await runCommand(page, 'Pi Plans: Open as Text');
+    // Back in the plan's text, opened as a person would from Quick Open (plans open as text in this
+    // test's settings); the palette's plan commands depend on which editor the reload restored first.
+    await runCommand(page, 'Go to File...');
+    await page.keyboard.type(`${id}.md`);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: `${id}.md` }).first().click();
     await toTop();
     const thread = page.locator('.review-widget', { has: page.locator('.comment-body', { hasText: 'Run the linter too.' }) }).first();
     await thread.waitFor({ timeout: 30_000 });
-    assert.match(await thread.innerText(), /S004 · draft/);
+    // Its label (a property of its own, drawn when it arrives): on the step it was written on, still a draft.
+    await thread.filter({ hasText: /S004 · draft/ }).waitFor({ timeout: 10_000 });
   });
 });
