@@ -345,6 +345,7 @@ export class PlansChat implements vscode.Disposable {
     stream.button({ command: COMMANDS.open, arguments: [{ id: t.id }], title: vscode.l10n.t('Open') });
     for (const c of planCommands(fm.status, { flag })) {
       if (c === 'archive' || c === 'clone') continue;
+      if (c === 'startWork' && this.active.list().some((a) => a.id === t.id)) continue; // already on
       stream.button({ command: PLAN_COMMAND_IDS[c], arguments: [{ id: t.id, version }], title: vscode.l10n.t(BUTTON_TITLES[c]) });
     }
     return doc;
