@@ -8,7 +8,7 @@
  * Options: --plans N, --json, --keep (reuse bench/corpus), --no-vscode (none of the VS Code
  * figures), --no-explorer (no explorer figures).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -28,6 +28,34 @@ const json = args.includes('--json');
 const root = path.resolve(__dirname, 'corpus', String(N));
 const plans = path.join(root, '.pi/plans');
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-cache-'));
+
+/**
+ * `pi-plans show` and `approve` on one plan of the corpus, each in a fresh process of the built
+ * CLI: wall time and peak memory (the process's own maxRSS), medians of three. No index is built
+ * for them, so neither should grow with the folder.
+ */
+function cliOnePlan(): { bareNodeMb: number; commands: { command: string; ms: number; peakMb: number }[] } {
+  const cliJs = path.resolve(__dirname, '..', 'dist', 'cli.js');
+  if (!fs.existsSync(cliJs)) execFileSync(process.execPath, [path.resolve(__dirname, '..', 'scripts', 'build.mjs')], { cwd: path.resolve(__dirname, '..'), stdio: 'ignore' });
+  const hook = path.join(cacheDir, 'rss-hook.cjs');
+  fs.writeFileSync(hook, "const t0 = process.hrtime.bigint();\nprocess.on('exit', () => require('fs').writeSync(2, `\\nbench ${process.resourceUsage().maxRSS} ${Number(process.hrtime.bigint() - t0) / 1e6}\\n`));\n");
+  const sample = (argv: string[]) => {
+    const out = spawnSync(process.execPath, ['-r', hook, ...argv], { env: { ...process.env, PI_PLANS_CACHE_DIR: cacheDir }, encoding: 'utf8' });
+    const m = /bench (\d+) ([\d.]+)/.exec(out.stderr ?? '');
+    if (out.status !== 0 || !m) throw new Error(`${argv.join(' ')} failed: ${out.stderr}`);
+    return { peakMb: Number(m[1]) / 1024, ms: Number(m[2]) };
+  };
+  const bare = [0, 1, 2].map(() => sample(['-e', '0']).peakMb);
+  const proposed = fs.readdirSync(plans).filter((f) => /^PLAN-[0-9a-f]{8}\.md$/.test(f) && /^status: proposed$/m.test(fs.readFileSync(path.join(plans, f), 'utf8'))).slice(0, 6).map((f) => f.slice(0, -3));
+  const commands = [
+    { command: 'show', argv: (i: number) => [cliJs, '--root', root, 'show', proposed[i]] },
+    { command: 'approve', argv: (i: number) => [cliJs, '--root', root, 'approve', proposed[3 + i]] },
+  ].map((c) => {
+    const runs = [0, 1, 2].map((i) => sample(c.argv(i)));
+    return { command: c.command, ms: median(runs.map((r) => r.ms)), peakMb: median(runs.map((r) => r.peakMb)) };
+  });
+  return { bareNodeMb: median(bare), commands };
+}
 
 /** The longest event-loop stall (ms) while `fn` runs. */
 async function longestStall(fn: () => Promise<unknown>): Promise<number> {
@@ -171,6 +199,8 @@ async function main() {
   const bare = await time(() => nfs.writeFileAtomic(bareFile, bytes), 60);
   fs.rmSync(bareFile, { force: true });
 
+  const cli = cliOnePlan();
+
   const rows = [
     { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },
     { measure: 'cold index build (no persisted index)', ms: cold, floor },
@@ -196,6 +226,7 @@ async function main() {
     generateMs: genMs,
     machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
     rows: rows.map((r) => ({ ...r, ratio: r.ms / r.floor })),
+    cli,
     targets: {
       coldIndexVsFloor: { value: cold / floor, target: 3 },
       warmStartVsFloor: { value: warm / floor, target: 1 },
@@ -213,6 +244,9 @@ async function main() {
     console.log(`${'measure'.padEnd(52)} ${'ms'.padStart(10)}  ratio`);
     for (const r of out.rows) console.log(`${r.measure.padEnd(52)} ${r.ms.toFixed(2).padStart(10)}  ${r.ratio.toFixed(2)}x ${r.floor === floor ? 'floor' : 'bare write'}`);
     console.log('');
+    console.log('');
+    console.log(`pi-plans on one plan of the ${names.length}-plan folder (a process of its own; bare Node: ${cli.bareNodeMb.toFixed(0)} MB):`);
+    for (const c of cli.commands) console.log(`  ${c.command.padEnd(8)} ${c.ms.toFixed(0).padStart(5)} ms, peak memory ${c.peakMb.toFixed(0)} MB (target <= 70 MB)`);
     for (const [k, v] of Object.entries(out.targets)) console.log(`${k.padEnd(24)} ${v.value.toFixed(2)}x (target <= ${v.target}x) ${v.value <= v.target ? 'met' : 'NOT met'}`);
     const v = (out as { vscode?: ReturnType<typeof vscodeFigures> }).vscode;
     if (v) {

@@ -62,13 +62,14 @@ export function buildProgram(io: CliIo = realIo): Command {
     .exitOverride()
     .showHelpAfterError();
 
-  const store = async (): Promise<PlanStore> => {
+  /** The store of --root; `index: false` for commands on one named plan (no index is built: the cost does not grow with the folder). */
+  const store = async (opts: { index?: boolean } = {}): Promise<PlanStore> => {
     const root = program.opts<{ root: string }>().root;
     // A typo in a path is an error, not an empty list, and nothing is written for it.
     const st = await fs.promises.stat(root).catch(() => undefined);
     if (!st) throw new UsageError(`--root ${root} does not exist: pass the workspace folder that holds .pi/plans`);
     if (!st.isDirectory()) throw new UsageError(`--root ${root} is not a folder: pass the workspace folder that holds .pi/plans`);
-    return openNodeStore(root);
+    return openNodeStore(root, { index: opts.index });
   };
   const statusOption = () => new Option('--status <status...>', 'only plans in these statuses').choices([...PLAN_STATUSES]);
 
@@ -91,7 +92,7 @@ export function buildProgram(io: CliIo = realIo): Command {
     .description('show one plan')
     .option('--json', 'machine-readable output')
     .action(async (id: string, o: { json?: boolean }) => {
-      const doc = await (await store()).read(id);
+      const doc = await (await store({ index: false })).read(id);
       if (o.json) io.out(JSON.stringify(docJson(doc), null, 2) + '\n');
       else {
         const f = doc.fm;
@@ -160,7 +161,7 @@ export function buildProgram(io: CliIo = realIo): Command {
     .addOption(seen())
     .addOption(comment())
     .action(async (id: string, o: { seenVersion?: number; comment?: ReviewComment[] }) => {
-      const { doc } = await approvePlan({ store: await store() }, id, { actor: 'cli', seenVersion: o.seenVersion, comments: o.comment });
+      const { doc } = await approvePlan({ store: await store({ index: false }) }, id, { actor: 'cli', seenVersion: o.seenVersion, comments: o.comment });
       io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version})${o.comment?.length ? ` with ${o.comment.length} suggestion${o.comment.length === 1 ? '' : 's'}` : ''}.\n`);
     });
 
@@ -172,7 +173,7 @@ export function buildProgram(io: CliIo = realIo): Command {
     .addOption(seen())
     .action(async (id: string, o: { feedback?: string; seenVersion?: number; comment?: ReviewComment[] }) => {
       if (!o.feedback?.trim() && !o.comment?.length) throw new UsageError('say what must change: --feedback "…" and/or --comment S003="…" (repeatable)');
-      const { doc } = await rejectPlan({ store: await store() }, id, { actor: 'cli', feedback: o.feedback ?? '', seenVersion: o.seenVersion, comments: o.comment });
+      const { doc } = await rejectPlan({ store: await store({ index: false }) }, id, { actor: 'cli', feedback: o.feedback ?? '', seenVersion: o.seenVersion, comments: o.comment });
       io.out(`${id} ${doc.fm.status === 'needs_review' ? 'rejected a third time: needs_review (reopen it to continue)' : 'rejected'} (v${doc.fm.version}).\n`);
     });
 
@@ -185,7 +186,7 @@ export function buildProgram(io: CliIo = realIo): Command {
     })
     .option('--json', 'the comparison as JSON')
     .action(async (id: string, o: { from?: number; json?: boolean }) => {
-      const st = await store();
+      const st = await store({ index: false });
       const now = await st.read(id);
       const r = await compareWithReviewed({ store: st }, id, { version: o.from, doc: now });
       if (o.json) {
@@ -227,7 +228,7 @@ export function buildProgram(io: CliIo = realIo): Command {
     const cmd = program.command(`${name} <id>`).description(what);
     if (name === 'cancel') cmd.option('--reason <text>', 'why');
     cmd.action(async (id: string, o: { reason?: string }) => {
-      const { doc } = await changePlanStatus({ store: await store() }, id, action, { actor: 'cli', reason: o.reason });
+      const { doc } = await changePlanStatus({ store: await store({ index: false }) }, id, action, { actor: 'cli', reason: o.reason });
       io.out(`${id} is now ${doc.fm.status} (v${doc.fm.version}).\n`);
     });
   }
@@ -273,7 +274,7 @@ export function buildProgram(io: CliIo = realIo): Command {
     .command('clone <id>')
     .description('start a new proposed plan from a finished, rejected or failed one')
     .action(async (id: string) => {
-      const doc = await (await store()).clone(id, 'cli');
+      const doc = await (await store({ index: false })).clone(id, 'cli');
       io.out(`${doc.fm.id} created from ${id} (proposed).\n`);
     });
 

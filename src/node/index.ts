@@ -41,7 +41,9 @@ export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?:
 }
 
 /** Opens the plan store of a workspace folder with Node ports. */
-export function openNodeStore(root: string, opts: { indexCache?: boolean } = {}): Promise<PlanStore> {
+export function openNodeStore(root: string, opts: { indexCache?: boolean; index?: boolean } = {}): Promise<PlanStore> {
   const abs = path.resolve(root).split(path.sep).join('/');
+  // Work on named plans needs no index (nor its cache).
+  if (opts.index === false) return PlanStore.openForPlans(abs, nodePorts(abs, { ...opts, indexCache: false }));
   return PlanStore.open(abs, nodePorts(abs, opts));
 }

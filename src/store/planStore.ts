@@ -120,6 +120,26 @@ export class PlanStore {
     return store;
   }
 
+  /**
+   * Opens a store for work on named plans only (read, update, review, snapshots, clone), without
+   * building the index: what it costs does not grow with the number of plans in the folder (the
+   * CLI's single-plan commands). `list()` refuses; `entry()` knows only the plans this store wrote.
+   */
+  static async openForPlans(root: string, ports: StorePorts): Promise<PlanStore> {
+    const store = new PlanStore(root, ports);
+    store.withoutIndex = true;
+    try {
+      await store.checkFolders();
+      await store.loadConfig();
+    } finally {
+      store.markLoaded();
+    }
+    return store;
+  }
+
+  /** True for a store opened for named plans only (no index). */
+  private withoutIndex = false;
+
   get config(): PlansConfig {
     return this._config;
   }
@@ -161,6 +181,7 @@ export class PlanStore {
 
   /** Index entries, oldest first, optionally filtered by status. Invalid files are included unless a status filter is given. */
   list(filter: { status?: readonly PlanStatus[] } = {}): IndexEntry[] {
+    if (this.withoutIndex) throw new PlanError('IO', 'internal: this store was opened for named plans only (no index); open it with PlanStore.open to list plans');
     let all = [...this.entries.values()];
     if (filter.status?.length) all = all.filter((e) => e.status && filter.status!.includes(e.status));
     return all.sort((a, b) => compareText(a.createdAt ?? '', b.createdAt ?? '') || compareText(a.file, b.file));

@@ -270,6 +270,23 @@ describe('pi-plans CLI (in-process, real disk)', function () {
     });
   });
 
+  describe('commands on one named plan', () => {
+    it('build no index (nothing is read but that plan: no index cache is written), where list does', async () => {
+      for (const f of fs.readdirSync(cacheDir)) fs.rmSync(path.join(cacheDir, f), { force: true });
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      put('PLAN-0000000b', planText('PLAN-0000000b'));
+      put('PLAN-0000000c', planText('PLAN-0000000c', { status: 'completed' }));
+      for (const args of [['show', 'PLAN-0000000a'], ['approve', 'PLAN-0000000a'], ['reject', 'PLAN-0000000b', '--feedback', 'no'], ['diff', 'PLAN-0000000b'], ['clone', 'PLAN-0000000c'], ['cancel', 'PLAN-0000000a']]) {
+        const r = await cli(...args);
+        assert.ok(r.code === 0 || args[0] === 'diff', `${args.join(' ')}: ${r.err}`);
+        assert.deepEqual(fs.readdirSync(cacheDir), [], `${args[0]} built no index`);
+      }
+      assert.match(file('PLAN-0000000a'), /^status: cancelled$/m);
+      assert.equal((await cli('list')).code, 0);
+      assert.equal(fs.readdirSync(cacheDir).length, 1, 'list builds the index (and keeps its cache)');
+    });
+  });
+
   describe('approve', () => {
     it('proposed -> approved, approved_by cli at the reviewed version', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
