@@ -180,10 +180,7 @@ export function buildProgram(io: CliIo = realIo): Command {
   program
     .command('diff <id>')
     .description('what changed since the last version a person approved or rejected, by step and section')
-    .option('--from <n>', 'compare with this reviewed version instead', (v) => {
-      if (!/^\d+$/.test(v)) throw new UsageError('--from takes a version number, e.g. --from 3');
-      return Number(v);
-    })
+    .option('--from <n>', 'compare with this reviewed version instead', wholeNumber('--from takes a version number, e.g. --from 3'))
     .option('--json', 'the comparison as JSON')
     .action(async (id: string, o: { from?: number; json?: boolean }) => {
       const st = await store({ index: false });
@@ -236,10 +233,7 @@ export function buildProgram(io: CliIo = realIo): Command {
   program
     .command('mcp')
     .description('serve the plan tools over MCP on stdin/stdout (for Claude Code, Codex, Cursor, any MCP client)')
-    .option('--review-wait <seconds>', 'how long pi_plan_submit waits for the person\'s decision before answering "still awaiting review"', (v) => {
-      if (!/^\d+$/.test(v)) throw new UsageError('--review-wait takes a whole number of seconds, e.g. --review-wait 45');
-      return Number(v);
-    })
+    .option('--review-wait <seconds>', 'how long pi_plan_submit waits for the person\'s decision before answering "still awaiting review"', wholeNumber('--review-wait takes a whole number of seconds, e.g. --review-wait 45'))
     .action(async (o: { reviewWait?: number }) => {
       // Loaded only for this command: the MCP SDK stays out of every other command's start-up.
       const [{ checkRoot, serveMcp }, { StdioServerTransport }] = await Promise.all([import('../mcp/server'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
@@ -253,10 +247,7 @@ export function buildProgram(io: CliIo = realIo): Command {
   program
     .command('merge-driver <base> <ours> <theirs> [path]')
     .description('git merge driver for plan files (%O %A %B %P): merges by step id and frontmatter key; set up by git-setup')
-    .option('--marker-size <n>', 'conflict marker length (git\'s %L)', (v) => {
-      if (!/^\d+$/.test(v)) throw new UsageError('--marker-size takes a whole number (git passes %L)');
-      return Number(v);
-    })
+    .option('--marker-size <n>', 'conflict marker length (git\'s %L)', wholeNumber('--marker-size takes a whole number (git passes %L)'))
     .action((base: string, ours: string, theirs: string, file: string | undefined, o: { markerSize?: number }) => {
       process.exitCode = runMergeDriver({ base, ours, theirs, path: file, markerSize: o.markerSize }, io);
     });
@@ -279,6 +270,14 @@ export function buildProgram(io: CliIo = realIo): Command {
     });
 
   return program;
+}
+
+/** An option's parser for a whole number; anything else is a usage error that says what to pass. */
+function wholeNumber(usage: string): (v: string) => number {
+  return (v) => {
+    if (!/^\d+$/.test(v)) throw new UsageError(usage);
+    return Number(v);
+  };
 }
 
 /** A wrong argument: exit code 2, like commander's own usage errors. */
