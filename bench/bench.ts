@@ -30,6 +30,44 @@ const plans = path.join(root, '.pi/plans');
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-cache-'));
 
 /**
+ * Step updates on large plans (200 and 500 steps, the most a plan may have), in a folder of their
+ * own: the time under the lock and the whole `store.update` call, medians of 60 marks, beside a
+ * bare fsynced write of the same bytes through the same file API.
+ */
+async function largePlanUpdates(): Promise<{ steps: number; bytes: number; bare: number; locked: number; whole: number }[]> {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-large-'));
+  fs.mkdirSync(path.join(ws, '.pi', 'plans'), { recursive: true });
+  const out = [];
+  try {
+    const store = await PlanStore.open(ws, nodePorts(ws, { indexCache: false }));
+    for (const n of [200, 500]) {
+      const steps = Array.from({ length: n }, (_, i) => ({ text: `Step ${i + 1}: change module ${i}`, tool: 'edit', operation: 'update', target: `src/m${i}.ts`, details: i % 3 ? 'Details of the change.' : undefined }));
+      const created = await store.create({ title: `A ${n}-step plan`, goal: 'Measure updates.', steps, verification: ['tests pass'], status: 'proposed' }, 'agent');
+      const id = created.fm.id;
+      await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+      await store.update(id, 'agent', (d, c) => startExecution(d, c));
+      const locked: number[] = [];
+      const whole: number[] = [];
+      const statuses = ['in_progress', 'blocked'] as const;
+      for (let i = 0; i < 60; i++) {
+        const t0 = performance.now();
+        await store.update(id, 'agent', (d, c) => markStep(d, `S${String(1 + (i % 7) * 20).padStart(3, '0')}`, statuses[i % 2], c, `note ${i}`));
+        whole.push(performance.now() - t0);
+        locked.push(store.lastUpdateTimings.locked);
+      }
+      const bytes = fs.readFileSync(store.pathOf(id));
+      const target = path.join(ws, '.pi', 'plans', 'bare-write-target.txt');
+      const nfs = new NodeFileSystem();
+      const bare = await time(() => nfs.writeFileAtomic(target, bytes), 60);
+      out.push({ steps: n, bytes: bytes.length, bare, locked: median(locked), whole: median(whole) });
+    }
+  } finally {
+    fs.rmSync(ws, { recursive: true, force: true });
+  }
+  return out;
+}
+
+/**
  * `pi-plans show` and `approve` on one plan of the corpus, each in a fresh process of the built
  * CLI: wall time and peak memory (the process's own maxRSS), medians of three. No index is built
  * for them, so neither should grow with the folder.
@@ -200,6 +238,7 @@ async function main() {
   fs.rmSync(bareFile, { force: true });
 
   const cli = cliOnePlan();
+  const large = await largePlanUpdates();
 
   const rows = [
     { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },
@@ -219,6 +258,11 @@ async function main() {
     { measure: 'bare fsynced temp-write + rename', ms: bare, floor: bare },
     { measure: 'step update (lock, read, splice, fsynced write)', ms: median(locked), floor: bare },
     { measure: 'checkpoint append (fsynced, reported separately)', ms: median(checkpoint), floor: bare },
+    ...large.flatMap((l) => [
+      { measure: `bare fsynced write of the ${l.steps}-step plan (${Math.round(l.bytes / 1024)} KB)`, ms: l.bare, floor: l.bare },
+      { measure: `step update, ${l.steps}-step plan (under the lock)`, ms: l.locked, floor: l.bare },
+      { measure: `step update, ${l.steps}-step plan (whole store.update call)`, ms: l.whole, floor: l.bare },
+    ]),
   ];
   const out = {
     plans: names.length,
@@ -231,6 +275,7 @@ async function main() {
       coldIndexVsFloor: { value: cold / floor, target: 3 },
       warmStartVsFloor: { value: warm / floor, target: 1 },
       stepUpdateVsBareWrite: { value: median(locked) / bare, target: 2 },
+      ...Object.fromEntries(large.flatMap((l) => [[`update${l.steps}VsBareWrite`, { value: l.locked / l.bare, target: 2 }], [`update${l.steps}WholeVsBare`, { value: l.whole / l.bare, target: 3 }]])),
     },
   };
   if (!args.includes('--no-vscode')) (out as Record<string, unknown>).vscode = vscodeFigures();

@@ -121,6 +121,32 @@ export function outlineFor(body: string): Outline {
   return o;
 }
 
+/** Parsed steps by body, beside the outline cache (same bound); only for bodies whose outline is cached. */
+const stepsCache = new Map<string, readonly PlacedStep[]>();
+
+function rememberSteps(body: string, steps: readonly PlacedStep[]): void {
+  stepsCache.set(body, steps);
+  if (stepsCache.size > OUTLINE_CACHE_SIZE) stepsCache.delete(stepsCache.keys().next().value as string);
+}
+
+/**
+ * After an edit that changed only the items at `changed` (their header and note lines: no id, no
+ * text length, no structure changes), the new body's steps are the old body's with those items
+ * parsed again: a step update then parses one step, not all of them. Does nothing when the old
+ * body's steps are not cached. The property tests hold the result equal to a fresh parse.
+ */
+export function rememberStepsAfterEdit(oldBody: string, newBody: string, newOutline: Outline, changed: readonly number[]): void {
+  const old = stepsCache.get(oldBody);
+  if (!old || old.length !== newOutline.steps.length) return;
+  const next = old.slice();
+  for (const i of changed) {
+    const it = newOutline.steps[i];
+    next[i] = { ...parseStepItem(newBody.slice(it.start, it.end), i), index: i };
+    if (next[i].id !== old[i].id || next[i].hasId !== old[i].hasId) return; // not the kind of edit this is for
+  }
+  rememberSteps(newBody, next);
+}
+
 /** True when the outline of `body` is cached (a parse of a text with this body needs no Markdown parse). */
 export function hasOutline(body: string): boolean {
   return outlineCache.has(body);
@@ -200,20 +226,28 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
       line: lineOf(text, block.bodyStart + outline.steps[LIMITS.steps].start),
     });
   }
-  const steps: PlacedStep[] = [];
-  const ids = new Set<string>();
-  outline.steps.forEach((it, index) => {
-    const s = parseStepItem(body.slice(it.start, it.end), index);
-    const line = () => lineOf(text, block.bodyStart + it.start);
-    if (s.hasId && ids.has(s.id)) {
-      throw new PlanError('INVALID_FILE', `step id ${s.id} is used twice: give the second one a new id or remove it`, { line: line(), rule: 'duplicate-step-id' });
+  // The steps as the body writes them, checked once per body: the same body (a re-read of what
+  // was just written, the parse of an operation's own result) costs a copy, not a parse per step.
+  let parsed: readonly PlacedStep[] | undefined = fresh || outline !== outlineCache.get(body) ? undefined : stepsCache.get(body);
+  if (!parsed) {
+    const list: PlacedStep[] = [];
+    const ids = new Set<string>();
+    for (const [index, it] of outline.steps.entries()) {
+      const s = parseStepItem(body.slice(it.start, it.end), index);
+      const line = () => lineOf(text, block.bodyStart + it.start);
+      if (s.hasId && ids.has(s.id)) {
+        throw new PlanError('INVALID_FILE', `step id ${s.id} is used twice: give the second one a new id or remove it`, { line: line(), rule: 'duplicate-step-id' });
+      }
+      if (s.text.length > LIMITS.stepText) {
+        throw new PlanError('TOO_LARGE', `step ${s.id} text is ${s.text.length} characters, over ${LIMITS.stepText}: shorten it, or move detail to its details`, { line: line(), rule: 'step-text-too-long' });
+      }
+      if (s.hasId) ids.add(s.id);
+      list.push({ ...s, index });
     }
-    if (s.text.length > LIMITS.stepText) {
-      throw new PlanError('TOO_LARGE', `step ${s.id} text is ${s.text.length} characters, over ${LIMITS.stepText}: shorten it, or move detail to its details`, { line: line(), rule: 'step-text-too-long' });
-    }
-    if (s.hasId) ids.add(s.id);
-    steps.push({ ...s, index });
-  });
+    if (!fresh && outline === outlineCache.get(body)) rememberSteps(body, list);
+    parsed = list;
+  }
+  const steps: PlacedStep[] = parsed.map((s) => ({ ...s }));
   // Steps written without an id (pi-planner's form) get the ids the next write will give them:
   // from the counter, in order, never one that was issued before.
   let next = Math.max(fm.step_seq ?? 0, 0, ...steps.filter((s) => s.hasId).map((s) => Number(s.id.slice(1))));

@@ -6,6 +6,7 @@ import {
   PlanDocument,
   PlacedStep,
   rememberOutline,
+  rememberStepsAfterEdit,
   sectionText,
   summarizePlan,
 } from './document';
@@ -709,8 +710,11 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
   }
   const edits = stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined });
   const { text, body } = applyEdits(doc, patch, edits);
-  // The hot path: the header and note lines change, the block structure does not; no Markdown parse.
-  rememberOutline(body, shiftOutline(doc.outline, edits, body));
+  // The hot path: the header and note lines change, the block structure does not; no Markdown
+  // parse, and of the steps only this one is read again.
+  const outline = shiftOutline(doc.outline, edits, body);
+  rememberOutline(body, outline);
+  rememberStepsAfterEdit(doc.body, body, outline, [s.index]);
   return result(input, text, 'step', { step: s.id, note: updated.note, autoCompleted: finishing });
 }
 

@@ -138,6 +138,11 @@ describe('properties: step operations on hostile Markdown', () => {
         assert.equal(after.steps.find((x) => x.id === id)!.details, before.steps.find((x) => x.id === id)!.details, 'own details');
         assert.deepEqual(linesBesides(after, id), linesBesides(before, id), 'every line the mark does not own is unchanged');
         assert.deepEqual(parsePlan(r.text).outline, computeOutline(after.body), 'the cached outline is a fresh one');
+        // Marked on a cached parse, the steps kept for the new text (only the marked one read
+        // again, the rest carried over) are a fresh parse's.
+        const viaCache = markStep(parsePlan(text), id, status, agent, note);
+        assert.equal(viaCache.text, r.text);
+        assert.deepEqual(parsePlan(viaCache.text).steps, after.steps, 'the cached steps are a fresh parse\'s');
         // The edits an editor would apply: they give the same text, and replace only the lines the mark owns.
         assert.equal(applyTextEdits(text, r.edits!), r.text);
         // Every edit lies in the frontmatter or inside the marked step's own lines.
