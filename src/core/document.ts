@@ -228,7 +228,8 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
   }
   // The steps as the body writes them, checked once per body: the same body (a re-read of what
   // was just written, the parse of an operation's own result) costs a copy, not a parse per step.
-  let parsed: readonly PlacedStep[] | undefined = fresh || outline !== outlineCache.get(body) ? undefined : stepsCache.get(body);
+  const cacheable = !fresh && outline === outlineCache.get(body);
+  let parsed: readonly PlacedStep[] | undefined = cacheable ? stepsCache.get(body) : undefined;
   if (!parsed) {
     const list: PlacedStep[] = [];
     const ids = new Set<string>();
@@ -244,7 +245,7 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
       if (s.hasId) ids.add(s.id);
       list.push({ ...s, index });
     }
-    if (!fresh && outline === outlineCache.get(body)) rememberSteps(body, list);
+    if (cacheable) rememberSteps(body, list);
     parsed = list;
   }
   const steps: PlacedStep[] = parsed.map((s) => ({ ...s }));

@@ -129,7 +129,7 @@ function order(b: readonly string[], o: readonly string[], t: readonly string[])
 
 type Decision = { take: Unit } | { drop: true } | { conflict: { ours?: Unit; theirs?: Unit } };
 
-/** A unit's text for comparison: steps by content, not by their position's number. */
+/** Two versions of a unit are the same text (steps are compared with their list number made canonical by `split`). */
 const same = (a: Unit, b: Unit) => a.text === b.text;
 
 /** One key's three versions: a side's change wins over no change, equal changes merge, different ones merge by line or conflict. */

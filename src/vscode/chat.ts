@@ -122,7 +122,8 @@ export class PlansChat implements vscode.Disposable {
       const f = find(id);
       return f ? { store: f.store, id, folder: f.name } : undefined;
     }
-    for (const a of [...this.active.list(), ...[this.active.last()].filter((x) => !!x)] as { id: string }[]) {
+    const last = this.active.last();
+    for (const a of last ? [...this.active.list(), last] : this.active.list()) {
       const f = find(a.id);
       if (f) return { store: f.store, id: a.id, folder: f.name };
     }
@@ -148,15 +149,14 @@ export class PlansChat implements vscode.Disposable {
 
   private list(stream: vscode.ChatResponseStream): vscode.ChatResult {
     const folders = this.plans.folders();
-    const all = folders.flatMap((f) => f.store.list().map((e) => ({ e, f })));
-    if (!all.length) {
+    if (!folders.some((f) => f.store.list().length)) {
       stream.markdown(vscode.l10n.t('No plans in this workspace yet. Start one with `/on <title>`, or ask me to plan a task.'));
       return { metadata: { command: 'list' } satisfies PlansResultMetadata };
     }
     for (const f of folders) {
       const rows = f.store.list();
       if (!rows.length) continue;
-      const uri = vscode.workspace.workspaceFolders?.find((w) => w.name === f.name)?.uri;
+      const uri = folderUri(f.name);
       const flagOf = (e: { file: string }) => (uri ? this.plans.attention(uri, e.file) : undefined);
       const md = new vscode.MarkdownString('', true);
       if (folders.length > 1) md.appendMarkdown(`**${escape(f.name)}**\n\n`);
@@ -322,7 +322,7 @@ export class PlansChat implements vscode.Disposable {
   // ---------- the card ----------
 
   private flagOf(t: Target) {
-    const uri = vscode.workspace.workspaceFolders?.find((w) => w.name === t.folder)?.uri;
+    const uri = folderUri(t.folder);
     return uri ? this.plans.attention(uri, `${t.id}.md`) : undefined;
   }
 
@@ -360,6 +360,11 @@ export class PlansChat implements vscode.Disposable {
     if (meta.command !== 'list') out.push({ prompt: '', command: 'list', label: vscode.l10n.t('List the plans') });
     return out;
   }
+}
+
+/** The workspace folder of a name, as the stores are named. */
+function folderUri(name: string): vscode.Uri | undefined {
+  return vscode.workspace.workspaceFolders?.find((w) => w.name === name)?.uri;
 }
 
 function isDone(status: string | undefined): boolean {

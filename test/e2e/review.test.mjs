@@ -50,14 +50,32 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
   const file = () => path.join(ws, '.pi', 'plans', `${id}.md`);
   const text = () => fs.readFileSync(file(), 'utf8');
 
-  /** Waits until `fn` returns a truthy value (polling the disk), or fails naming `what`. */
+  /**
+   * Waits until `fn` returns a truthy value, checking it again whenever a file changes in the plans
+   * folder or beside the agent's transcript (the two places it reads), or fails naming `what`.
+   */
   async function until(what, fn, ms = 30_000) {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await fn();
-      if (v) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
+    let changed;
+    let wake;
+    const watchers = [path.join(ws, '.pi', 'plans'), path.dirname(transcript)].map((d) =>
+      fs.watch(d, () => {
+        changed = true;
+        wake?.();
+      }),
+    );
+    let deadline;
+    const timedOut = new Promise((r) => (deadline = setTimeout(r, ms, 'timeout')));
+    try {
+      for (;;) {
+        changed = false;
+        const v = await fn();
+        if (v) return v;
+        if (changed) continue;
+        if ((await Promise.race([new Promise((r) => (wake = r)), timedOut])) === 'timeout') throw new Error(`timed out waiting for ${what}`);
+      }
+    } finally {
+      clearTimeout(deadline);
+      for (const w of watchers) w.close();
     }
   }
 
@@ -233,7 +251,7 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     // bookkeeping and the rejection section; of the steps, S002 only.
     const expected = insertedLines(reviewed, now);
     assert.deepEqual(expected.filter((l) => /^\d+\. \[.\] S\d{3}/.test(l)).map((l) => /S\d{3}/.exec(l)[0]), ['S002']);
-    await until(`${expected.length} lines marked inserted`, async () => (await modified.locator('.line-insert').count()) === expected.length);
+    await page.waitForFunction((n) => document.querySelectorAll('.monaco-diff-editor .editor.modified .line-insert').length === n, expected.length, { timeout: 30_000 });
     if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `review-diff-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
     // The plan editor (opened from the diff's plan side): what changed since, each comment revised or not.
     await runCommand(page, 'Pi Plans: Open Preview');
