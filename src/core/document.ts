@@ -1,9 +1,10 @@
 import { PlanError } from './errors';
-import { FrontmatterBlock, FrontmatterValue, patchFrontmatterYaml, splitFrontmatter } from './frontmatter';
+import { FrontmatterBlock, FrontmatterValue, frontmatterHeadEnd, patchFrontmatterYaml, splitFrontmatter } from './frontmatter';
 import { LIMITS } from './limits';
 import { rejectedVersionOf } from './policy';
 import { computeOutline, Outline } from './outline';
-import { Frontmatter, FrontmatterSchema, SectionName, PLAN_ID_PATTERN } from './schema';
+import type { z } from 'zod';
+import { Frontmatter, FrontmatterSchema, FRONTMATTER_KEYS, SectionName, PLAN_ID_PATTERN } from './schema';
 import { parseStepItem, quickStepCounts, Step } from './steps';
 
 /** A step with where it sits in the plan. */
@@ -37,19 +38,18 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Bytes to text: invalid UTF-8 is an error, never silently replaced (writing it back would corrupt the file). */
 export function decodePlanBytes(bytes: Uint8Array, file?: string): string {
-  if (bytes.byteLength > LIMITS.fileBytes) {
-    throw new PlanError(
-      'TOO_LARGE',
-      `the file is ${bytes.byteLength} bytes, over the ${LIMITS.fileBytes}-byte limit: split the plan or move context into .pi/plans/artifacts/`,
-      { file },
-    );
-  }
+  if (bytes.byteLength > LIMITS.fileBytes) throw fileTooLarge(bytes.byteLength, file);
   try {
     return strictUtf8.decode(bytes);
   } catch {
     const line = lineOfFirstInvalidByte(bytes);
     throw new PlanError('INVALID_FILE', 'the file is not valid UTF-8: re-save it as UTF-8', { file, line, rule: 'invalid-utf8' });
   }
+}
+
+/** The refusal of a plan file of `size` bytes, over the cap (known from its size, before any read). */
+export function fileTooLarge(size: number, file?: string): PlanError {
+  return new PlanError('TOO_LARGE', `the file is ${size} bytes, over the ${LIMITS.fileBytes}-byte limit: split the plan or move context into .pi/plans/artifacts/`, { file });
 }
 
 /**
@@ -107,6 +107,20 @@ export function lineOf(text: string, offset: number): number {
 
 const outlineCache = new Map<string, Outline>();
 const OUTLINE_CACHE_SIZE = 64;
+/**
+ * The bodies the caches may hold, in characters: a few large plans (a 1,000-step body is about
+ * 90 KB, its parsed steps several times that) must not keep megabytes alive in a process that
+ * works on one plan. The two newest entries stay whatever their size (an update's before and after).
+ */
+const CACHE_CHARS = 512 * 1024;
+let cachedChars = 0;
+
+function evictOldest(): void {
+  const oldest = outlineCache.keys().next().value as string;
+  outlineCache.delete(oldest);
+  stepsCache.delete(oldest);
+  cachedChars -= oldest.length;
+}
 
 /** The outline of a body, from the cache when the same body was parsed before. */
 export function outlineFor(body: string): Outline {
@@ -125,8 +139,8 @@ export function outlineFor(body: string): Outline {
 const stepsCache = new Map<string, readonly PlacedStep[]>();
 
 function rememberSteps(body: string, steps: readonly PlacedStep[]): void {
+  if (!outlineCache.has(body)) return;
   stepsCache.set(body, steps);
-  if (stepsCache.size > OUTLINE_CACHE_SIZE) stepsCache.delete(stepsCache.keys().next().value as string);
 }
 
 /**
@@ -141,7 +155,7 @@ export function rememberStepsAfterEdit(oldBody: string, newBody: string, newOutl
   const next = old.slice();
   for (const i of changed) {
     const it = newOutline.steps[i];
-    next[i] = { ...parseStepItem(newBody.slice(it.start, it.end), i), index: i };
+    next[i] = Object.freeze({ ...parseStepItem(newBody.slice(it.start, it.end), i), index: i });
     if (next[i].id !== old[i].id || next[i].hasId !== old[i].hasId) return; // not the kind of edit this is for
   }
   rememberSteps(newBody, next);
@@ -166,8 +180,10 @@ export function bodyOf(text: string): string | undefined {
 
 /** Records a known outline for `body` (after an edit whose positions were shifted, not re-parsed). */
 export function rememberOutline(body: string, outline: Outline): void {
+  if (outlineCache.has(body)) outlineCache.delete(body);
+  else cachedChars += body.length;
   outlineCache.set(body, outline);
-  if (outlineCache.size > OUTLINE_CACHE_SIZE) outlineCache.delete(outlineCache.keys().next().value as string);
+  while (outlineCache.size > OUTLINE_CACHE_SIZE || (cachedChars > CACHE_CHARS && outlineCache.size > 2)) evictOldest();
 }
 
 const CONFLICT_RE = /^<{7}(?: |\r?$)/m;
@@ -177,7 +193,7 @@ const CONFLICT = { exec: (t: string) => (t.includes('<<<<<<<') ? CONFLICT_RE.exe
 /**
  * Parses and validates a plan file's text. Throws PlanError (INVALID_FILE / TOO_LARGE) with the
  * line and a message that names the fix. Never evaluates code. Outlines are cached by body text;
- * `fresh` parses the Markdown again whatever the cache holds.
+ * `fresh` parses the frontmatter and the Markdown again whatever the caches hold, and caches nothing.
  */
 export function parsePlan(text: string, file?: string, opts: { fresh?: boolean } = {}): PlanDocument {
   try {
@@ -188,11 +204,74 @@ export function parsePlan(text: string, file?: string, opts: { fresh?: boolean }
   }
 }
 
+/** Validated frontmatter by the text of the head it came from (frozen: documents share it). */
+const headCache = new Map<string, { fm: Frontmatter; block: FrontmatterBlock }>();
+const HEAD_CACHE_SIZE = 256;
+
+function freezeFrontmatter(fm: Frontmatter): Frontmatter {
+  for (const v of Object.values(fm)) if (Array.isArray(v)) Object.freeze(v);
+  return Object.freeze(fm);
+}
+
+/**
+ * The frontmatter of a text: gray-matter, safe YAML and zod the first time a head is seen, a
+ * lookup after that (an update re-reads the head it has just written, three or four times over).
+ */
+function frontmatterOf(text: string, use: 'cache' | 'fresh' | 'lookup' = 'cache'): { fm: Frontmatter; block: FrontmatterBlock } {
+  const end = frontmatterHeadEnd(text);
+  const key = end > 0 ? text.slice(0, end) : undefined;
+  const hit = key === undefined || use === 'fresh' ? undefined : headCache.get(key);
+  if (hit) return hit;
+  const { data, block } = splitFrontmatter(text);
+  const fm = validateFrontmatter(data, block, text);
+  // Only what the cache shares is frozen; an index scan ('lookup') reads thousands of heads once each.
+  if (key === undefined || block.bodyStart !== end || use !== 'cache') return { fm, block };
+  const head = { fm: freezeFrontmatter(fm), block };
+  rememberHead(key, head);
+  return head;
+}
+
+function rememberHead(key: string, head: { fm: Frontmatter; block: FrontmatterBlock }): void {
+  headCache.set(key, head);
+  if (headCache.size > HEAD_CACHE_SIZE) headCache.delete(headCache.keys().next().value as string);
+}
+
+/**
+ * After `patchFrontmatterYaml` rewrote the lines of the patched keys (each value serialized by
+ * js-yaml, which reads back as the same value), the new head parses to the old fields with the
+ * patch applied. Validated by the same schema, that is remembered for the new head, so the parse
+ * of an operation's result needs no YAML parse. Nothing is remembered when the new head would
+ * split elsewhere or a value is invalid (the parse then says why, with its line). The property
+ * tests hold it equal to a fresh parse.
+ */
+function rememberPatchedHead(doc: PlanDocument, patch: Readonly<Record<string, FrontmatterValue | undefined>>, yaml: string, head: string): void {
+  if (headCache.has(head) || frontmatterHeadEnd(head) !== head.length) return;
+  // The schema has no rule across fields: each patched value is checked by its own field's
+  // schema, the rest were checked when the old head was read. Keys in the schema's order, as a
+  // parse gives them; a key the old head had as null stays, undefined.
+  const shape = FrontmatterSchema.shape as Record<string, z.ZodType>;
+  const old = doc.fm as Record<string, unknown>;
+  const fm: Record<string, unknown> = {};
+  for (const k of Object.keys(patch)) if (!shape[k]) return;
+  for (const k of FRONTMATTER_KEYS) {
+    if (!Object.hasOwn(patch, k)) {
+      if (Object.hasOwn(old, k)) fm[k] = old[k];
+      continue;
+    }
+    const v = patch[k];
+    const r = shape[k].safeParse(Array.isArray(v) ? [...v] : v);
+    if (!r.success) return;
+    if (v !== undefined) fm[k] = r.data ?? undefined;
+  }
+  rememberHead(head, { fm: freezeFrontmatter(fm as Frontmatter), block: { yamlStart: doc.block.yamlStart, yamlEnd: doc.block.yamlStart + yaml.length, bodyStart: head.length, yaml } });
+}
+
 /**
  * What every read does before looking at the body: the size cap, merge-conflict markers, the
  * frontmatter (gray-matter, safe YAML, zod), and the step count (cheap scan) against its cap.
+ * `counts: false` skips the scan (the caller knows the count, or does not need it).
  */
-function readHead(text: string): { fm: Frontmatter; block: FrontmatterBlock; body: string; quick: { total: number; done: number } } {
+function readHead(text: string, counts = true, use: 'cache' | 'fresh' | 'lookup' = 'cache'): { fm: Frontmatter; block: FrontmatterBlock; body: string; quick: { total: number; done: number } } {
   if (text.length > LIMITS.fileBytes) {
     throw new PlanError('TOO_LARGE', `the plan is ${text.length} characters, over the ${LIMITS.fileBytes} limit: split it`, { rule: 'file-too-large' });
   }
@@ -203,9 +282,9 @@ function readHead(text: string): { fm: Frontmatter; block: FrontmatterBlock; bod
       line: lineOf(text, conflict.index),
     });
   }
-  const { data, block } = splitFrontmatter(text);
-  const fm = validateFrontmatter(data, block, text);
+  const { fm, block } = frontmatterOf(text, use);
   const body = text.slice(block.bodyStart);
+  if (!counts) return { fm, block, body, quick: { total: -1, done: -1 } };
   // A hostile step count is refused before the Markdown parse, which grows with it.
   const quick = quickStepCounts(body);
   if (quick.total > LIMITS.steps) {
@@ -214,8 +293,15 @@ function readHead(text: string): { fm: Frontmatter; block: FrontmatterBlock; bod
   return { fm, block, body, quick };
 }
 
+/** The validated frontmatter of a plan text, without reading its body (same errors as parsePlan's for the head). */
+export function frontmatterOfPlan(text: string): Frontmatter {
+  return readHead(text, false).fm;
+}
+
 function parseUnlocated(text: string, fresh: boolean): PlanDocument {
-  const { fm, block, body } = readHead(text);
+  // A body whose outline is known has had its steps counted: the cheap scan would say the same.
+  const { fm, block, body } = readHead(text, false, fresh ? 'fresh' : 'cache');
+  if (fresh || !outlineCache.has(body)) readHead(text, true, fresh ? 'fresh' : 'cache');
   const nl = text.indexOf('\n');
   const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
   // `fresh`: a parse that trusts no cache, for checking a text before it is written.
@@ -243,16 +329,19 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
         throw new PlanError('TOO_LARGE', `step ${s.id} text is ${s.text.length} characters, over ${LIMITS.stepText}: shorten it, or move detail to its details`, { line: line(), rule: 'step-text-too-long' });
       }
       if (s.hasId) ids.add(s.id);
-      list.push({ ...s, index });
+      list.push(Object.freeze({ ...s, index }));
     }
     if (cacheable) rememberSteps(body, list);
     parsed = list;
   }
-  const steps: PlacedStep[] = parsed.map((s) => ({ ...s }));
-  // Steps written without an id (pi-planner's form) get the ids the next write will give them:
-  // from the counter, in order, never one that was issued before.
-  let next = Math.max(fm.step_seq ?? 0, 0, ...steps.filter((s) => s.hasId).map((s) => Number(s.id.slice(1))));
-  for (const s of steps) if (!s.hasId) s.id = `S${String(++next).padStart(3, '0')}`;
+  // Steps are frozen and shared between documents of the same body. Steps written without an id
+  // (pi-planner's form) get, in copies, the ids the next write will give them: from the counter,
+  // in order, never one that was issued before.
+  let steps = parsed;
+  if (parsed.some((s) => !s.hasId)) {
+    let next = Math.max(fm.step_seq ?? 0, 0, ...parsed.filter((s) => s.hasId).map((s) => Number(s.id.slice(1))));
+    steps = parsed.map((s) => (s.hasId ? s : Object.freeze({ ...s, id: `S${String(++next).padStart(3, '0')}` })));
+  }
   const rejections: Rejection[] = [];
   for (const sec of outline.sections) {
     const rejected = rejectedVersionOf(sec.title);
@@ -272,7 +361,12 @@ function validateFrontmatter(data: unknown, block: FrontmatterBlock, text: strin
     throw new PlanError('INVALID_FILE', 'frontmatter must be YAML fields: write them as "key: value" lines', { line: 2, rule: 'frontmatter-not-fields' });
   }
   const r = FrontmatterSchema.safeParse(data);
-  if (r.success) return r.data;
+  if (r.success) {
+    // null in hand-written YAML means "absent": the key stays, undefined.
+    const fm = r.data as Record<string, unknown>;
+    for (const k in fm) if (fm[k] === null) fm[k] = undefined;
+    return fm as Frontmatter;
+  }
   const issue = r.error.issues[0];
   const key = String(issue.path[0] ?? '');
   const keyAt = key ? new RegExp(`^${key.replace(/[^\w]/g, '\\$&')}\\s*:`, 'm').exec(block.yaml) : null;
@@ -298,8 +392,10 @@ export function applyEdits(
 ): { text: string; body: string } {
   let body = doc.body;
   for (const e of [...bodyEdits].sort((a, b) => b.start - a.start)) body = body.slice(0, e.start) + e.text + body.slice(e.end);
-  const yaml = Object.keys(fmPatch).length ? patchFrontmatterYaml(doc.block.yaml, fmPatch, doc.eol) : doc.block.yaml;
+  const patched = Object.keys(fmPatch).length > 0;
+  const yaml = patched ? patchFrontmatterYaml(doc.block.yaml, fmPatch, doc.eol) : doc.block.yaml;
   const head = doc.text.slice(0, doc.block.yamlStart) + yaml + doc.text.slice(doc.block.yamlEnd, doc.block.bodyStart);
+  if (patched) rememberPatchedHead(doc, fmPatch, yaml, head);
   return { text: head + body, body };
 }
 
@@ -333,7 +429,7 @@ export interface PlanSummary {
  */
 export function summarizePlan(text: string, file?: string): PlanSummary {
   try {
-    const { fm, quick } = readHead(text);
+    const { fm, quick } = readHead(text, true, 'lookup');
     return { fm, steps: quick.total, stepsDone: quick.done };
   } catch (e) {
     if (e instanceof PlanError) throw file ? e.inFile(file) : e;

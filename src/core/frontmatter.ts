@@ -88,6 +88,22 @@ const GRAY_MATTER_OPTIONS = {
  * gray-matter lets through: a missing or unclosed block, a closing line that is not exactly `---`.
  * Returns the parsed (null-prototype) data and the block's offsets. `text` may start with a BOM.
  */
+/**
+ * Where the frontmatter's head ends (just past the line break after the first "\n---" line, BOM
+ * counted), found without parsing; -1 when the text does not start with a "---" line. Everything
+ * `splitFrontmatter` reads lies before it, so a head seen before splits the same way again.
+ */
+export function frontmatterHeadEnd(text: string): number {
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (!text.startsWith('---', bom)) return -1;
+  const firstLineEnd = text.indexOf('\n', bom);
+  if (firstLineEnd === -1) return -1;
+  const close = text.indexOf('\n---', firstLineEnd);
+  if (close === -1) return -1;
+  const nl = text.indexOf('\n', close + 1);
+  return nl === -1 ? text.length : nl + 1;
+}
+
 export function splitFrontmatter(text: string): { data: unknown; block: FrontmatterBlock } {
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const src = bom ? text.slice(1) : text;

@@ -8,7 +8,7 @@ export const LIMITS = {
   /** Frontmatter block, characters. */
   frontmatterChars: 16 * 1024,
   /** Steps in one plan. */
-  steps: 500,
+  steps: 1000,
   title: 200,
   stepText: 500,
   stepDetails: 2000,

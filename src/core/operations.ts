@@ -8,7 +8,7 @@ import {
   rememberOutline,
   rememberStepsAfterEdit,
   sectionText,
-  summarizePlan,
+  frontmatterOfPlan,
 } from './document';
 import { approvalDigest, changedSinceApproval } from './approval';
 import { PlanError } from './errors';
@@ -196,7 +196,7 @@ function result(input: PlanDocument, text: string, event: string, extra: Partial
   let edits: TextEdit[] | undefined;
   // Only the frontmatter is read now; the parse of the body (a Markdown parse when its outline is
   // not known) waits until the result is asked for, so a caller can have it computed elsewhere.
-  const status = summarizePlan(text).fm.status;
+  const status = frontmatterOfPlan(text).status;
   return {
     text,
     status,
@@ -214,9 +214,14 @@ function result(input: PlanDocument, text: string, event: string, extra: Partial
 
 /** A copy of the document whose steps all carry ids (pi-planner steps get theirs on the first write). */
 export function ensureStepIds(doc: PlanDocument): PlanDocument {
+  let maxId = 0;
+  let anyMissing = false;
+  for (const s of doc.steps) {
+    if (!s.hasId) anyMissing = true;
+    maxId = Math.max(maxId, stepNumber(s.id));
+  }
+  if (!anyMissing && (doc.fm.step_seq ?? 0) >= maxId) return doc;
   const missing = doc.steps.filter((s) => !s.hasId);
-  const maxId = Math.max(0, ...doc.steps.map((s) => stepNumber(s.id)));
-  if (!missing.length && (doc.fm.step_seq ?? 0) >= maxId) return doc;
   const edits = missing.flatMap((s) => stepEdits(doc, s, { addId: true }));
   return withShiftedOutline(doc, { step_seq: Math.max(doc.fm.step_seq ?? 0, maxId) }, edits);
 }
@@ -250,7 +255,7 @@ function continuationLines(body: string, from: number, to: number): { sep: numbe
  * header line (checkbox, id, marker) and its note line. Details, blank lines, nested lists, code
  * fences and everything else stay byte for byte. `note: null` removes the note.
  */
-function stepEdits(doc: PlanDocument, s: PlacedStep, change: { status?: StepStatus; addId?: boolean; note?: string | null }): BodyEdit[] {
+export function stepEdits(doc: PlanDocument, s: PlacedStep, change: { status?: StepStatus; addId?: boolean; note?: string | null }): BodyEdit[] {
   const it = doc.outline.steps[s.index];
   const body = doc.body;
   const edits: BodyEdit[] = [];
@@ -700,8 +705,7 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
   const doc = ensureStepIds(input);
   const s = findStep(doc, stepId);
   const updated = { ...s, status, note: note !== undefined ? oneLine(note) || undefined : s.note };
-  const open = doc.steps.filter((x) => x.id !== s.id && !isFinished(x.status));
-  const finishing = isFinished(status) && open.length === 0;
+  const finishing = isFinished(status) && doc.steps.every((x) => x.id === s.id || isFinished(x.status));
   const patch: Record<string, FrontmatterValue | undefined> = stamp(input, ctx);
   if (finishing) {
     patch.status = 'completed';

@@ -113,6 +113,11 @@ export function lineEndAt(text: string, at: number): number {
  */
 export function shiftOutline(outline: Outline, edits: readonly { start: number; end: number; text: string }[], body: string): Outline {
   const sorted = [...edits].sort((a, b) => a.start - b.start);
+  if (!sorted.length) return outline;
+  const first = sorted[0].start;
+  const last = sorted[sorted.length - 1].end;
+  let delta = 0;
+  for (const e of sorted) delta += e.text.length - (e.end - e.start);
   const map = (o: number, insertMoves = true) => {
     let d = 0;
     for (const e of sorted) {
@@ -121,13 +126,20 @@ export function shiftOutline(outline: Outline, edits: readonly { start: number; 
     }
     return o + d;
   };
+  // Blocks that end before the first edit keep their offsets (and their objects); blocks that
+  // start after the last one move by the whole change, their text and so their settled end
+  // unchanged. Only blocks an edit touches are worked out offset by offset.
   return {
     stepsSection: outline.stepsSection,
-    sections: outline.sections.map((s) => ({ ...s, start: map(s.start), headingEnd: map(s.headingEnd, false), end: map(s.end) })),
-    steps: outline.steps.map((it) => {
+    sections: outline.sections.map((s) =>
+      s.end < first ? s : s.start > last ? { ...s, start: s.start + delta, headingEnd: s.headingEnd + delta, end: s.end + delta } : { ...s, start: map(s.start), headingEnd: map(s.headingEnd, false), end: map(s.end) },
+    ),
+    steps: outline.steps.map((it): OutlineItem => {
+      if (it.end < first) return it;
+      if (it.start > last) return { start: it.start + delta, lineEnd: it.lineEnd + delta, end: it.end + delta, ordered: it.ordered };
       const start = map(it.start);
       const lineEnd = map(it.lineEnd, false);
-      return { ...it, start, lineEnd, end: settleEnd(body, lineEnd, map(it.end)) };
+      return { start, lineEnd, end: settleEnd(body, lineEnd, map(it.end)), ordered: it.ordered };
     }),
   };
 }

@@ -49,8 +49,8 @@ export const ToolNameSchema = z
   .max(100)
   .regex(/^[A-Za-z0-9_][A-Za-z0-9_.@/-]*$/, 'a tool name is one word of letters, digits and _ . @ / -');
 
-/** null in hand-written YAML means "absent". */
-const opt = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?? undefined);
+/** null in hand-written YAML means "absent" (the parse turns a null into undefined, see `Frontmatter`). */
+const opt = <T extends z.ZodType>(s: T) => s.nullish();
 
 /**
  * The frontmatter: pi-planner's fields plus the few our lifecycle needs. Unknown keys are
@@ -82,7 +82,8 @@ export const FrontmatterSchema = z.object({
   /** Digest of what was approved (title, steps, sections): a later edit outside the store shows as "changed since approval". */
   approved_hash: opt(z.string().regex(/^[0-9a-f]{16}$/, 'a digest of 16 hex digits, written by the approval')),
 });
-export type Frontmatter = z.infer<typeof FrontmatterSchema>;
+/** The validated frontmatter: a field written as null reads as undefined. */
+export type Frontmatter = { [K in keyof z.infer<typeof FrontmatterSchema>]: Exclude<z.infer<typeof FrontmatterSchema>[K], null> };
 /** Frontmatter keys in the order a new plan writes them. */
 export const FRONTMATTER_KEYS = Object.keys(FrontmatterSchema.shape) as (keyof Frontmatter)[];
 

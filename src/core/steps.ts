@@ -196,7 +196,8 @@ export function quickStepCounts(body: string): { total: number; done: number } {
     if (end === -1) end = body.length;
     const c = body.charCodeAt(pos);
     if (c === 0x60 /* ` */ || c === 0x7e /* ~ */ || c === 0x20) {
-      if (FENCE.test(body.slice(pos, end))) inFence = !inFence;
+      FENCE_AT.lastIndex = pos;
+      if (FENCE_AT.test(body)) inFence = !inFence;
     } else if (!inFence) {
       if (c === 0x23 /* # */ && SECTION_HEADING.test(body.slice(pos, Math.min(end, pos + 3)))) break;
       if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2a || c === 0x2b) {
@@ -213,6 +214,7 @@ export function quickStepCounts(body: string): { total: number; done: number } {
 }
 
 const STEPS_HEADING = /^##[ \t]+Steps[ \t]*\r?$/im;
-const FENCE = /^ {0,3}(```|~~~)/;
+/** A fence opening or closing at a line start in the whole text (sticky: no copy of the line; it never looks past a line break). */
+const FENCE_AT = / {0,3}(```|~~~)/y;
 const SECTION_HEADING = /^#{1,2}[ \t\r]|^#{1,2}$/;
 const ITEM = /^(?:\d{1,9}[.)]|[-*+])[ \t]+(\[[ xX]\])?/;

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import * as jsyaml from 'js-yaml';
 import { entriesOf, patchFrontmatterYaml, topLevelEntries } from '../../../src/core/frontmatter';
+import { applyEdits, parsePlan, PlanDocument } from '../../../src/core';
 
 const BASE = [
   'id: PLAN-0000abcd',
@@ -63,6 +64,75 @@ describe('frontmatter patching', () => {
         }
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('frontmatter of an operation result, derived from the patch', () => {
+  // Heads a person or another tool might have written: comments, unknown keys, nulls, quoting, CRLF, a BOM.
+  const headArb = fc.record({
+    comment: fc.boolean(),
+    unknown: fc.boolean(),
+    nulls: fc.boolean(),
+    quoted: fc.boolean(),
+    crlf: fc.boolean(),
+    bom: fc.boolean(),
+    tools: fc.boolean(),
+  });
+  const headText = (h: { comment: boolean; unknown: boolean; nulls: boolean; quoted: boolean; crlf: boolean; bom: boolean; tools: boolean }) => {
+    const lines = [
+      '---',
+      'id: PLAN-0000abcd',
+      ...(h.comment ? ['# reviewed by the team'] : []),
+      h.quoted ? "title: 'A plan: with a colon'" : 'title: A plan',
+      'status: executing',
+      'version: 3',
+      'created_at: 2026-01-01T10:00:00.000Z',
+      'updated_at: "2026-01-01T10:00:00.000Z"',
+      ...(h.unknown ? ['custom_key: keep me', 'nested:', '  a: 1'] : []),
+      ...(h.nulls ? ['result_summary: null', 'executor_model: ~'] : []),
+      ...(h.tools ? ['tools_required:', '  - edit', '  - "run"'] : []),
+      '---',
+      '',
+      '## Steps',
+      '1. [ ] S001 One',
+      '',
+    ];
+    return (h.bom ? '\ufeff' : '') + lines.join(h.crlf ? '\r\n' : '\n');
+  };
+  // Values the operations write, and some they never do (invalid ones must leave the parse to say why).
+  const patchArb = fc.dictionary(
+    fc.constantFrom('version', 'updated_at', 'status', 'result_summary', 'approved_by', 'approved_version', 'tools_required', 'step_seq', 'title', 'executor_model', 'supersedes'),
+    fc.oneof(
+      fc.integer({ min: 0, max: 20 }),
+      fc.constantFrom('2026-11-23T10:00:00.000Z', 'completed', 'agent', 'user', 'PLAN-1234abcd', 'not a status', '', 'true', '123', 'a "quoted" word', 'line: colon', 'ünïcødé ✓', '- dash', '#hash'),
+      fc.array(fc.constantFrom('edit', 'run', 'bad tool name'), { maxLength: 3 }),
+      fc.constant(undefined),
+    ),
+    { maxKeys: 4 },
+  );
+  const fields = (d: PlanDocument) => ({ fm: d.fm, block: d.block });
+
+  it('equals a fresh parse of the new text (fields and block), or the parse refuses it as it would anyway', () => {
+    fc.assert(
+      fc.property(headArb, patchArb, fc.nat(), (h, patch, salt) => {
+        // A title no earlier run used, so no head from another run is in the cache.
+        const text = headText(h).replace('A plan', `A plan ${salt}`);
+        const doc = parsePlan(text);
+        const out = applyEdits(doc, patch as never).text;
+        let expected: ReturnType<typeof fields> | Error;
+        try {
+          expected = fields(parsePlan(out, undefined, { fresh: true }));
+        } catch (e) {
+          expected = e as Error;
+        }
+        if (expected instanceof Error) {
+          assert.throws(() => parsePlan(out), (e: Error) => e.message === (expected as Error).message);
+        } else {
+          assert.deepStrictEqual(fields(parsePlan(out)), expected);
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 });

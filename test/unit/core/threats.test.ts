@@ -467,20 +467,21 @@ describe('threats: CRLF and BOM', () => {
 });
 
 describe('threats: shared state', () => {
-  it('gray-matter\'s cache is never shared: mutating one parse\'s fm leaves the next parse unaffected', () => {
-    const text = plan([...FM, 'tools_required:', '  - edit']);
+  it('parses share frozen frontmatter and steps: a caller mutating one throws, and the next parse is unaffected', () => {
+    const text = plan([...FM, 'tools_required:', '  - edit'], '\n## Steps\n1. [ ] S001 one\n');
     const first = parsePlan(text);
     const fm = first.fm as unknown as Record<string, unknown>;
-    fm.status = 'approved';
-    fm.title = 'changed';
-    (fm.tools_required as string[]).push('rm');
-    fm.approved_by = 'agent';
+    assert.throws(() => (fm.status = 'approved'), TypeError);
+    assert.throws(() => (fm.title = 'changed'), TypeError);
+    assert.throws(() => (fm.tools_required as string[]).push('rm'), TypeError);
+    assert.throws(() => (fm.approved_by = 'agent'), TypeError);
+    assert.throws(() => ((first.steps[0] as { status: string }).status = 'done'), TypeError);
     const second = parsePlan(text);
     assert.equal(second.fm.status, 'draft');
     assert.equal(second.fm.title, 'A plan');
     assert.deepEqual(second.fm.tools_required, ['edit']);
     assert.equal(second.fm.approved_by, undefined);
-    assert.notEqual(second.fm, first.fm);
+    assert.equal(second.steps[0].status, 'pending');
     assert.equal(summarizePlan(text).fm.status, 'draft');
   });
 
