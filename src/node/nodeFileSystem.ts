@@ -118,6 +118,58 @@ function readNow(p: string): Uint8Array | undefined {
   }
 }
 
+/**
+ * `readManyWithStats` for one path: opened as `readNow` does, the stat from the open file, the
+ * bytes only for a regular file within `maxBytes` (read to its end, as readFileSync does). A
+ * link (ELOOP) or a socket (ENXIO) is not opened: its lstat stands alone.
+ */
+function readWithStatNow(p: string, maxBytes: number): { stat: FileStat; bytes?: Uint8Array } | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ELOOP' || code === 'ENXIO') {
+      const stat = lstatNow(p);
+      return stat && { stat };
+    }
+    throw e;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    const stat = statOf(st);
+    if (!st.isFile() || st.size > maxBytes) return { stat };
+    return { stat, bytes: fs.readFileSync(fd) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** `readWithStatNow` without blocking the thread. */
+async function readWithStatLater(p: string, maxBytes: number): Promise<{ stat: FileStat; bytes?: Uint8Array } | undefined> {
+  let h: fs.promises.FileHandle;
+  try {
+    h = await fs.promises.open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ELOOP' || code === 'ENXIO') {
+      const stat = await lstatLater(p);
+      return stat && { stat };
+    }
+    throw e;
+  }
+  try {
+    const st = await h.stat();
+    const stat = statOf(st);
+    if (!st.isFile() || st.size > maxBytes) return { stat };
+    return { stat, bytes: await h.readFile() };
+  } finally {
+    await h.close();
+  }
+}
+
 /** lstat without blocking the thread; undefined when absent. */
 async function lstatLater(p: string): Promise<FileStat | undefined> {
   try {
@@ -200,6 +252,17 @@ export class NodeFileSystem implements FileSystemPort {
       }
     };
     return this.blocking ? inSlices(paths, read) : inParallel(paths, (p) => readLater(p).catch((e: Error) => e));
+  }
+
+  async readManyWithStats(paths: readonly string[], maxBytes: number): Promise<({ stat: FileStat; bytes?: Uint8Array } | undefined | Error)[]> {
+    const read = (p: string) => {
+      try {
+        return readWithStatNow(p, maxBytes);
+      } catch (e) {
+        return e as Error;
+      }
+    };
+    return this.blocking ? inSlices(paths, read) : inParallel(paths, (p) => readWithStatLater(p, maxBytes).catch((e: Error) => e));
   }
 
   async readDir(p: string): Promise<string[]> {

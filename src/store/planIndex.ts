@@ -1,4 +1,4 @@
-import { Actor, decodePlanBytes, isPlanError, PlanError, PlanStatus, summarizePlan } from '../core';
+import { Actor, decodePlanBytes, fileTooLarge, isPlanError, LIMITS, PlanError, PlanStatus, summarizePlan } from '../core';
 
 /** One row of the index: what a list or a tree shows without opening the plan. */
 export interface IndexEntry {
@@ -38,6 +38,7 @@ export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat:
   if (!VALID_NAME.test(file)) {
     return invalid(new PlanError('INVALID_ID', 'the file name is not PLAN-<8 lowercase hex digits>.md: rename it'));
   }
+  if (stat.size > LIMITS.fileBytes && (!bytes || bytes.byteLength !== stat.size)) return invalid(fileTooLarge(stat.size));
   if (!bytes) return invalid(new PlanError('NOT_FOUND', 'the file could not be read'));
   try {
     const s = summarizePlan(decodePlanBytes(bytes));

@@ -669,40 +669,71 @@ export class PlanStore {
       }
     }
     const paths = names.map((n) => `${this.plansDir}/${n}`);
-    const stats = await this.ports.fs.statMany(paths);
     const next = new Map<string, IndexEntry>();
+    // Files the index knows are stat'ed (most have not changed: no read); the others are read
+    // with their stat in one pass where the file system can (a cold index reads each file once).
+    const oneScan = this.ports.fs.readManyWithStats;
+    const known: number[] = [];
+    const unknown: number[] = [];
+    names.forEach((name, i) => (!oneScan || this.entries.has(name) || cache?.has(name) ? known : unknown).push(i));
+    const stats = new Map<number, FileStat>();
+    const knownStats = await this.ports.fs.statMany(known.map((i) => paths[i]));
     const toRead: number[] = [];
-    names.forEach((name, i) => {
-      const st = stats[i];
+    known.forEach((i, k) => {
+      const name = names[i];
+      const st = knownStats[k];
       if (!st) return;
+      stats.set(i, st);
       const old = this.entries.get(name) ?? cache?.get(name);
       if (st.isSymbolicLink) next.set(name, indexEntryFor(name, undefined, st, true));
       else if (isSpecial(st)) next.set(name, notAFileEntry(name, st, describeKind(st.kind ?? (st.isDirectory ? 'directory' : 'other'))));
       else if (old && old.size === st.size && old.mtimeMs === st.mtimeMs) next.set(name, old);
-      else if (st.size > LIMITS.fileBytes) next.set(name, indexEntryFor(name, new Uint8Array(st.size), st));
+      else if (st.size > LIMITS.fileBytes) next.set(name, indexEntryFor(name, undefined, st));
       else toRead.push(i);
     });
-    this.lastScanReads = toRead.length;
+    const fromBytes = (i: number, st: FileStat, b: Uint8Array | undefined | Error) => {
+      const name = names[i];
+      const own = this.ownWrites.get(name);
+      if (own && b && !(b instanceof Error) && new TextDecoder().decode(b) === own.text) this.lastFromUs.add(name);
+      else this.lastFromUs.delete(name);
+      next.set(
+        name,
+        isPlanError(b, 'UNSAFE_PATH')
+          ? indexEntryFor(name, undefined, st, true)
+          : isPlanError(b, 'NOT_A_FILE')
+            ? notAFileEntry(name, st, b.message)
+            : indexEntryFor(name, b instanceof Error ? undefined : b, st),
+      );
+    };
+    let reads = toRead.length;
     // Read and summarize in chunks: only a chunk's bytes are alive at a time.
     for (let c = 0; c < toRead.length; c += READ_CHUNK) {
       const chunk = toRead.slice(c, c + READ_CHUNK);
       const bytes = await this.ports.fs.readMany(chunk.map((i) => paths[i]));
-      chunk.forEach((i, k) => {
-        const b = bytes[k];
-        const st = stats[i]!;
-        const own = this.ownWrites.get(names[i]);
-        if (own && b && !(b instanceof Error) && new TextDecoder().decode(b) === own.text) this.lastFromUs.add(names[i]);
-        else this.lastFromUs.delete(names[i]);
-        next.set(
-          names[i],
-          isPlanError(b, 'UNSAFE_PATH')
-            ? indexEntryFor(names[i], undefined, st, true)
-            : isPlanError(b, 'NOT_A_FILE')
-              ? notAFileEntry(names[i], st, b.message)
-              : indexEntryFor(names[i], b instanceof Error ? undefined : b, st),
-        );
-      });
+      chunk.forEach((i, k) => fromBytes(i, stats.get(i)!, bytes[k]));
     }
+    for (let c = 0; oneScan && c < unknown.length; c += READ_CHUNK) {
+      const chunk = unknown.slice(c, c + READ_CHUNK);
+      const results = await oneScan.call(this.ports.fs, chunk.map((i) => paths[i]), LIMITS.fileBytes);
+      for (const [k, i] of chunk.entries()) {
+        const r = results[k];
+        const name = names[i];
+        if (r instanceof Error) {
+          // What cannot be opened is described by its stat, as a scan that stats first would.
+          const st = await this.ports.fs.stat(paths[i]).catch(() => undefined);
+          if (st) fromBytes(i, st, r);
+          continue;
+        }
+        if (!r) continue;
+        const st = r.stat;
+        reads++;
+        if (st.isSymbolicLink) next.set(name, indexEntryFor(name, undefined, st, true));
+        else if (isSpecial(st)) next.set(name, notAFileEntry(name, st, describeKind(st.kind ?? (st.isDirectory ? 'directory' : 'other'))));
+        else if (st.size > LIMITS.fileBytes) next.set(name, indexEntryFor(name, undefined, st));
+        else fromBytes(i, st, r.bytes);
+      }
+    }
+    this.lastScanReads = reads;
     for (const name of names) {
       const entry = next.get(name);
       if (!entry) continue;

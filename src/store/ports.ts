@@ -56,6 +56,13 @@ export interface FileSystemPort {
    */
   statMany(paths: readonly string[]): Promise<(FileStat | undefined)[]>;
   readMany(paths: readonly string[]): Promise<(Uint8Array | undefined | Error)[]>;
+  /**
+   * Files the index has not seen, in one pass: each path's lstat-equivalent stat (taken on the
+   * open file where it is one) and, for a regular file of at most `maxBytes`, its bytes. A link
+   * or a special file comes with its stat and no bytes; an absent path is undefined; an Error in
+   * place of a throw. Optional: without it the store stats, then reads.
+   */
+  readManyWithStats?(paths: readonly string[], maxBytes: number): Promise<({ stat: FileStat; bytes?: Uint8Array } | undefined | Error)[]>;
   /** Names in a folder; [] when absent. */
   readDir(path: string): Promise<string[]>;
   /** Creates a folder and its parents. */

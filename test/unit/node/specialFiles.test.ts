@@ -130,3 +130,47 @@ describe('only regular files are read (real disk)', function () {
     fs.rmSync(empty, { recursive: true, force: true });
   });
 });
+
+describe('a cold index reads each file once, and never a file over the cap (real disk)', function () {
+  this.timeout(60_000);
+  let root: string;
+  let plans: string;
+  before(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-onescan-'));
+    plans = path.join(root, '.pi', 'plans');
+    fs.mkdirSync(plans, { recursive: true });
+    fs.writeFileSync(path.join(plans, 'PLAN-00000001.md'), PLAN('PLAN-00000001'));
+    fs.writeFileSync(path.join(root, 'elsewhere.md'), PLAN('PLAN-0000000a'));
+    fs.symlinkSync(path.join(root, 'elsewhere.md'), path.join(plans, 'PLAN-0000000a.md'));
+    fs.symlinkSync(path.join(root, 'missing.md'), path.join(plans, 'PLAN-0000000b.md'));
+    // Sparse, 3 GB: a read of it would fail (over Node's 2 GB buffer limit) or take seconds.
+    const fd = fs.openSync(path.join(plans, 'PLAN-0000000c.md'), 'w');
+    fs.ftruncateSync(fd, 3 * 2 ** 30);
+    fs.closeSync(fd);
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  for (const blocking of [true, false])
+    it(`links are refused with their own stat, a huge file by its size alone, on the first scan and on a re-scan (${blocking ? 'synchronous reads' : 'no synchronous call'})`, async () => {
+      const store = await PlanStore.open(root, nodePorts(root, { indexCache: false, blocking }));
+      const check = () => {
+        assert.equal(store.entry('PLAN-00000001')?.valid, true);
+        assert.equal(store.entry('PLAN-00000001')?.steps, 1);
+        for (const id of ['PLAN-0000000a', 'PLAN-0000000b']) {
+          assert.equal(store.entry(id)?.valid, false, id);
+          assert.equal(store.entry(id)?.error?.code, 'UNSAFE_PATH', id);
+          assert.equal(store.entry(id)?.size, fs.lstatSync(path.join(plans, `${id}.md`)).size, `${id}: the link's own size`);
+        }
+        const big = store.entry('PLAN-0000000c');
+        assert.equal(big?.error?.code, 'TOO_LARGE');
+        assert.match(big!.error!.message, new RegExp(`${3 * 2 ** 30} bytes, over the \\d+-byte limit`));
+        assert.equal(big?.size, 3 * 2 ** 30);
+      };
+      check();
+      // Changed since the scan: the known-file path (stat first) must not read it either.
+      fs.utimesSync(path.join(plans, 'PLAN-0000000c.md'), new Date(), new Date(Date.now() + 5000));
+      const ev = await store.rescan();
+      assert.deepEqual(ev.changed, [], 'the same entry, size and time aside');
+      check();
+    });
+});
