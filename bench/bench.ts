@@ -1,8 +1,11 @@
 /**
  * `npm run bench`: prints figures, asserts nothing. Generates a corpus (default 10,000 plans x
  * 12 steps plus one 200-step plan) and measures, each as a ratio to its floor:
- *   read floor (every plan file's bytes, plain loop) | cold index build | warm start | re-scan | list | get
- *   step update through the full locked, fsynced read-modify-write | bare fsynced temp-write+rename
+ *   in processes of their own (bench/child.ts; medians of three, each with its peak memory):
+ *     read floor (every plan file's bytes, plain loop) | cold index build | warm start
+ *     step updates on 12-, 200- and 1,000-step plans (under the lock, the whole call) beside a
+ *     bare fsynced write of the same bytes through the same file API, interleaved with them
+ *   in this process: re-scan | list | get | parse | the host's longest stall
  * Then, in a real VS Code (code-server + chromium): activation, the bundle's size, and the plan
  * explorer on the corpus (bench/explorer.mjs: first render, an outside change reaching the tree).
  * Options: --plans N, --json, --keep (reuse bench/corpus), --no-vscode (none of the VS Code
@@ -14,8 +17,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as esbuild from 'esbuild';
-import { approve, createPlanText, markStep, parsePlan, setMetadata, startExecution } from '../src/core';
-import { NodeFileSystem, nodePorts, fileIndexCache, OffThreadParser } from '../src/node';
+import { createPlanText, parsePlan, setMetadata } from '../src/core';
+import { nodePorts, OffThreadParser } from '../src/node';
 import { PlanStore } from '../src/store';
 
 const args = process.argv.slice(2);
@@ -29,42 +32,23 @@ const root = path.resolve(__dirname, 'corpus', String(N));
 const plans = path.join(root, '.pi/plans');
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-cache-'));
 
-/**
- * Step updates on large plans (200 and 500 steps, the most a plan may have), in a folder of their
- * own: the time under the lock and the whole `store.update` call, medians of 60 marks, beside a
- * bare fsynced write of the same bytes through the same file API.
- */
-async function largePlanUpdates(): Promise<{ steps: number; bytes: number; bare: number; locked: number; whole: number }[]> {
-  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-large-'));
-  fs.mkdirSync(path.join(ws, '.pi', 'plans'), { recursive: true });
-  const out = [];
-  try {
-    const store = await PlanStore.open(ws, nodePorts(ws, { indexCache: false }));
-    for (const n of [200, 500]) {
-      const steps = Array.from({ length: n }, (_, i) => ({ text: `Step ${i + 1}: change module ${i}`, tool: 'edit', operation: 'update', target: `src/m${i}.ts`, details: i % 3 ? 'Details of the change.' : undefined }));
-      const created = await store.create({ title: `A ${n}-step plan`, goal: 'Measure updates.', steps, verification: ['tests pass'], status: 'proposed' }, 'agent');
-      const id = created.fm.id;
-      await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
-      await store.update(id, 'agent', (d, c) => startExecution(d, c));
-      const locked: number[] = [];
-      const whole: number[] = [];
-      const statuses = ['in_progress', 'blocked'] as const;
-      for (let i = 0; i < 60; i++) {
-        const t0 = performance.now();
-        await store.update(id, 'agent', (d, c) => markStep(d, `S${String(1 + (i % 7) * 20).padStart(3, '0')}`, statuses[i % 2], c, `note ${i}`));
-        whole.push(performance.now() - t0);
-        locked.push(store.lastUpdateTimings.locked);
-      }
-      const bytes = fs.readFileSync(store.pathOf(id));
-      const target = path.join(ws, '.pi', 'plans', 'bare-write-target.txt');
-      const nfs = new NodeFileSystem();
-      const bare = await time(() => nfs.writeFileAtomic(target, bytes), 60);
-      out.push({ steps: n, bytes: bytes.length, bare, locked: median(locked), whole: median(whole) });
-    }
-  } finally {
-    fs.rmSync(ws, { recursive: true, force: true });
-  }
+/** bench/child.ts bundled for plain node (no loader in the measured process). */
+async function buildChild(): Promise<string> {
+  const out = path.join(cacheDir, 'child.js');
+  await esbuild.build({ entryPoints: [path.resolve(__dirname, 'child.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'error' });
   return out;
+}
+
+/** Runs one measurement in a fresh process; its JSON line. */
+function child<T>(script: string, argv: string[]): T & { peakMb: number } {
+  const out = execFileSync(process.execPath, [script, ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out.trim().split('\n').at(-1)!) as T & { peakMb: number };
+}
+
+/** Medians, field by field, of three fresh processes. */
+function medianOf3<T extends Record<string, number>>(run: () => T): T {
+  const runs = [run(), run(), run()];
+  return Object.fromEntries(Object.keys(runs[0]).map((k) => [k, median(runs.map((r) => r[k]))])) as T;
 }
 
 /**
@@ -181,13 +165,21 @@ async function main() {
     return bytes;
   };
   await readFloor(); // warm the OS file cache
-  const floor = await time(readFloor, 5);
 
   const ports = () => ({ ...nodePorts(root, { indexCache: false }) });
-  const cold = await time(() => PlanStore.open(root, ports()), 3);
-  const cache = fileIndexCache(root, cacheDir);
-  await PlanStore.open(root, { ...ports(), indexCache: cache }); // writes the warm index
-  const warm = await time(() => PlanStore.open(root, { ...ports(), indexCache: cache }), 5);
+  // Fresh processes: the read floor, the cold index, the warm start (each with its peak memory).
+  const script = await buildChild();
+  const floorRun = medianOf3(() => child<{ ms: number }>(script, ['floor', root]));
+  const floor = floorRun.ms;
+  const coldRun = medianOf3(() => child<{ ms: number }>(script, ['index', root]));
+  const cold = coldRun.ms;
+  child(script, ['index', root, cacheDir]); // writes the warm index
+  const warmRun = medianOf3(() => child<{ ms: number }>(script, ['index', root, cacheDir]));
+  const warm = warmRun.ms;
+  // Step updates in fresh processes that open the store for named plans only.
+  const updates = [12, 200, 1000].map((n) => ({ n, ...medianOf3(() => child<{ locked: number; whole: number; bare: number; bytes: number }>(script, ['update', root, String(n), '60'])) }));
+  // The bare write of a 12-step plan: the floor of the in-process rows below.
+  const bare = updates[0].bare;
 
   const store = await PlanStore.open(root, ports());
   // What the extension's re-scans cost (after loading, on focus, every 30 s): a listing and stats.
@@ -216,29 +208,7 @@ async function main() {
   // stall, with the Markdown parse on this thread (the CLI's store) and on the worker (the host's).
   const stalls = await hostStalls(limitText);
 
-  // Step updates on an executing 12-step plan.
-  const upId = `PLAN-${hex(1)}`; // proposed in the corpus
-  const cur = await store.read(upId);
-  if (cur.fm.status !== 'executing') {
-    if (cur.fm.status === 'proposed') await store.update(upId, 'user', (d, c) => approve(d, d.fm.version, c));
-    await store.update(upId, 'agent', (d, c) => startExecution(d, c));
-  }
-  const locked: number[] = [];
-  const checkpoint: number[] = [];
-  const statuses = ['in_progress', 'blocked'] as const;
-  for (let i = 0; i < 60; i++) {
-    await store.update(upId, 'agent', (d, c) => markStep(d, 'S003', statuses[i % 2], c, `note ${i}`));
-    locked.push(store.lastUpdateTimings.locked);
-    checkpoint.push(store.lastUpdateTimings.checkpoint);
-  }
-  const bytes = fs.readFileSync(path.join(plans, `${upId}.md`));
-  const nfs = new NodeFileSystem();
-  const bareFile = path.join(plans, 'bare-write-target.txt');
-  const bare = await time(() => nfs.writeFileAtomic(bareFile, bytes), 60);
-  fs.rmSync(bareFile, { force: true });
-
   const cli = cliOnePlan();
-  const large = await largePlanUpdates();
 
   const rows = [
     { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },
@@ -255,13 +225,10 @@ async function main() {
     { measure: `parse, plan of ${Math.round(limitText.length / 1024)} KB (fresh)`, ms: parseLimit, floor: bare },
     { measure: 'longest stall, first read of it, parse on this thread', ms: stalls.onThread, floor: bare },
     { measure: 'longest stall, first read of it, parse on a worker', ms: stalls.offThread, floor: bare },
-    { measure: 'bare fsynced temp-write + rename', ms: bare, floor: bare },
-    { measure: 'step update (lock, read, splice, fsynced write)', ms: median(locked), floor: bare },
-    { measure: 'checkpoint append (fsynced, reported separately)', ms: median(checkpoint), floor: bare },
-    ...large.flatMap((l) => [
-      { measure: `bare fsynced write of the ${l.steps}-step plan (${Math.round(l.bytes / 1024)} KB)`, ms: l.bare, floor: l.bare },
-      { measure: `step update, ${l.steps}-step plan (under the lock)`, ms: l.locked, floor: l.bare },
-      { measure: `step update, ${l.steps}-step plan (whole store.update call)`, ms: l.whole, floor: l.bare },
+    ...updates.flatMap((u) => [
+      { measure: `bare fsynced write, ${u.n}-step plan (${Math.round(u.bytes / 1024)} KB)`, ms: u.bare, floor: u.bare },
+      { measure: `step update, ${u.n} steps (under the lock)`, ms: u.locked, floor: u.bare },
+      { measure: `step update, ${u.n} steps (whole store.update call)`, ms: u.whole, floor: u.bare },
     ]),
   ];
   const out = {
@@ -271,11 +238,15 @@ async function main() {
     machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
     rows: rows.map((r) => ({ ...r, ratio: r.ms / r.floor })),
     cli,
+    processes: { floor: floorRun, cold: coldRun, warm: warmRun, updates },
     targets: {
       coldIndexVsFloor: { value: cold / floor, target: 3 },
       warmStartVsFloor: { value: warm / floor, target: 1 },
-      stepUpdateVsBareWrite: { value: median(locked) / bare, target: 2 },
-      ...Object.fromEntries(large.flatMap((l) => [[`update${l.steps}VsBareWrite`, { value: l.locked / l.bare, target: 2 }], [`update${l.steps}WholeVsBare`, { value: l.whole / l.bare, target: 3 }]])),
+      ...Object.fromEntries(updates.flatMap((u) => [[`update${u.n}VsBareWrite`, { value: u.locked / u.bare, target: 2 }], [`update${u.n}WholeVsBare`, { value: u.whole / u.bare, target: 3 }]])),
+    },
+    memory: {
+      coldIndexPeakMb: { value: coldRun.peakMb, target: 100 },
+      ...Object.fromEntries(updates.map((u) => [`update${u.n}PeakMb`, { value: u.peakMb, target: 70 }])),
     },
   };
   if (!args.includes('--no-vscode')) (out as Record<string, unknown>).vscode = vscodeFigures();
@@ -292,7 +263,9 @@ async function main() {
     console.log('');
     console.log(`pi-plans on one plan of the ${names.length}-plan folder (a process of its own; bare Node: ${cli.bareNodeMb.toFixed(0)} MB):`);
     for (const c of cli.commands) console.log(`  ${c.command.padEnd(8)} ${c.ms.toFixed(0).padStart(5)} ms, peak memory ${c.peakMb.toFixed(0)} MB (target <= 70 MB)`);
+    console.log(`Peak memory of each process: read floor ${floorRun.peakMb.toFixed(0)} MB, cold index ${coldRun.peakMb.toFixed(0)} MB, warm start ${warmRun.peakMb.toFixed(0)} MB; updates ${updates.map((u) => `${u.n} steps ${u.peakMb.toFixed(0)} MB`).join(', ')}`);
     for (const [k, v] of Object.entries(out.targets)) console.log(`${k.padEnd(24)} ${v.value.toFixed(2)}x (target <= ${v.target}x) ${v.value <= v.target ? 'met' : 'NOT met'}`);
+    for (const [k, v] of Object.entries(out.memory)) console.log(`${k.padEnd(24)} ${v.value.toFixed(0)} MB (target <= ${v.target} MB) ${v.value <= v.target ? 'met' : 'NOT met'}`);
     const v = (out as { vscode?: ReturnType<typeof vscodeFigures> }).vscode;
     if (v) {
       console.log('');

@@ -1,0 +1,87 @@
+/**
+ * One measurement in a process of its own (bundled by bench.ts and run with plain node), so each
+ * figure comes with that process's peak memory and nothing of another measurement's heap or JIT.
+ * Prints one JSON line. Modes:
+ *   floor <root>                    every plan file's bytes in a plain loop (the read floor)
+ *   index <root> [cacheDir]         PlanStore.open: the cold index, or the warm start from cacheDir
+ *   update <root> <steps> <runs>    step updates on a new <steps>-step plan of that folder, each
+ *                                   followed by a bare write of the same bytes through the same
+ *                                   file API (so both see the same machine), with the store opened
+ *                                   for named plans only, as the CLI and the MCP server do
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { approve, markStep, startExecution } from '../src/core';
+import { fileIndexCache, NodeFileSystem, nodePorts } from '../src/node';
+import { PlanStore } from '../src/store';
+
+const [mode, root, ...rest] = process.argv.slice(2);
+const plans = path.join(root, '.pi', 'plans');
+const peakMb = () => process.resourceUsage().maxRSS / 1024;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const print = (o: object): void => {
+  process.stdout.write(JSON.stringify({ ...o, peakMb: peakMb() }) + '\n');
+};
+
+async function main(): Promise<void> {
+  if (mode === 'loaded') return print({});
+  if (mode === 'floor') {
+    const t = performance.now();
+    let bytes = 0;
+    for (const n of fs.readdirSync(plans)) if (n.endsWith('.md')) bytes += fs.readFileSync(path.join(plans, n)).length;
+    return print({ ms: performance.now() - t, bytes });
+  }
+  if (mode === 'index') {
+    const cacheDir = rest[0];
+    const ports = { ...nodePorts(root, { indexCache: false }), ...(cacheDir ? { indexCache: fileIndexCache(root, cacheDir) } : {}) };
+    const t = performance.now();
+    const store = await PlanStore.open(root, ports);
+    const ms = performance.now() - t;
+    const mem = process.memoryUsage();
+    (globalThis as { gc?: () => void }).gc?.();
+    const after = process.memoryUsage();
+    const mb = (m: NodeJS.MemoryUsage) => ({ rss: Math.round(m.rss / 1e6), heap: Math.round(m.heapUsed / 1e6), total: Math.round(m.heapTotal / 1e6), ext: Math.round(m.external / 1e6), ab: Math.round(m.arrayBuffers / 1e6) });
+    return print({ ms, plans: store.list().length, ...(process.env.BENCH_MEM ? { mem: mb(mem), afterGc: mb(after) } : {}) });
+  }
+  if (mode === 'update') {
+    const n = Number(rest[0]);
+    const runs = Number(rest[1] ?? 60);
+    const store = await PlanStore.openForPlans(root, nodePorts(root, { indexCache: false }));
+    const steps = Array.from({ length: n }, (_, i) => ({ text: `Step ${i + 1}: change module ${i}`, tool: 'edit', operation: 'update', target: `src/m${i}.ts`, details: i % 3 ? 'Details of the change.' : undefined }));
+    const created = await store.create({ title: `A ${n}-step plan`, goal: 'Measure updates.', steps, verification: ['tests pass'], status: 'proposed' }, 'agent');
+    const id = created.fm.id;
+    const bareTarget = path.join(plans, `.bench-bare-${process.pid}.txt`);
+    try {
+      await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+      await store.update(id, 'agent', (d, c) => startExecution(d, c));
+      const nfs = new NodeFileSystem();
+      const locked: number[] = [];
+      const whole: number[] = [];
+      const bare: number[] = [];
+      const statuses = ['in_progress', 'blocked'] as const;
+      for (let i = 0; i < runs; i++) {
+        // Steps spread over the plan; the status alternates, so every update changes the file.
+        const step = `S${String(1 + ((i * 37) % n)).padStart(3, '0')}`;
+        const t0 = performance.now();
+        await store.update(id, 'agent', (d, c) => markStep(d, step, statuses[i % 2], c, `note ${i}`));
+        whole.push(performance.now() - t0);
+        locked.push(store.lastUpdateTimings.locked);
+        const bytes = fs.readFileSync(store.pathOf(id));
+        const t1 = performance.now();
+        await nfs.writeFileAtomic(bareTarget, bytes);
+        bare.push(performance.now() - t1);
+      }
+      print({ steps: n, bytes: fs.statSync(store.pathOf(id)).size, locked: median(locked), whole: median(whole), bare: median(bare) });
+    } finally {
+      for (const f of [store.pathOf(id), bareTarget, path.join(plans, 'sessions', `${id}.jsonl`)]) fs.rmSync(f, { force: true });
+    }
+    return;
+  }
+  throw new Error(`unknown mode ${mode}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
