@@ -11,6 +11,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isPlanId } from '../core';
 import { NodeWatcher, openNodeStore } from '../node';
 import type { Following, PlanStore } from '../store';
 import { ActivePlans, ALL_TOOLS, PlanTool, ToolContext, waitForDecision } from '../tools';
@@ -70,7 +71,8 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; store: (
     if (uri && subscribed.has(uri)) void server.server.sendResourceUpdated({ uri }).catch(() => undefined);
   };
   const store = () => {
-    opened ??= openNodeStore(opts.root).then(
+    // Lazily indexed: a call on a named plan reads that plan; the folder is indexed when a call lists it.
+    opened ??= openNodeStore(opts.root, { index: 'lazy' }).then(
       (st) => {
         // Followed like VS Code follows it: a decision written by VS Code, the CLI or git reaches a waiting submit.
         following = st.watch(new NodeWatcher(), { settleMs: 150, confirmMs: 1000, periodMs: 30_000 });
@@ -98,6 +100,11 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; store: (
     );
     return opened;
   };
+  const indexed = async () => {
+    const st = await store();
+    await st.loadIndex();
+    return st;
+  };
   const server = new McpServer({ name: 'pi-plans', version: opts.version ?? '0.0.0' }, { capabilities: { logging: {} } });
 
   // Resources: every plan, its Markdown; list_changed and updated notifications from the watcher.
@@ -105,7 +112,7 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; store: (
     'plan',
     new ResourceTemplate('pi-plans://plans/{id}', {
       list: async () => ({
-        resources: (await store())
+        resources: (await indexed())
           .list()
           .filter((e) => e.valid)
           .map((e) => ({ uri: planResourceUri(e.id), name: e.id, title: e.title, description: `${e.status} · v${e.version} · ${e.stepsDone}/${e.steps} steps`, mimeType: 'text/markdown' })),
@@ -147,6 +154,10 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; store: (
       { title: tool.displayName, description: mcpDescription(tool), inputSchema: tool.schema, annotations: { readOnlyHint: !!tool.readOnly, title: tool.displayName } },
       async (args: unknown, extra) => {
         const st = await store();
+        // A call on a named plan needs only that plan's entry; a listing (or a call without an id) the index.
+        const id = (args as { id?: unknown } | undefined)?.id;
+        if (typeof id === 'string' && isPlanId(id) && tool.name !== 'pi_plan_list') await st.track(id).catch(() => undefined);
+        else if (tool.name === 'pi_plan_list') await st.loadIndex();
         const progressToken = extra._meta?.progressToken;
         const ctx: ToolContext = {
           stores: { folders: () => [{ name: path.basename(opts.root), store: st }] },

@@ -41,9 +41,10 @@ export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?:
 }
 
 /** Opens the plan store of a workspace folder with Node ports. */
-export function openNodeStore(root: string, opts: { indexCache?: boolean; index?: boolean } = {}): Promise<PlanStore> {
+export function openNodeStore(root: string, opts: { indexCache?: boolean; index?: boolean | 'lazy' } = {}): Promise<PlanStore> {
   const abs = path.resolve(root).split(path.sep).join('/');
-  // Work on named plans needs no index (nor its cache).
+  // Work on named plans needs no index (nor its cache); a lazy store builds it when asked.
   if (opts.index === false) return PlanStore.openForPlans(abs, nodePorts(abs, { ...opts, indexCache: false }));
+  if (opts.index === 'lazy') return PlanStore.openLazily(abs, nodePorts(abs, opts));
   return PlanStore.open(abs, nodePorts(abs, opts));
 }

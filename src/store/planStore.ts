@@ -137,8 +137,51 @@ export class PlanStore {
     return store;
   }
 
+  /**
+   * Opens a store whose index is built only when something asks for it (`loadIndex`, which
+   * `list` needs first): until then it knows the plans it was asked about (`track`), wrote or
+   * heard of from a watcher, and a re-scan re-reads only those. A server answering one call on a
+   * named plan (the MCP server) then costs what that plan costs, whatever the folder holds.
+   */
+  static async openLazily(root: string, ports: StorePorts): Promise<PlanStore> {
+    const store = await PlanStore.openForPlans(root, ports);
+    store.lazy = true;
+    return store;
+  }
+
   /** True for a store opened for named plans only (no index). */
   private withoutIndex = false;
+  private lazy = false;
+  private indexLoading: Promise<void> | undefined;
+
+  /** True once the whole folder is indexed (always, for a store opened with `open`). */
+  get indexed(): boolean {
+    return !this.withoutIndex;
+  }
+
+  /** Builds the whole index of a store opened lazily (once; later calls wait for the same build). */
+  loadIndex(): Promise<void> {
+    if (!this.withoutIndex) return Promise.resolve();
+    if (!this.lazy) return Promise.reject(new PlanError('IO', 'internal: this store was opened for named plans only; open it with PlanStore.open or openLazily to list plans'));
+    this.indexLoading ??= this.queued(async () => {
+      this.withoutIndex = false;
+      try {
+        await this.loadNow();
+      } catch (e) {
+        this.withoutIndex = true;
+        this.indexLoading = undefined;
+        throw e;
+      }
+    });
+    return this.indexLoading;
+  }
+
+  /** Brings one plan's entry up to date (a store without its index learns of the plan this way). */
+  async track(id: string): Promise<IndexEntry | undefined> {
+    const name = `${this.pathOf(id).slice(this.plansDir.length + 1)}`;
+    await this.queued(() => this.refreshEntries([name]));
+    return this.entries.get(name);
+  }
 
   get config(): PlansConfig {
     return this._config;
@@ -181,7 +224,7 @@ export class PlanStore {
 
   /** Index entries, oldest first, optionally filtered by status. Invalid files are included unless a status filter is given. */
   list(filter: { status?: readonly PlanStatus[] } = {}): IndexEntry[] {
-    if (this.withoutIndex) throw new PlanError('IO', 'internal: this store was opened for named plans only (no index); open it with PlanStore.open to list plans');
+    if (this.withoutIndex) throw new PlanError('IO', `internal: this store has no index${this.lazy ? ' yet: await loadIndex() first' : ' (opened for named plans only); open it with PlanStore.open to list plans'}`);
     let all = [...this.entries.values()];
     if (filter.status?.length) all = all.filter((e) => e.status && filter.status!.includes(e.status));
     return all.sort((a, b) => compareText(a.createdAt ?? '', b.createdAt ?? '') || compareText(a.file, b.file));
@@ -659,6 +702,11 @@ export class PlanStore {
   }
 
   private async rescanNow(cache?: Map<string, IndexEntry>, emit = true, listed?: readonly string[]): Promise<PlansChangeEvent> {
+    if (this.withoutIndex) {
+      // No index yet: the plans this store knows are checked again, the folder is not read.
+      await this.refreshEntries([...this.entries.keys()]);
+      return { added: [], changed: [], removed: [] };
+    }
     const names = (listed ?? (await this.ports.fs.readDir(this.plansDir))).filter((n) => PLAN_FILE_PATTERN.test(n));
     const ev: PlansChangeEvent = { added: [], changed: [], removed: [] };
     const present = new Set(names);

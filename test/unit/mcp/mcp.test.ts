@@ -189,6 +189,29 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
     await listed;
   });
 
+  it('a call on a named plan reads that plan only: the folder is indexed when a call lists it', async () => {
+    const created = await call('pi_plan_create', { title: 'The one', goal: 'G', steps: [{ text: 'a' }] });
+    const id = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(textOf(created))![1];
+    // Many more plans, written by another process after the server opened its store.
+    const plans = path.join(root, '.pi', 'plans');
+    const text = fs.readFileSync(path.join(plans, `${id}.md`), 'utf8');
+    for (let i = 0; i < 2000; i++) {
+      const other = `PLAN-${(0x10000000 + i).toString(16)}`;
+      fs.writeFileSync(path.join(plans, `${other}.md`), text.replace(new RegExp(id, 'g'), other));
+    }
+    const cache = path.join(home, 'cache');
+    const got = await call('pi_plan_get', { id });
+    assert.ok(!got.isError, textOf(got));
+    assert.match(textOf(got), /The one/);
+    const stepped = await call('pi_plan_step', { id, op: 'add', text: 'b' });
+    assert.ok(!stepped.isError, textOf(stepped));
+    assert.ok(!fs.existsSync(cache) || fs.readdirSync(cache).length === 0, 'no index was built (none was saved)');
+    const listed = textOf(await call('pi_plan_list', {}));
+    assert.match(listed, /^2001 plan\(s\):/);
+    assert.match(listed, /- PLAN-100007cf · /);
+    assert.equal(fs.readdirSync(cache).length, 1, 'the listing built the index and saved it');
+  });
+
   it('offers the planning strategies as prompts, each the one strategy module\'s text', async () => {
     const { prompts } = await client.listPrompts();
     assert.deepEqual(prompts.map((p) => p.name).sort(), PLANNING_STRATEGIES.map((s) => `plan-${s}`).sort());
