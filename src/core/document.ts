@@ -135,6 +135,23 @@ export function outlineFor(body: string): Outline {
   return o;
 }
 
+/** Whether every step of a list carries an id, and the highest step number: by list (lists are shared and never change). */
+const idFacts = new WeakMap<readonly PlacedStep[], { anyMissing: boolean; maxId: number }>();
+
+/** `idFacts` of a document's steps, worked out once per list of steps. */
+export function stepIdFacts(steps: readonly PlacedStep[]): { anyMissing: boolean; maxId: number } {
+  let f = idFacts.get(steps);
+  if (!f) {
+    f = { anyMissing: false, maxId: 0 };
+    for (const s of steps) {
+      if (!s.hasId) f.anyMissing = true;
+      f.maxId = Math.max(f.maxId, Number(s.id.slice(1)));
+    }
+    idFacts.set(steps, f);
+  }
+  return f;
+}
+
 /** Parsed steps by body, beside the outline cache (same bound); only for bodies whose outline is cached. */
 const stepsCache = new Map<string, readonly PlacedStep[]>();
 
@@ -158,6 +175,9 @@ export function rememberStepsAfterEdit(oldBody: string, newBody: string, newOutl
     next[i] = Object.freeze({ ...parseStepItem(newBody.slice(it.start, it.end), i), index: i });
     if (next[i].id !== old[i].id || next[i].hasId !== old[i].hasId) return; // not the kind of edit this is for
   }
+  // The same ids: the same facts about them.
+  const facts = idFacts.get(old);
+  if (facts) idFacts.set(next, facts);
   rememberSteps(newBody, next);
 }
 
@@ -390,8 +410,19 @@ export function applyEdits(
   fmPatch: Readonly<Record<string, FrontmatterValue | undefined>>,
   bodyEdits: readonly BodyEdit[] = [],
 ): { text: string; body: string } {
+  // One pass over the old body, in order: every piece is a slice of the old body or an edit's
+  // text, so nothing is copied here (a splice of a splice would copy the whole body each time).
   let body = doc.body;
-  for (const e of [...bodyEdits].sort((a, b) => b.start - a.start)) body = body.slice(0, e.start) + e.text + body.slice(e.end);
+  if (bodyEdits.length) {
+    const sorted = [...bodyEdits].sort((a, b) => a.start - b.start);
+    let out = '';
+    let at = 0;
+    for (const e of sorted) {
+      out += doc.body.slice(at, e.start) + e.text;
+      at = e.end;
+    }
+    body = out + doc.body.slice(at);
+  }
   const patched = Object.keys(fmPatch).length > 0;
   const yaml = patched ? patchFrontmatterYaml(doc.block.yaml, fmPatch, doc.eol) : doc.block.yaml;
   const head = doc.text.slice(0, doc.block.yamlStart) + yaml + doc.text.slice(doc.block.yamlEnd, doc.block.bodyStart);

@@ -9,6 +9,7 @@ import {
   rememberStepsAfterEdit,
   sectionText,
   frontmatterOfPlan,
+  stepIdFacts,
 } from './document';
 import { approvalDigest, changedSinceApproval } from './approval';
 import { PlanError } from './errors';
@@ -30,7 +31,7 @@ import {
   StepStatus,
 } from './schema';
 import { diffEdits, TextEdit } from './textEdits';
-import { contentIndent, isNoteLine, oneLine, renderNoteLine, renderStepItem, rewriteHeader, Step, stepNumber } from './steps';
+import { contentIndent, isNoteLine, oneLine, renderNoteLine, renderStepItem, rewriteHeader, Step } from './steps';
 
 /** Who acts and when. Time is passed in: the core has no clock. */
 export interface OpContext {
@@ -214,12 +215,7 @@ function result(input: PlanDocument, text: string, event: string, extra: Partial
 
 /** A copy of the document whose steps all carry ids (pi-planner steps get theirs on the first write). */
 export function ensureStepIds(doc: PlanDocument): PlanDocument {
-  let maxId = 0;
-  let anyMissing = false;
-  for (const s of doc.steps) {
-    if (!s.hasId) anyMissing = true;
-    maxId = Math.max(maxId, stepNumber(s.id));
-  }
+  const { anyMissing, maxId } = stepIdFacts(doc.steps);
   if (!anyMissing && (doc.fm.step_seq ?? 0) >= maxId) return doc;
   const missing = doc.steps.filter((s) => !s.hasId);
   const edits = missing.flatMap((s) => stepEdits(doc, s, { addId: true }));

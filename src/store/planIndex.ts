@@ -30,8 +30,8 @@ export interface IndexEntry {
 export const PLAN_FILE_PATTERN = /^PLAN-.*\.md$/;
 const VALID_NAME = /^(PLAN-[0-9a-f]{8})\.md$/;
 
-/** An index entry for a file's bytes: valid with its fields, or invalid with its reason. Never throws. */
-export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat: { size: number; mtimeMs: number }, symlink = false): IndexEntry {
+/** An index entry for a file's bytes (or, given, their text): valid with its fields, or invalid with its reason. Never throws. */
+export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat: { size: number; mtimeMs: number }, symlink = false, text?: string): IndexEntry {
   const base = { file, id: file.replace(/\.md$/, ''), steps: 0, stepsDone: 0, size: stat.size, mtimeMs: stat.mtimeMs };
   const invalid = (e: PlanError): IndexEntry => ({ ...base, valid: false, error: { code: e.code, message: e.message, line: e.details.line, ...(e.details.rule ? { rule: e.details.rule } : {}) } });
   if (symlink) return invalid(new PlanError('UNSAFE_PATH', 'the plan file is a symbolic link: plans are never read or written through links; replace it with the real file'));
@@ -41,7 +41,8 @@ export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat:
   if (stat.size > LIMITS.fileBytes && (!bytes || bytes.byteLength !== stat.size)) return invalid(fileTooLarge(stat.size));
   if (!bytes) return invalid(new PlanError('NOT_FOUND', 'the file could not be read'));
   try {
-    const s = summarizePlan(decodePlanBytes(bytes));
+    // `text`: the caller's decode of exactly these bytes (the text it wrote).
+    const s = summarizePlan(text !== undefined && bytes.byteLength <= LIMITS.fileBytes ? text : decodePlanBytes(bytes));
     if (s.fm.id !== base.id) {
       return invalid(new PlanError('INVALID_FILE', `the id in the file (${s.fm.id}) is not the file name's (${base.id}): make them the same`, { line: 2 }));
     }

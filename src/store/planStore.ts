@@ -92,7 +92,7 @@ export class PlanStore {
   private entries = new Map<string, IndexEntry>();
   private listeners = new Set<(e: PlansChangeEvent) => void>();
   /** Our own latest write per file and the entry it gave: a watcher event with the same bytes is our echo. */
-  private ownWrites = new Map<string, { text: string; entry?: IndexEntry }>();
+  private ownWrites = new Map<string, OwnWrite>();
   /** Checkpoint logs we appended to, with their size after our append (to detect a torn last line). */
   private logSizes = new Map<string, number>();
   private _config: PlansConfig = DEFAULT_CONFIG;
@@ -329,6 +329,7 @@ export class PlanStore {
     const release = await this.ports.lock.acquire(path);
     let result: OpResult;
     let doc: PlanDocument;
+    let writtenStat: FileStat | undefined;
     try {
       const bytes = await this.readPlanBytes(id, path);
       const text = decodePlanBytes(bytes, this.rel(path));
@@ -356,15 +357,21 @@ export class PlanStore {
       // Asked before anything is written: a refused write leaves no revision behind.
       await this.ports.writeGuard?.(path);
       for (const c of result.created ?? []) await this.writeNew(c.id, c.text);
-      await this.ports.fs.writeFileAtomic(path, encoder.encode(result.text));
-      this.ownWrites.set(`${id}.md`, { text: result.text });
+      const written = encoder.encode(result.text);
+      await this.ports.fs.writeFileAtomic(path, written);
+      this.ownWrites.set(`${id}.md`, { text: result.text, bytes: written });
+      // The file's stat while nothing of ours can replace it: the entry below is for exactly these bytes.
+      writtenStat = await this.ports.fs.stat(path).catch(() => undefined);
     } finally {
       await release();
     }
     const t1 = performance.now();
     await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
     this.lastUpdateTimings = { locked: t1 - t0, checkpoint: performance.now() - t1 };
-    await this.refreshEntries([`${id}.md`, ...(result.created ?? []).map((c) => `${c.id}.md`)]);
+    // Our write's entry from the text we wrote and the stat taken under the lock (no re-read): a
+    // later write by anyone else changes that stat, and the next event or re-scan reads it.
+    if (writtenStat && !isSpecial(writtenStat) && !writtenStat.isSymbolicLink) this.recordOwnWrite(`${id}.md`, writtenStat);
+    await this.refreshEntries([...(writtenStat ? [] : [`${id}.md`]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
     return { doc, result };
   }
 
@@ -742,7 +749,7 @@ export class PlanStore {
     const fromBytes = (i: number, st: FileStat, b: Uint8Array | undefined | Error) => {
       const name = names[i];
       const own = this.ownWrites.get(name);
-      if (own && b && !(b instanceof Error) && new TextDecoder().decode(b) === own.text) this.lastFromUs.add(name);
+      if (own && b && !(b instanceof Error) && isOwn(own, b)) this.lastFromUs.add(name);
       else this.lastFromUs.delete(name);
       next.set(
         name,
@@ -872,8 +879,9 @@ export class PlanStore {
 
   private async writeNew(id: string, text: string): Promise<void> {
     const path = this.pathOf(id);
-    await this.ports.fs.createFileExclusive(path, encoder.encode(text));
-    this.ownWrites.set(`${id}.md`, { text });
+    const bytes = encoder.encode(text);
+    await this.ports.fs.createFileExclusive(path, bytes);
+    this.ownWrites.set(`${id}.md`, { text, bytes });
     await this.refreshEntries([`${id}.md`]);
   }
 
@@ -899,6 +907,18 @@ export class PlanStore {
     this.emit(ev);
   }
 
+  /** Sets the entry of a file we just wrote (see `ownWrites`), with its stat; emits a change when it is one. */
+  private recordOwnWrite(name: string, st: FileStat): void {
+    const own = this.ownWrites.get(name);
+    if (!own) return;
+    own.entry ??= indexEntryFor(name, own.bytes, st, false, own.text);
+    const next = { ...own.entry, size: st.size, mtimeMs: st.mtimeMs };
+    const prev = this.entries.get(name);
+    this.entries.set(name, next);
+    this.lastFromUs.add(name);
+    this.emit({ added: prev ? [] : [name], changed: prev && !sameEntry(prev, next) ? [name] : [], removed: [] });
+  }
+
   /** Files whose latest index entry came from our own write. */
   private readonly lastFromUs = new Set<string>();
 
@@ -915,14 +935,12 @@ export class PlanStore {
       throw e;
     }
     const own = this.ownWrites.get(name);
-    if (own && bytes && bytes.byteLength === st.size) {
-      const text = new TextDecoder().decode(bytes);
-      if (text === own.text) {
-        // Our own write (or its echo): parse it once, then reuse that entry for every echo.
-        own.entry ??= indexEntryFor(name, bytes, st);
-        this.lastFromUs.add(name);
-        return { ...own.entry, size: st.size, mtimeMs: st.mtimeMs };
-      }
+    if (own && bytes && bytes.byteLength === st.size && isOwn(own, bytes)) {
+      // Our own write (or its echo): summarized once from the text we wrote (no decode), then
+      // that entry is reused for every echo.
+      own.entry ??= indexEntryFor(name, bytes, st, false, own.text);
+      this.lastFromUs.add(name);
+      return { ...own.entry, size: st.size, mtimeMs: st.mtimeMs };
     }
     return indexEntryFor(name, bytes, st);
   }
@@ -982,4 +1000,20 @@ export class PlanStore {
 /** A path that is neither a regular file nor a link: a folder, FIFO, socket or device named like a plan. */
 function isSpecial(st: FileStat): boolean {
   return !st.isSymbolicLink && (st.kind ? st.kind !== 'file' : !st.isFile);
+}
+
+/** What this store last wrote to a plan file: its text, its bytes, and the entry made from them. */
+interface OwnWrite {
+  text: string;
+  bytes?: Uint8Array;
+  entry?: IndexEntry;
+}
+
+/** True when `bytes` are what we wrote (compared byte for byte: no decode of a file we know). */
+function isOwn(own: OwnWrite, bytes: Uint8Array): boolean {
+  if (!own.bytes) return new TextDecoder().decode(bytes) === own.text;
+  const a = own.bytes;
+  if (a.byteLength !== bytes.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== bytes[i]) return false;
+  return true;
 }
