@@ -26,6 +26,14 @@ export interface IndexEntry {
   mtimeMs: number;
 }
 
+/**
+ * A string of its own: the YAML parser's strings can be slices that keep the whole file's text
+ * alive, and the index must hold what the list shows, not the files.
+ */
+function own<T extends string | undefined>(s: T): T {
+  return (s === undefined ? s : JSON.parse(JSON.stringify(s))) as T;
+}
+
 /** File names the index tracks. Other names in the folder are ignored. */
 export const PLAN_FILE_PATTERN = /^PLAN-.*\.md$/;
 const VALID_NAME = /^(PLAN-[0-9a-f]{8})\.md$/;
@@ -49,18 +57,18 @@ export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat:
     return {
       ...base,
       valid: true,
-      title: s.fm.title,
+      title: own(s.fm.title),
       status: s.fm.status,
       version: s.fm.version,
-      createdAt: s.fm.created_at,
-      updatedAt: s.fm.updated_at,
+      createdAt: own(s.fm.created_at),
+      updatedAt: own(s.fm.updated_at),
       steps: s.steps,
       stepsDone: s.stepsDone,
       approvedBy: s.fm.approved_by,
       approvedVersion: s.fm.approved_version,
-      approvedHash: s.fm.approved_hash,
-      supersedes: s.fm.supersedes,
-      supersededBy: s.fm.superseded_by,
+      approvedHash: own(s.fm.approved_hash),
+      supersedes: own(s.fm.supersedes),
+      supersededBy: own(s.fm.superseded_by),
     };
   } catch (e) {
     if (isPlanError(e)) return invalid(e);
