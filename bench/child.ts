@@ -2,7 +2,7 @@
  * One measurement in a process of its own (bundled by bench.ts and run with plain node), so each
  * figure comes with that process's peak memory and nothing of another measurement's heap or JIT.
  * Prints one JSON line. Modes:
- *   floor <root>                    every plan file's bytes in a plain loop (the read floor)
+ *   loaded                          nothing: the peak memory of Node with our code loaded
  *   index <root> [cacheDir]         PlanStore.open: the cold index, or the warm start from cacheDir
  *   update <root> <steps> <runs>    step updates on a new <steps>-step plan of that folder, each
  *                                   followed by a bare write of the same bytes through the same
@@ -26,12 +26,6 @@ const print = (o: object): void => {
 
 async function main(): Promise<void> {
   if (mode === 'loaded') return print({});
-  if (mode === 'floor') {
-    const t = performance.now();
-    let bytes = 0;
-    for (const n of fs.readdirSync(plans)) if (n.endsWith('.md')) bytes += fs.readFileSync(path.join(plans, n)).length;
-    return print({ ms: performance.now() - t, bytes });
-  }
   if (mode === 'index') {
     const cacheDir = rest[0];
     const ports = { ...nodePorts(root, { indexCache: false }), ...(cacheDir ? { indexCache: fileIndexCache(root, cacheDir) } : {}) };
