@@ -92,36 +92,25 @@ export function notAFile(p: string, kind: FileKind): PlanError {
   return new PlanError('NOT_A_FILE', `${path.basename(p)} is ${describeKind(kind)}, not a file: plans are only read from regular files; remove it or replace it with a plan file`, { file: p });
 }
 
-/**
- * A file's bytes; undefined when absent. Opened without following a link (O_NOFOLLOW) and without
- * blocking (O_NONBLOCK: a FIFO named like a plan would otherwise wait for a writer forever), then
- * checked on the open descriptor: only a regular file is read. Plan files are small and capped:
- * one synchronous read (tens of microseconds) beats several async round trips.
- */
+/** A regular file's bytes (`readWithStatNow`); undefined when absent; a link or a special file is refused. */
 function readNow(p: string): Uint8Array | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    if (code === 'ELOOP') throw linkRefused(p);
-    if (code === 'ENXIO') throw notAFile(p, 'socket'); // a socket cannot be opened
-    throw e;
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw notAFile(p, kindOf(st));
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  return bytesOrRefusal(p, readWithStatNow(p, Infinity));
+}
+
+/** What `readNow` gives for a one-pass read: the bytes, or the refusal of a link or a special file. */
+function bytesOrRefusal(p: string, r: { stat: FileStat; bytes?: Uint8Array } | undefined): Uint8Array | undefined {
+  if (!r) return undefined;
+  if (r.stat.isSymbolicLink) throw linkRefused(p);
+  if (!r.bytes) throw notAFile(p, r.stat.kind ?? 'other');
+  return r.bytes;
 }
 
 /**
- * `readManyWithStats` for one path: opened as `readNow` does, the stat from the open file, the
- * bytes only for a regular file within `maxBytes` (read to its end, as readFileSync does). A
- * link (ELOOP) or a socket (ENXIO) is not opened: its lstat stands alone.
+ * One file in one pass: opened without following a link (O_NOFOLLOW) and without blocking
+ * (O_NONBLOCK: a FIFO named like a plan would otherwise wait for a writer forever), its stat
+ * taken on the open descriptor, its bytes read only for a regular file within `maxBytes` (to its
+ * end, as readFileSync does). A link (ELOOP) or a socket (ENXIO) cannot be opened so: its lstat
+ * stands alone. Plan files are small and capped: one synchronous read beats async round trips.
  */
 function readWithStatNow(p: string, maxBytes: number): { stat: FileStat; bytes?: Uint8Array } | undefined {
   let fd: number;
@@ -183,23 +172,7 @@ async function lstatLater(p: string): Promise<FileStat | undefined> {
 
 /** `readNow` without blocking the thread: the same flags and checks, through libuv's pool. */
 async function readLater(p: string): Promise<Uint8Array | undefined> {
-  let h: fs.promises.FileHandle;
-  try {
-    h = await fs.promises.open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    if (code === 'ELOOP') throw linkRefused(p);
-    if (code === 'ENXIO') throw notAFile(p, 'socket');
-    throw e;
-  }
-  try {
-    const st = await h.stat();
-    if (!st.isFile()) throw notAFile(p, kindOf(st));
-    return await h.readFile();
-  } finally {
-    await h.close();
-  }
+  return bytesOrRefusal(p, await readWithStatLater(p, Infinity));
 }
 
 /** At most this many asynchronous calls at once (libuv's pool has 4 threads). */
