@@ -57,6 +57,23 @@ describe('a lazily indexed store (real disk)', () => {
     assert.equal(fs.readdirSync(cacheDir).length, 1, 'the index was saved for the next start');
   });
 
+  it('the entry of an update (made from the text written and the stat under the lock) is what a fresh scan of the disk finds', async () => {
+    const store = await PlanStore.open(root, nodePorts(root, { indexCache: false }));
+    const id = ids[2];
+    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'agent', (d, c) => startExecution(d, c));
+    for (const [step, status] of [['S001', 'done'], ['S002', 'blocked'], ['S002', 'done']] as const) {
+      await store.update(id, 'agent', (d, c) => markStep(d, step, status, c, `note on ${step}`));
+      const fresh = await PlanStore.open(root, nodePorts(root, { indexCache: false }));
+      assert.deepEqual(store.entry(id), fresh.entry(id), `after ${step} ${status}`);
+    }
+    assert.equal(store.entry(id)?.status, 'completed');
+    // Another writer after ours: the stat we kept no longer matches, so the next look reads the file.
+    fs.writeFileSync(path.join(plans, `${id}.md`), PLAN(id, 'draft'));
+    await store.rescan();
+    assert.equal(store.entry(id)?.status, 'draft');
+  });
+
   it('a store opened for named plans only refuses to load an index', async () => {
     const store = await PlanStore.openForPlans(root, nodePorts(root, { indexCache: false }));
     await assert.rejects(store.loadIndex(), /opened for named plans only/);
