@@ -102,10 +102,10 @@ describe('frontmatter of an operation result, derived from the patch', () => {
   };
   // Values the operations write, and some they never do (invalid ones must leave the parse to say why).
   const patchArb = fc.dictionary(
-    fc.constantFrom('version', 'updated_at', 'status', 'result_summary', 'approved_by', 'approved_version', 'tools_required', 'step_seq', 'title', 'executor_model', 'supersedes'),
+    fc.constantFrom('version', 'updated_at', 'status', 'result_summary', 'approved_by', 'approved_version', 'approved_at', 'approved_hash', 'execution_started_at', 'tools_required', 'step_seq', 'title', 'executor_model', 'supersedes', 'custom_key'),
     fc.oneof(
       fc.integer({ min: 0, max: 20 }),
-      fc.constantFrom('2026-11-23T10:00:00.000Z', 'completed', 'agent', 'user', 'PLAN-1234abcd', 'not a status', '', 'true', '123', 'a "quoted" word', 'line: colon', 'ünïcødé ✓', '- dash', '#hash'),
+      fc.constantFrom('2026-11-23T10:00:00.000Z', '0123456789abcdef', 'not a time', 'completed', 'agent', 'user', 'PLAN-1234abcd', 'not a status', '', 'true', '123', 'a "quoted" word', 'line: colon', 'ünïcødé ✓', '- dash', '#hash'),
       fc.array(fc.constantFrom('edit', 'run', 'bad tool name'), { maxLength: 3 }),
       fc.constant(undefined),
     ),
