@@ -3,7 +3,7 @@ import { FrontmatterBlock, FrontmatterValue, frontmatterHeadEnd, patchFrontmatte
 import { LIMITS } from './limits';
 import { rejectedVersionOf } from './policy';
 import { computeOutline, Outline } from './outline';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { Frontmatter, FrontmatterSchema, FRONTMATTER_KEYS, SectionName, PLAN_ID_PATTERN } from './schema';
 import { parseStepItem, quickStepCounts, Step } from './steps';
 
@@ -269,7 +269,7 @@ function rememberPatchedHead(doc: PlanDocument, patch: Readonly<Record<string, F
   // The schema has no rule across fields: each patched value is checked by its own field's
   // schema, the rest were checked when the old head was read. Keys in the schema's order, as a
   // parse gives them; a key the old head had as null stays, undefined.
-  const shape = FrontmatterSchema.shape as Record<string, z.ZodType>;
+  const shape = FrontmatterSchema.shape as Record<string, z.ZodMiniType>;
   const old = doc.fm as Record<string, unknown>;
   const fm: Record<string, unknown> = {};
   for (const k of Object.keys(patch)) if (!shape[k]) return;
