@@ -332,7 +332,10 @@ export class PlanStore {
     let writtenStat: FileStat | undefined;
     try {
       const bytes = await this.readPlanBytes(id, path);
-      const text = decodePlanBytes(bytes, this.rel(path));
+      // The bytes we wrote last (the next step of an agent's run, most often): their text is known,
+      // and so is its parse; no decode, no lookup of a new string in the caches.
+      const own = this.ownWrites.get(`${id}.md`);
+      const text = own?.bytes && wellFormed(own) && sameBytes(own.bytes, bytes) ? own.text : decodePlanBytes(bytes, this.rel(path));
       await this.prepare(text);
       const before = this.checkId(id, path, parsePlan(text, this.rel(path)));
       if (opts.expectedVersion !== undefined && opts.expectedVersion !== before.fm.version) {
@@ -1007,13 +1010,35 @@ interface OwnWrite {
   text: string;
   bytes?: Uint8Array;
   entry?: IndexEntry;
+  /** The text has no lone surrogate, so its bytes decode to exactly it (see `wellFormed`). */
+  wellFormed?: boolean;
+}
+
+/**
+ * True when decoding our bytes gives back our text: the encoder turns a lone surrogate into
+ * U+FFFD, and then the file's text is not the text we hold. Unknown without the runtime's check.
+ */
+function wellFormed(own: OwnWrite): boolean {
+  own.wellFormed ??= (own.text as { isWellFormed?: () => boolean }).isWellFormed?.() ?? false;
+  return own.wellFormed;
 }
 
 /** True when `bytes` are what we wrote (compared byte for byte: no decode of a file we know). */
 function isOwn(own: OwnWrite, bytes: Uint8Array): boolean {
-  if (!own.bytes) return new TextDecoder().decode(bytes) === own.text;
-  const a = own.bytes;
-  if (a.byteLength !== bytes.byteLength) return false;
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== bytes[i]) return false;
+  return own.bytes ? sameBytes(own.bytes, bytes) : new TextDecoder().decode(bytes) === own.text;
+}
+
+/** Byte-for-byte equality, four bytes at a time where both arrays are aligned for it. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  const n = a.byteLength;
+  if (n !== b.byteLength) return false;
+  let i = 0;
+  if (a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0) {
+    const wa = new Uint32Array(a.buffer, a.byteOffset, n >> 2);
+    const wb = new Uint32Array(b.buffer, b.byteOffset, n >> 2);
+    for (let k = 0; k < wa.length; k++) if (wa[k] !== wb[k]) return false;
+    i = wa.length * 4;
+  }
+  for (; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
 }

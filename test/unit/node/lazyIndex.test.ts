@@ -74,6 +74,32 @@ describe('a lazily indexed store (real disk)', () => {
     assert.equal(store.entry(id)?.status, 'draft');
   });
 
+  it("an update sees exactly the file's text: our own last write (no decode) and one with a lone surrogate, which the file holds as U+FFFD", async () => {
+    const store = await PlanStore.open(root, nodePorts(root, { indexCache: false }));
+    const id = ids[4];
+    const file = path.join(plans, `${id}.md`);
+    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'agent', (d, c) => startExecution(d, c));
+    const seen: string[] = [];
+    for (const note of ['plain note', 'broken \uD800 note', 'after it']) {
+      await store.update(id, 'agent', (d, c) => {
+        seen.push(d.text);
+        return markStep(d, 'S001', 'in_progress', c, note);
+      });
+    }
+    // What each update read is what the previous one left in the file, as a decode of the bytes.
+    assert.equal(seen.length, 3);
+    const after = fs.readFileSync(file, 'utf8');
+    assert.match(after, /> Note: after it/);
+    await store.update(id, 'agent', (d, c) => {
+      seen.push(d.text);
+      return markStep(d, 'S001', 'done', c);
+    });
+    assert.equal(seen[3], after, "the text an update works on is the file's");
+    assert.ok(!seen[2].includes('\uD800'), 'a lone surrogate written is read back as the file has it');
+    assert.ok(seen[2].includes('broken \uFFFD note'), seen[2]);
+  });
+
   it('a store opened for named plans only refuses to load an index', async () => {
     const store = await PlanStore.openForPlans(root, nodePorts(root, { indexCache: false }));
     await assert.rejects(store.loadIndex(), /opened for named plans only/);
