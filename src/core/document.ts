@@ -3,8 +3,7 @@ import { FrontmatterBlock, FrontmatterValue, frontmatterHeadEnd, patchFrontmatte
 import { LIMITS } from './limits';
 import { rejectedVersionOf } from './policy';
 import { computeOutline, Outline } from './outline';
-import type * as z from 'zod/mini';
-import { Frontmatter, FrontmatterSchema, FRONTMATTER_KEYS, SectionName, PLAN_ID_PATTERN } from './schema';
+import { Frontmatter, FrontmatterSchema, SectionName, PLAN_ID_PATTERN } from './schema';
 import { parseStepItem, quickStepCounts, Step } from './steps';
 
 /** A step with where it sits in the plan. */
@@ -199,6 +198,19 @@ export function bodyOf(text: string): string | undefined {
 }
 
 /** Records a known outline for `body` (after an edit whose positions were shifted, not re-parsed). */
+/**
+ * Outlines whose body passed the cheap step count (`quickStepCounts`, which refuses a hostile
+ * count before any Markdown parse): a parse may skip the count for them only. An outline shifted
+ * by step header and note edits inherits it (those edits keep every item line an item line);
+ * one computed elsewhere (the parser worker) has not passed it.
+ */
+const counted = new WeakSet<Outline>();
+
+/** Records that `outline` (of an edit's result) was shifted from `from`, whose body was counted. */
+export function countedLike(outline: Outline, from: Outline): void {
+  if (counted.has(from)) counted.add(outline);
+}
+
 export function rememberOutline(body: string, outline: Outline): void {
   if (outlineCache.has(body)) outlineCache.delete(body);
   else cachedChars += body.length;
@@ -257,36 +269,6 @@ function rememberHead(key: string, head: { fm: Frontmatter; block: FrontmatterBl
 }
 
 /**
- * After `patchFrontmatterYaml` rewrote the lines of the patched keys (each value serialized by
- * js-yaml, which reads back as the same value), the new head parses to the old fields with the
- * patch applied. Validated by the same schema, that is remembered for the new head, so the parse
- * of an operation's result needs no YAML parse. Nothing is remembered when the new head would
- * split elsewhere or a value is invalid (the parse then says why, with its line). The property
- * tests hold it equal to a fresh parse.
- */
-function rememberPatchedHead(doc: PlanDocument, patch: Readonly<Record<string, FrontmatterValue | undefined>>, yaml: string, head: string): void {
-  if (headCache.has(head) || frontmatterHeadEnd(head) !== head.length) return;
-  // The schema has no rule across fields: each patched value is checked by its own field's
-  // schema, the rest were checked when the old head was read. Keys in the schema's order, as a
-  // parse gives them; a key the old head had as null stays, undefined.
-  const shape = FrontmatterSchema.shape as Record<string, z.ZodMiniType>;
-  const old = doc.fm as Record<string, unknown>;
-  const fm: Record<string, unknown> = {};
-  for (const k of Object.keys(patch)) if (!shape[k]) return;
-  for (const k of FRONTMATTER_KEYS) {
-    if (!Object.hasOwn(patch, k)) {
-      if (Object.hasOwn(old, k)) fm[k] = old[k];
-      continue;
-    }
-    const v = patch[k];
-    const r = shape[k].safeParse(Array.isArray(v) ? [...v] : v);
-    if (!r.success) return;
-    if (v !== undefined) fm[k] = r.data ?? undefined;
-  }
-  rememberHead(head, { fm: freezeFrontmatter(fm as Frontmatter), block: { yamlStart: doc.block.yamlStart, yamlEnd: doc.block.yamlStart + yaml.length, bodyStart: head.length, yaml } });
-}
-
-/**
  * What every read does before looking at the body: the size cap, merge-conflict markers, the
  * frontmatter (gray-matter, safe YAML, zod), and the step count (cheap scan) against its cap.
  * `counts: false` skips the scan (the caller knows the count, or does not need it).
@@ -321,11 +303,13 @@ export function frontmatterOfPlan(text: string): Frontmatter {
 function parseUnlocated(text: string, fresh: boolean): PlanDocument {
   // A body whose outline is known has had its steps counted: the cheap scan would say the same.
   const { fm, block, body } = readHead(text, false, fresh ? 'fresh' : 'cache');
-  if (fresh || !outlineCache.has(body)) readHead(text, true, fresh ? 'fresh' : 'cache');
+  const known = fresh ? undefined : outlineCache.get(body);
+  if (!known || !counted.has(known)) readHead(text, true, fresh ? 'fresh' : 'cache');
   const nl = text.indexOf('\n');
   const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
   // `fresh`: a parse that trusts no cache, for checking a text before it is written.
   const outline = fresh ? computeOutline(body) : outlineFor(body);
+  if (!fresh) counted.add(outline);
   if (outline.steps.length > LIMITS.steps) {
     throw new PlanError('TOO_LARGE', `the plan has ${outline.steps.length} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, {
       rule: 'too-many-steps',
@@ -423,10 +407,8 @@ export function applyEdits(
     }
     body = out + doc.body.slice(at);
   }
-  const patched = Object.keys(fmPatch).length > 0;
-  const yaml = patched ? patchFrontmatterYaml(doc.block.yaml, fmPatch, doc.eol) : doc.block.yaml;
+  const yaml = Object.keys(fmPatch).length ? patchFrontmatterYaml(doc.block.yaml, fmPatch, doc.eol) : doc.block.yaml;
   const head = doc.text.slice(0, doc.block.yamlStart) + yaml + doc.text.slice(doc.block.yamlEnd, doc.block.bodyStart);
-  if (patched) rememberPatchedHead(doc, fmPatch, yaml, head);
   return { text: head + body, body };
 }
 

@@ -9,6 +9,7 @@ import {
   rememberStepsAfterEdit,
   sectionText,
   frontmatterOfPlan,
+  countedLike,
   stepIdFacts,
 } from './document';
 import { approvalDigest, changedSinceApproval } from './approval';
@@ -229,7 +230,9 @@ export function ensureStepIds(doc: PlanDocument): PlanDocument {
  */
 function withShiftedOutline(doc: PlanDocument, fmPatch: Record<string, FrontmatterValue | undefined>, edits: BodyEdit[]): PlanDocument {
   const { text, body } = applyEdits(doc, fmPatch, edits);
-  rememberOutline(body, shiftOutline(doc.outline, edits, body));
+  const shifted = shiftOutline(doc.outline, edits, body);
+  countedLike(shifted, doc.outline);
+  rememberOutline(body, shifted);
   return parsePlan(text);
 }
 
@@ -713,6 +716,7 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
   // The hot path: the header and note lines change, the block structure does not; no Markdown
   // parse, and of the steps only this one is read again.
   const outline = shiftOutline(doc.outline, edits, body);
+  countedLike(outline, doc.outline);
   rememberOutline(body, outline);
   rememberStepsAfterEdit(doc.body, body, outline, [s.index]);
   return result(input, text, 'step', { step: s.id, note: updated.note, autoCompleted: finishing });

@@ -329,7 +329,7 @@ export class PlanStore {
     const release = await this.ports.lock.acquire(path);
     let result: OpResult;
     let doc: PlanDocument;
-    let writtenStat: FileStat | undefined;
+    let ownEntry: { prev?: IndexEntry; next: IndexEntry } | undefined;
     try {
       const bytes = await this.readPlanBytes(id, path);
       // The bytes we wrote last (the next step of an agent's run, most often): their text is known,
@@ -363,18 +363,26 @@ export class PlanStore {
       const written = encoder.encode(result.text);
       await this.ports.fs.writeFileAtomic(path, written);
       this.ownWrites.set(`${id}.md`, { text: result.text, bytes: written });
-      // The file's stat while nothing of ours can replace it: the entry below is for exactly these bytes.
-      writtenStat = await this.ports.fs.stat(path).catch(() => undefined);
+      // Our write's entry, from the text we wrote (no decode, no parse) and the stat of the file
+      // as it holds our bytes (stat and bytes from one open file, compared byte for byte: a
+      // writer that is not a store may have replaced it already). Set while we hold the lock, so
+      // a watcher event for any later write replaces it (its stat differs); announced once the
+      // checkpoint is written. Otherwise the file is read as any change is.
+      const got = (await this.ports.fs.readManyWithStats?.([path], LIMITS.fileBytes))?.[0];
+      if (got && !(got instanceof Error) && got.bytes && sameBytes(got.bytes, written)) ownEntry = this.setOwnEntry(`${id}.md`, got.stat);
     } finally {
       await release();
     }
     const t1 = performance.now();
     await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
     this.lastUpdateTimings = { locked: t1 - t0, checkpoint: performance.now() - t1 };
-    // Our write's entry from the text we wrote and the stat taken under the lock (no re-read): a
-    // later write by anyone else changes that stat, and the next event or re-scan reads it.
-    if (writtenStat && !isSpecial(writtenStat) && !writtenStat.isSymbolicLink) this.recordOwnWrite(`${id}.md`, writtenStat);
-    await this.refreshEntries([...(writtenStat ? [] : [`${id}.md`]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
+    const name = `${id}.md`;
+    // Announced only if still ours: a refresh that ran meanwhile announced what replaced it.
+    if (ownEntry && this.entries.get(name) === ownEntry.next) {
+      const { prev, next } = ownEntry;
+      this.emit({ added: prev ? [] : [name], changed: prev && !sameEntry(prev, next) ? [name] : [], removed: [] });
+    }
+    await this.refreshEntries([...(ownEntry ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
     return { doc, result };
   }
 
@@ -910,16 +918,16 @@ export class PlanStore {
     this.emit(ev);
   }
 
-  /** Sets the entry of a file we just wrote (see `ownWrites`), with its stat; emits a change when it is one. */
-  private recordOwnWrite(name: string, st: FileStat): void {
+  /** Sets the entry of a file we just wrote (see `ownWrites`), with its stat, without announcing it. */
+  private setOwnEntry(name: string, st: FileStat): { prev?: IndexEntry; next: IndexEntry } | undefined {
     const own = this.ownWrites.get(name);
-    if (!own) return;
+    if (!own) return undefined;
     own.entry ??= indexEntryFor(name, own.bytes, st, false, own.text);
     const next = { ...own.entry, size: st.size, mtimeMs: st.mtimeMs };
     const prev = this.entries.get(name);
     this.entries.set(name, next);
     this.lastFromUs.add(name);
-    this.emit({ added: prev ? [] : [name], changed: prev && !sameEntry(prev, next) ? [name] : [], removed: [] });
+    return { prev, next };
   }
 
   /** Files whose latest index entry came from our own write. */

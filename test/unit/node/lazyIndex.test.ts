@@ -100,6 +100,38 @@ describe('a lazily indexed store (real disk)', () => {
     assert.ok(seen[2].includes('broken \uFFFD note'), seen[2]);
   });
 
+  it('a write by another process right after ours (heard before our update returns) is what the index keeps', async () => {
+    const base = nodePorts(root, { indexCache: false });
+    const file = path.join(plans, `${ids[5]}.md`);
+    const ref: { store?: PlanStore } = {};
+    let once = true;
+    const ports = {
+      ...base,
+      fs: Object.assign(Object.create(base.fs) as typeof base.fs, {
+        appendFile: async (p: string, d: Uint8Array) => {
+          if (once && p.endsWith('.jsonl')) {
+            // Between our lock's release and our checkpoint: another writer, and our watcher hears it.
+            once = false;
+            fs.writeFileSync(file, PLAN(ids[5], 'cancelled').replace('version: 1', 'version: 9'));
+            await ref.store!.fileChanged(file);
+          }
+          return base.fs.appendFile(p, d);
+        },
+      }),
+    };
+    const store = (ref.store = await PlanStore.open(root, ports));
+    const events: string[] = [];
+    store.onDidChangePlans((e) => events.push(JSON.stringify(e)));
+    await store.update(ids[5], 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.settled();
+    assert.equal(store.entry(ids[5])?.status, 'cancelled');
+    assert.equal(store.entry(ids[5])?.version, 9);
+    const fresh = await PlanStore.open(root, nodePorts(root, { indexCache: false }));
+    assert.deepEqual(store.entry(ids[5]), fresh.entry(ids[5]));
+    const last = JSON.parse(events.at(-1)!) as { changed: string[]; outside?: string[] };
+    assert.deepEqual(last.outside, [`${ids[5]}.md`], 'the last word is the outside write, not ours announced after it');
+  });
+
   it('a store opened for named plans only refuses to load an index', async () => {
     const store = await PlanStore.openForPlans(root, nodePorts(root, { indexCache: false }));
     await assert.rejects(store.loadIndex(), /opened for named plans only/);
