@@ -68,7 +68,7 @@ describe('frontmatter patching', () => {
   });
 });
 
-describe('frontmatter of an operation result, derived from the patch', () => {
+describe('frontmatter of an operation result (through the caches, as a fresh parse)', () => {
   // Heads a person or another tool might have written: comments, unknown keys, nulls, quoting, CRLF, a BOM.
   const headArb = fc.record({
     comment: fc.boolean(),
