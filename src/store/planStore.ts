@@ -728,12 +728,9 @@ export class PlanStore {
     const names = (listed ?? (await this.ports.fs.readDir(this.plansDir))).filter((n) => PLAN_FILE_PATTERN.test(n));
     const ev: PlansChangeEvent = { added: [], changed: [], removed: [] };
     const present = new Set(names);
-    for (const name of [...this.entries.keys()]) {
-      if (!present.has(name)) {
-        this.entries.delete(name);
-        ev.removed.push(name);
-      }
-    }
+    // Removed from the index together with the other changes, right before they are announced:
+    // no one sees the index change without the event that says so.
+    for (const name of this.entries.keys()) if (!present.has(name)) ev.removed.push(name);
     const paths = names.map((n) => `${this.plansDir}/${n}`);
     const next = new Map<string, IndexEntry>();
     // Files the index knows are stat'ed (most have not changed: no read); the others are read
@@ -800,6 +797,7 @@ export class PlanStore {
       }
     }
     this.lastScanReads = reads;
+    for (const name of ev.removed) this.entries.delete(name);
     for (const name of names) {
       const entry = next.get(name);
       if (!entry) continue;
