@@ -4,7 +4,7 @@ import { LIMITS } from './limits';
 import { rejectedVersionOf } from './policy';
 import { computeOutline, Outline } from './outline';
 import { Frontmatter, FrontmatterSchema, SectionName, PLAN_ID_PATTERN } from './schema';
-import { parseStepItem, quickStepCounts, Step } from './steps';
+import { parseStepItem, quickStepCounts, Step, stepNumber } from './steps';
 
 /** A step with where it sits in the plan. */
 export interface PlacedStep extends Step {
@@ -144,7 +144,7 @@ export function stepIdFacts(steps: readonly PlacedStep[]): { anyMissing: boolean
     f = { anyMissing: false, maxId: 0 };
     for (const s of steps) {
       if (!s.hasId) f.anyMissing = true;
-      f.maxId = Math.max(f.maxId, Number(s.id.slice(1)));
+      f.maxId = Math.max(f.maxId, stepNumber(s.id));
     }
     idFacts.set(steps, f);
   }
@@ -197,7 +197,6 @@ export function bodyOf(text: string): string | undefined {
   }
 }
 
-/** Records a known outline for `body` (after an edit whose positions were shifted, not re-parsed). */
 /**
  * Outlines whose body passed the cheap step count (`quickStepCounts`, which refuses a hostile
  * count before any Markdown parse): a parse may skip the count for them only. An outline shifted
@@ -206,12 +205,12 @@ export function bodyOf(text: string): string | undefined {
  */
 const counted = new WeakSet<Outline>();
 
-/** Records that `outline` (of an edit's result) was shifted from `from`, whose body was counted. */
-export function countedLike(outline: Outline, from: Outline): void {
-  if (counted.has(from)) counted.add(outline);
-}
-
-export function rememberOutline(body: string, outline: Outline): void {
+/**
+ * Records a known outline for `body`: computed elsewhere, or, with `shiftedFrom`, shifted by an
+ * edit from that outline rather than parsed again (it then passed the step count if that did).
+ */
+export function rememberOutline(body: string, outline: Outline, shiftedFrom?: Outline): void {
+  if (shiftedFrom && counted.has(shiftedFrom)) counted.add(outline);
   if (outlineCache.has(body)) outlineCache.delete(body);
   else cachedChars += body.length;
   outlineCache.set(body, outline);
@@ -286,13 +285,16 @@ function readHead(text: string, counts = true, use: 'cache' | 'fresh' | 'lookup'
   }
   const { fm, block } = frontmatterOf(text, use);
   const body = text.slice(block.bodyStart);
-  if (!counts) return { fm, block, body, quick: { total: -1, done: -1 } };
-  // A hostile step count is refused before the Markdown parse, which grows with it.
+  return { fm, block, body, quick: counts ? countSteps(text, block, body) : { total: -1, done: -1 } };
+}
+
+/** The cheap step count of a body; a hostile count is refused before the Markdown parse, which grows with it. */
+function countSteps(text: string, block: FrontmatterBlock, body: string): { total: number; done: number } {
   const quick = quickStepCounts(body);
   if (quick.total > LIMITS.steps) {
     throw new PlanError('TOO_LARGE', `the plan has ${quick.total} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, { line: lineOf(text, block.bodyStart), rule: 'too-many-steps' });
   }
-  return { fm, block, body, quick };
+  return quick;
 }
 
 /** The validated frontmatter of a plan text, without reading its body (same errors as parsePlan's for the head). */
@@ -304,7 +306,7 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
   // A body whose outline is known has had its steps counted: the cheap scan would say the same.
   const { fm, block, body } = readHead(text, false, fresh ? 'fresh' : 'cache');
   const known = fresh ? undefined : outlineCache.get(body);
-  if (!known || !counted.has(known)) readHead(text, true, fresh ? 'fresh' : 'cache');
+  if (!known || !counted.has(known)) countSteps(text, block, body);
   const nl = text.indexOf('\n');
   const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
   // `fresh`: a parse that trusts no cache, for checking a text before it is written.

@@ -83,12 +83,6 @@ const GRAY_MATTER_OPTIONS = {
 };
 
 /**
- * Splits a plan text into frontmatter and body with gray-matter, configured safe (an options
- * object always, so its shared cache is never used; code engines refused). Checks what
- * gray-matter lets through: a missing or unclosed block, a closing line that is not exactly `---`.
- * Returns the parsed (null-prototype) data and the block's offsets. `text` may start with a BOM.
- */
-/**
  * Where the frontmatter's head ends (just past the line break after the first "\n---" line, BOM
  * counted), found without parsing; -1 when the text does not start with a "---" line. Everything
  * `splitFrontmatter` reads lies before it, so a head seen before splits the same way again.
@@ -104,6 +98,12 @@ export function frontmatterHeadEnd(text: string): number {
   return nl === -1 ? text.length : nl + 1;
 }
 
+/**
+ * Splits a plan text into frontmatter and body with gray-matter, configured safe (an options
+ * object always, so its shared cache is never used; code engines refused). Checks what
+ * gray-matter lets through: a missing or unclosed block, a closing line that is not exactly `---`.
+ * Returns the parsed (null-prototype) data and the block's offsets. `text` may start with a BOM.
+ */
 export function splitFrontmatter(text: string): { data: unknown; block: FrontmatterBlock } {
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const src = bom ? text.slice(1) : text;

@@ -9,7 +9,6 @@ import {
   rememberStepsAfterEdit,
   sectionText,
   frontmatterOfPlan,
-  countedLike,
   stepIdFacts,
 } from './document';
 import { approvalDigest, changedSinceApproval } from './approval';
@@ -230,9 +229,7 @@ export function ensureStepIds(doc: PlanDocument): PlanDocument {
  */
 function withShiftedOutline(doc: PlanDocument, fmPatch: Record<string, FrontmatterValue | undefined>, edits: BodyEdit[]): PlanDocument {
   const { text, body } = applyEdits(doc, fmPatch, edits);
-  const shifted = shiftOutline(doc.outline, edits, body);
-  countedLike(shifted, doc.outline);
-  rememberOutline(body, shifted);
+  rememberOutline(body, shiftOutline(doc.outline, edits, body), doc.outline);
   return parsePlan(text);
 }
 
@@ -254,7 +251,7 @@ function continuationLines(body: string, from: number, to: number): { sep: numbe
  * header line (checkbox, id, marker) and its note line. Details, blank lines, nested lists, code
  * fences and everything else stay byte for byte. `note: null` removes the note.
  */
-export function stepEdits(doc: PlanDocument, s: PlacedStep, change: { status?: StepStatus; addId?: boolean; note?: string | null }): BodyEdit[] {
+function stepEdits(doc: PlanDocument, s: PlacedStep, change: { status?: StepStatus; addId?: boolean; note?: string | null }): BodyEdit[] {
   const it = doc.outline.steps[s.index];
   const body = doc.body;
   const edits: BodyEdit[] = [];
@@ -716,8 +713,7 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
   // The hot path: the header and note lines change, the block structure does not; no Markdown
   // parse, and of the steps only this one is read again.
   const outline = shiftOutline(doc.outline, edits, body);
-  countedLike(outline, doc.outline);
-  rememberOutline(body, outline);
+  rememberOutline(body, outline, doc.outline);
   rememberStepsAfterEdit(doc.body, body, outline, [s.index]);
   return result(input, text, 'step', { step: s.id, note: updated.note, autoCompleted: finishing });
 }

@@ -154,10 +154,10 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; store: (
       { title: tool.displayName, description: mcpDescription(tool), inputSchema: tool.schema, annotations: { readOnlyHint: !!tool.readOnly, title: tool.displayName } },
       async (args: unknown, extra) => {
         const st = await store();
-        // A call on a named plan needs only that plan's entry; a listing (or a call without an id) the index.
+        // A listing needs the index; a call on a named plan only that plan's entry.
         const id = (args as { id?: unknown } | undefined)?.id;
-        if (typeof id === 'string' && isPlanId(id) && tool.name !== 'pi_plan_list') await st.track(id).catch(() => undefined);
-        else if (tool.name === 'pi_plan_list') await st.loadIndex();
+        if (tool.name === 'pi_plan_list') await st.loadIndex();
+        else if (isPlanId(id)) await st.track(id).catch(() => undefined);
         const progressToken = extra._meta?.progressToken;
         const ctx: ToolContext = {
           stores: { folders: () => [{ name: path.basename(opts.root), store: st }] },

@@ -217,14 +217,15 @@ export class NodeFileSystem implements FileSystemPort {
   }
 
   async readMany(paths: readonly string[]): Promise<(Uint8Array | undefined | Error)[]> {
-    const read = (p: string) => {
+    const got = await this.readManyWithStats(paths, Infinity);
+    return got.map((r, i) => {
+      if (r instanceof Error) return r;
       try {
-        return readNow(p);
+        return bytesOrRefusal(paths[i], r);
       } catch (e) {
         return e as Error;
       }
-    };
-    return this.blocking ? inSlices(paths, read) : inParallel(paths, (p) => readLater(p).catch((e: Error) => e));
+    });
   }
 
   async readManyWithStats(paths: readonly string[], maxBytes: number): Promise<({ stat: FileStat; bytes?: Uint8Array } | undefined | Error)[]> {

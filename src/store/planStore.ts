@@ -14,6 +14,7 @@ import {
   isPlanError,
   isPlanId,
   isStale,
+  fileTooLarge,
   LIMITS,
   isStalled,
   Frontmatter,
@@ -739,6 +740,15 @@ export class PlanStore {
     const known: number[] = [];
     const unknown: number[] = [];
     names.forEach((name, i) => (!oneScan || this.entries.has(name) || cache?.has(name) ? known : unknown).push(i));
+    // The entry a stat alone gives (a link, a special file, a file over the cap); undefined when the bytes are needed.
+    const byStat = (name: string, st: FileStat): IndexEntry | undefined =>
+      st.isSymbolicLink
+        ? indexEntryFor(name, undefined, st, true)
+        : isSpecial(st)
+          ? notAFileEntry(name, st, describeKind(st.kind ?? (st.isDirectory ? 'directory' : 'other')))
+          : st.size > LIMITS.fileBytes
+            ? indexEntryFor(name, undefined, st)
+            : undefined;
     const stats = new Map<number, FileStat>();
     const knownStats = await this.ports.fs.statMany(known.map((i) => paths[i]));
     const toRead: number[] = [];
@@ -748,10 +758,9 @@ export class PlanStore {
       if (!st) return;
       stats.set(i, st);
       const old = this.entries.get(name) ?? cache?.get(name);
-      if (st.isSymbolicLink) next.set(name, indexEntryFor(name, undefined, st, true));
-      else if (isSpecial(st)) next.set(name, notAFileEntry(name, st, describeKind(st.kind ?? (st.isDirectory ? 'directory' : 'other'))));
-      else if (old && old.size === st.size && old.mtimeMs === st.mtimeMs) next.set(name, old);
-      else if (st.size > LIMITS.fileBytes) next.set(name, indexEntryFor(name, undefined, st));
+      const unchanged = old && old.size === st.size && old.mtimeMs === st.mtimeMs && !st.isSymbolicLink && !isSpecial(st);
+      const entry = unchanged ? old : byStat(name, st);
+      if (entry) next.set(name, entry);
       else toRead.push(i);
     });
     const fromBytes = (i: number, st: FileStat, b: Uint8Array | undefined | Error) => {
@@ -788,12 +797,10 @@ export class PlanStore {
           continue;
         }
         if (!r) continue;
-        const st = r.stat;
         reads++;
-        if (st.isSymbolicLink) next.set(name, indexEntryFor(name, undefined, st, true));
-        else if (isSpecial(st)) next.set(name, notAFileEntry(name, st, describeKind(st.kind ?? (st.isDirectory ? 'directory' : 'other'))));
-        else if (st.size > LIMITS.fileBytes) next.set(name, indexEntryFor(name, undefined, st));
-        else fromBytes(i, st, r.bytes);
+        const entry = byStat(name, r.stat);
+        if (entry) next.set(name, entry);
+        else fromBytes(i, r.stat, r.bytes);
       }
     }
     this.lastScanReads = reads;
@@ -857,9 +864,7 @@ export class PlanStore {
     if (st && isSpecial(st)) {
       throw new PlanError('NOT_A_FILE', `${id}.md is ${describeKind(st.kind)}, not a file: plans are only read from regular files; remove it or replace it with a plan file`, { file: this.rel(path) });
     }
-    if (st && st.size > LIMITS.fileBytes) {
-      throw new PlanError('TOO_LARGE', `the file is ${st.size} bytes, over the ${LIMITS.fileBytes}-byte limit: split the plan or move context into .pi/plans/artifacts/`, { file: this.rel(path) });
-    }
+    if (st && st.size > LIMITS.fileBytes) throw fileTooLarge(st.size, this.rel(path));
     const bytes = await this.ports.fs.readFile(path);
     if (!bytes) throw this.notFound(id);
     return bytes;
@@ -920,12 +925,17 @@ export class PlanStore {
   private setOwnEntry(name: string, st: FileStat): { prev?: IndexEntry; next: IndexEntry } | undefined {
     const own = this.ownWrites.get(name);
     if (!own) return undefined;
-    own.entry ??= indexEntryFor(name, own.bytes, st, false, own.text);
-    const next = { ...own.entry, size: st.size, mtimeMs: st.mtimeMs };
+    const next = this.ownEntry(name, own, st);
     const prev = this.entries.get(name);
     this.entries.set(name, next);
-    this.lastFromUs.add(name);
     return { prev, next };
+  }
+
+  /** The entry of a file that holds our own write (or its echo): summarized once from the text we wrote (no decode), reused for every echo. */
+  private ownEntry(name: string, own: OwnWrite, st: FileStat): IndexEntry {
+    own.entry ??= indexEntryFor(name, own.bytes, st, false, own.text);
+    this.lastFromUs.add(name);
+    return { ...own.entry, size: st.size, mtimeMs: st.mtimeMs };
   }
 
   /** Files whose latest index entry came from our own write. */
@@ -944,13 +954,7 @@ export class PlanStore {
       throw e;
     }
     const own = this.ownWrites.get(name);
-    if (own && bytes && bytes.byteLength === st.size && isOwn(own, bytes)) {
-      // Our own write (or its echo): summarized once from the text we wrote (no decode), then
-      // that entry is reused for every echo.
-      own.entry ??= indexEntryFor(name, bytes, st, false, own.text);
-      this.lastFromUs.add(name);
-      return { ...own.entry, size: st.size, mtimeMs: st.mtimeMs };
-    }
+    if (own && bytes && bytes.byteLength === st.size && isOwn(own, bytes)) return this.ownEntry(name, own, st);
     return indexEntryFor(name, bytes, st);
   }
 
