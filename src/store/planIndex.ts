@@ -85,9 +85,14 @@ export function notAFileEntry(file: string, stat: { size: number; mtimeMs: numbe
   return { file, id: file.replace(/\.md$/, ''), steps: 0, stepsDone: 0, size: stat.size, mtimeMs: stat.mtimeMs, valid: false, error: { code: 'NOT_A_FILE', message } };
 }
 
-/** True when two entries show the same thing (size and time aside). */
+/**
+ * True when two entries show the same thing: size and time aside, except under an approval,
+ * where a file whose bytes changed may no longer be what was approved (a step's text edited
+ * outside the store changes no field of the entry, but it is news: "changed since approval").
+ */
 export function sameEntry(a: IndexEntry | undefined, b: IndexEntry | undefined): boolean {
   if (!a || !b) return a === b;
+  if ((a.approvedHash || b.approvedHash) && (a.size !== b.size || a.mtimeMs !== b.mtimeMs)) return false;
   const strip = ({ size: _s, mtimeMs: _m, ...rest }: IndexEntry) => rest;
   return JSON.stringify(strip(a)) === JSON.stringify(strip(b));
 }

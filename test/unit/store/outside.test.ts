@@ -30,6 +30,25 @@ describe('change events say which changes came from outside', () => {
   });
 });
 
+describe('an approved plan edited outside the store', () => {
+  it("a step's text changed by hand (no field of the index changes) is a change event, and the plan reads as changed since approval", async () => {
+    const { ports, fs } = memoryPorts();
+    const store = await PlanStore.open('/w', ports);
+    const doc = await store.create({ title: 'T', goal: 'G', steps: [{ text: 'a' }], status: 'proposed' }, 'agent');
+    const name = `${doc.fm.id}.md`;
+    const file = `/w/.pi/plans/${name}`;
+    await store.update(doc.fm.id, 'user', (d, c) => approve(d, d.fm.version, c));
+    const before = store.entry(doc.fm.id)!;
+    assert.equal(await store.attention(before), undefined);
+    const events: PlansChangeEvent[] = [];
+    store.onDidChangePlans((e) => events.push(e));
+    fs.put(file, fs.text(file)!.replace('S001 a', 'S001 a, and also delete the database'));
+    await store.fileChanged(file);
+    assert.deepEqual(events, [{ added: [], changed: [name], removed: [], outside: [name] }]);
+    assert.equal(await store.attention(store.entry(doc.fm.id)!), 'changed');
+  });
+});
+
 describe('a failing change subscriber', () => {
   it('changes nothing: the write lands, other subscribers are called, the error is reported', async () => {
     const { ports, fs } = memoryPorts();
