@@ -107,6 +107,27 @@ export function renderInline(text: string): ViewNode[] {
   return typeof only === 'object' && only.t === 'p' ? (only.c ?? []) : nodes;
 }
 
+/** A path at the start of a list item of the Files section: `src/a.ts`, `./docs/x.md` (plain or as code). */
+const LEADING_PATH = /^\.?[\w@-][\w@./-]*/;
+
+/**
+ * The Files section's items with the workspace files they start with as links (`- src/a.ts: why`
+ * or ``- `src/a.ts` ``); the rendered nodes are shared, so the items are rebuilt, never changed.
+ */
+function linkFiles(nodes: readonly ViewNode[], isFile: (path: string) => boolean): ViewNode[] {
+  return nodes.map((n) => {
+    if (typeof n === 'string' || (n.t !== 'ul' && n.t !== 'ol' && n.t !== 'li' && n.t !== 'p')) return n;
+    if (n.t !== 'li') return n.c ? { ...n, c: linkFiles(n.c, isFile) } : n;
+    const [first, ...rest] = n.c ?? [];
+    if (typeof first === 'object' && first.t === 'p') return { ...n, c: [...linkFiles([first], isFile), ...rest] };
+    const code = typeof first === 'object' && first.t === 'code' && first.c?.length === 1 && typeof first.c[0] === 'string' ? first.c[0] : undefined;
+    const head = typeof first === 'string' ? LEADING_PATH.exec(first)?.[0] : code && LEADING_PATH.exec(code)?.[0] === code ? code : undefined;
+    if (!head || !/[./]/.test(head) || !isFile(head)) return n;
+    const tail = typeof first === 'string' ? first.slice(head.length) : '';
+    return { ...n, c: [{ t: 'a', a: { href: head }, c: [code ? first : head] }, ...(tail ? [tail] : []), ...rest] };
+  });
+}
+
 /** What the editor needs beyond the text. */
 export interface PlanViewContext {
   flag?: AttentionFlag;
@@ -117,7 +138,7 @@ export interface PlanViewContext {
   /** Restricted Mode: nothing can be changed. */
   readOnly?: boolean;
   checkpoints?: readonly Checkpoint[];
-  /** Whether a step's target names a file of the workspace (shown as a link). */
+  /** Whether a step's target, or a path that starts an item of the Files section, names a file of the workspace (shown as a link). */
   isFile?: (target: string) => boolean;
   /** Unresolved draft review threads by anchor (step id or section title). */
   threads?: Readonly<Record<string, number>>;
@@ -194,7 +215,8 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
       .map((s) => {
         const key = SECTION_KEY[s.title];
         const since = sectionSince(s.title);
-        return { title: s.title, body: renderMarkdown(bodyOf(s)), ...(key ? { key, source: bodyOf(s) } : {}), ...(ctx.threads?.[s.title] ? { threads: ctx.threads[s.title] } : {}), ...(since ? { since } : {}) };
+        const body = renderMarkdown(bodyOf(s));
+        return { title: s.title, body: s.title === 'Files' && ctx.isFile ? linkFiles(body, ctx.isFile) : body, ...(key ? { key, source: bodyOf(s) } : {}), ...(ctx.threads?.[s.title] ? { threads: ctx.threads[s.title] } : {}), ...(since ? { since } : {}) };
       }),
     ...(cmp && then
       ? {
