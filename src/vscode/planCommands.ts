@@ -144,7 +144,7 @@ export function registerPlanCommands(plans: WorkspacePlans, active: WorkspaceAct
       if (!p) return undefined;
       return attempt(async () => {
         const doc = await p.store.clone(p.id, 'user');
-        await vscode.window.showTextDocument(planUri(p.store, doc.fm.id), { preview: false });
+        await openPlan(planUri(p.store, doc.fm.id), { preview: false });
         return { id: doc.fm.id };
       });
     }),
@@ -204,7 +204,7 @@ export function registerPlanCommands(plans: WorkspacePlans, active: WorkspaceAct
       if (goal === undefined) return undefined;
       return attempt(async () => {
         const doc = await folder.store.create({ title: title.trim(), goal: goal.trim() || undefined }, 'user');
-        await vscode.window.showTextDocument(planUri(folder.store, doc.fm.id), { preview: false });
+        await openPlan(planUri(folder.store, doc.fm.id), { preview: false });
         return { id: doc.fm.id };
       });
     }),
