@@ -87,6 +87,8 @@ fs.mkdirSync('dist/codicons', { recursive: true });
 for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join('node_modules/@vscode/codicons/dist', f), path.join('dist/codicons', f));
 // The icons are CC BY 4.0 (Microsoft): their licence travels with them.
 fs.copyFileSync('node_modules/@vscode/codicons/LICENSE', 'dist/codicons/LICENSE');
+// The plan editor's stylesheet beside its bundle: the webview may load from dist/ and nothing else.
+fs.copyFileSync('media/planEditor.css', 'dist/planEditor.css');
 
 // The chat files (the Planner agent, the planning prompt files), made from the strategy module.
 {

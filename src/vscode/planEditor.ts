@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewHistoryOf, setMetadata, StepOp } from '../core';
+import { editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewHistoryOf, setMetadata, StepOp, TRANSITIONS } from '../core';
 import { planView } from '../core/planView';
 import { FromWebview, FromWebviewSchema, ToWebview } from '../protocol/planEditor';
 import { rejectPlan } from '../service';
@@ -92,10 +92,10 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
   }
 
   async resolveCustomTextEditor(document: vscode.TextDocument, panel: vscode.WebviewPanel): Promise<void> {
+    // The webview loads its bundle, stylesheet and icons from dist/ and from nowhere else.
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-    panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist, media] };
-    panel.webview.html = this.html(panel.webview, dist, media);
+    panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] };
+    panel.webview.html = this.html(panel.webview, dist);
     const subs: vscode.Disposable[] = [];
     let ready = false;
     let disposed = false;
@@ -249,6 +249,11 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
    */
   private async edit(document: vscode.TextDocument, config: OpContext['config'], version: number, op: (doc: PlanDocument, ctx: OpContext) => OpResult): Promise<void> {
     const doc = parsePlan(document.getText());
+    // The view offers edits only where they keep the status; a message that asks for more is refused here too.
+    if (!this.plans.writable || TRANSITIONS[doc.fm.status].edit !== doc.fm.status) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('{0} is {1}: it is edited here only as a draft or proposal, in a trusted workspace.', doc.fm.id, doc.fm.status));
+      return;
+    }
     if (doc.fm.version !== version) {
       void vscode.window.showWarningMessage(vscode.l10n.t('{0} changed while you were editing (now v{1}): look at it again, then edit.', doc.fm.id, String(doc.fm.version)));
       return;
@@ -268,18 +273,19 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       return;
     }
     if (folder && !/^[a-z][a-z0-9+.-]*:/i.test(href) && (await isWorkspaceFile(folder, href))) {
-      await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, href.replace(/^\.?\//, '')));
+      // Beside the plan: the reviewer keeps the plan in view (a preview tab would be replaced).
+      await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, href.replace(/^\.?\//, '')), { viewColumn: vscode.ViewColumn.Beside, preview: true });
       return;
     }
     void vscode.window.showWarningMessage(vscode.l10n.t('Not opened: {0} is neither a file of this workspace nor a web page.', href.slice(0, 200)));
   }
 
-  private html(webview: vscode.Webview, dist: vscode.Uri, media: vscode.Uri): string {
+  private html(webview: vscode.Webview, dist: vscode.Uri): string {
     const nonce = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'planEditor.css'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'planEditor.css'));
     const codicons = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codicons', 'codicon.css'));
-    const csp = `default-src 'none'; img-src ${webview.cspSource}; style-src ${webview.cspSource}; font-src ${webview.cspSource}; script-src 'nonce-${nonce}';`;
+    const csp = `default-src 'none'; img-src ${webview.cspSource}; style-src ${webview.cspSource}; font-src ${webview.cspSource}; script-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none';`;
     return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -291,7 +297,8 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
 <title>Plan</title>
 </head>
 <body>
-<main id="root" aria-live="polite"><p>Loading the plan…</p></main>
+<main id="root"><p>Loading the plan…</p></main>
+<div id="status" role="status" class="visually-hidden"></div>
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;

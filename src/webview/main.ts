@@ -20,6 +20,23 @@ let editing: string | undefined;
 let editingGoal = false;
 /** The section whose Markdown is being edited (by its key). */
 let editingSection: string | undefined;
+/**
+ * What the person has typed into an edit box, by the box's id: an outside change rebuilds the
+ * forms, and the text must outlive that until it is saved or the edit is cancelled.
+ */
+const typed = new Map<string, string>();
+const STEP_FIELDS = ['step-text', 'step-tool', 'step-operation', 'step-target'];
+
+/** An edit box showing what was typed into it before a re-render, or `initial`. */
+function keepTyped<T extends HTMLInputElement | HTMLTextAreaElement>(box: T, initial: string): T {
+  box.value = typed.get(box.id) ?? initial;
+  box.addEventListener('input', () => typed.set(box.id, box.value));
+  return box;
+}
+
+function forgetTyped(ids: readonly string[]): void {
+  for (const id of ids) typed.delete(id);
+}
 
 const PRIMARY = new Set(['approve', 'execute', 'resume', 'saveToApprove']);
 const MARK_LABEL: Record<string, string> = { in_progress: 'In progress', done: 'Done', blocked: 'Blocked', skipped: 'Skip' };
@@ -61,11 +78,26 @@ function build(nodes: readonly ViewNode[] | undefined): DocumentFragment {
       continue;
     }
     const e = document.createElement(n.t);
-    for (const [k, v] of Object.entries(n.a ?? {})) if (k === 'href' || k === 'title' || k === 'class' || k === 'start' || k === 'type' || k === 'checked' || k === 'disabled' || k === 'align') e.setAttribute(k, v);
+    for (const [k, v] of Object.entries(n.a ?? {})) {
+      if (k === 'href') link(e, v);
+      else if (k === 'title' || k === 'class' || k === 'start' || k === 'type' || k === 'checked' || k === 'disabled' || k === 'align') e.setAttribute(k, v);
+    }
     e.append(build(n.c));
     f.append(e);
   }
   return f;
+}
+
+/**
+ * A link that never navigates: its target is data, not an `href` (VS Code's webview frame opens
+ * every `href` clicked in it through its own opener, whatever the page does with the click). A
+ * click or Enter asks the host, which opens workspace files and asks before opening a web page.
+ */
+function link(e: HTMLElement, target: string): void {
+  e.dataset.href = target;
+  e.setAttribute('role', 'link');
+  e.setAttribute('tabindex', '0');
+  e.title ||= target;
 }
 
 /** A button with its label (its accessible name) and an icon before it. */
@@ -106,7 +138,8 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   if (s.threads) head.append(el('span', { class: 'threads', title: `${s.threads} draft comment thread(s)`, 'aria-label': `${s.threads} comment thread(s)` }, icon('comment-discussion'), String(s.threads)));
   li.append(head);
   if (s.tool) {
-    const target = s.target ? (s.targetIsFile ? el('a', { href: s.target, class: 'target' }, s.target) : el('span', { class: 'target' }, s.target)) : undefined;
+    const target = s.target ? el(s.targetIsFile ? 'a' : 'span', { class: 'target' }, s.target) : undefined;
+    if (target && s.targetIsFile) link(target, s.target!);
     li.append(el('div', { class: 'annotation' }, el('span', { class: 'tool' }, s.tool), s.operation ? `: ${s.operation}` : '', target ? ' → ' : '', target));
   }
   if (s.details?.length) li.append(el('div', { class: 'details' }, build(s.details)));
@@ -187,14 +220,14 @@ function reviewPanel(p: PlanView): HTMLElement | undefined {
 }
 
 function open(step: string | undefined): void {
+  if (step !== editing) forgetTyped(STEP_FIELDS);
   editing = step;
   render();
   (document.getElementById('step-text') as HTMLInputElement | null)?.focus();
 }
 
 function input(id: string, label: string, value: string, max: number): HTMLLabelElement {
-  const i = el('input', { id, type: 'text', maxlength: String(max) });
-  i.value = value;
+  const i = keepTyped(el('input', { id, type: 'text', maxlength: String(max) }), value);
   return el('label', { class: 'field' }, el('span', {}, label), i);
 }
 
@@ -212,6 +245,7 @@ function stepForm(p: PlanView, s: StepView | undefined): HTMLElement {
     const annotation = { tool: value('step-tool') || undefined, operation: value('step-operation') || undefined, target: value('step-target') || undefined };
     post(s ? { type: 'editStep', op: 'update', step: s.id, text, ...annotation, version: shownVersion() } : { type: 'editStep', op: 'add', text, ...annotation, version: shownVersion() });
     editing = undefined;
+    forgetTyped(STEP_FIELDS);
   });
   form.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') cancel.click();
@@ -221,11 +255,11 @@ function stepForm(p: PlanView, s: StepView | undefined): HTMLElement {
 
 /** A section's Markdown in a box: saved as one edit of the document (the core replaces the section whole). */
 function sectionForm(p: PlanView, title: string, key: string, source: string): HTMLElement {
-  const area = el('textarea', { id: 'section-text', rows: String(Math.min(12, Math.max(4, source.split('\n').length + 1))), 'aria-label': title });
-  area.value = source;
+  const area = keepTyped(el('textarea', { id: 'section-text', rows: String(Math.min(12, Math.max(4, source.split('\n').length + 1))), 'aria-label': title }), source);
   const form = el('form', { class: 'goal-form', 'aria-label': `Edit ${title}` }, area);
   const cancel = button('Cancel', () => {
     editingSection = undefined;
+    forgetTyped(['section-text']);
     render();
   }, 'secondary');
   form.append(el('div', { class: 'actions' }, el('button', { type: 'submit' }, `Save ${title.toLowerCase()}`), cancel));
@@ -233,6 +267,7 @@ function sectionForm(p: PlanView, title: string, key: string, source: string): H
     e.preventDefault();
     post({ type: 'editSection', key: key as 'risks', text: area.value, version: p.version });
     editingSection = undefined;
+    forgetTyped(['section-text']);
   });
   form.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') cancel.click();
@@ -241,11 +276,11 @@ function sectionForm(p: PlanView, title: string, key: string, source: string): H
 }
 
 function goalForm(p: PlanView): HTMLElement {
-  const area = el('textarea', { id: 'goal-text', rows: '4', 'aria-label': 'Goal' });
-  area.value = p.goalText ?? '';
+  const area = keepTyped(el('textarea', { id: 'goal-text', rows: '4', 'aria-label': 'Goal' }), p.goalText ?? '');
   const form = el('form', { class: 'goal-form', 'aria-label': 'Edit the goal' }, area);
   const cancel = button('Cancel', () => {
     editingGoal = false;
+    forgetTyped(['goal-text']);
     render();
   }, 'secondary');
   form.append(el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Save goal'), cancel));
@@ -253,6 +288,7 @@ function goalForm(p: PlanView): HTMLElement {
     e.preventDefault();
     post({ type: 'editGoal', text: area.value, version: p.version });
     editingGoal = false;
+    forgetTyped(['goal-text']);
   });
   form.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') cancel.click();
@@ -354,6 +390,7 @@ function renderPlan(p: PlanView): HTMLElement {
     const key = s.key;
     if (p.editable && key) {
       const b = button(`Edit ${s.title.toLowerCase()}`, () => {
+        if (editingSection !== key) forgetTyped(['section-text']);
         editingSection = key;
         render();
         document.getElementById('section-text')?.focus();
@@ -402,14 +439,28 @@ function render(): void {
   }
 }
 
-// Links never navigate: the host opens workspace files, and asks before opening a web page.
-root.addEventListener('click', (e) => {
-  const a = (e.target as HTMLElement).closest('a');
+// Links never navigate (they have no href): the host opens workspace files, and asks before opening a web page.
+const followLink = (e: Event) => {
+  const a = (e.target as HTMLElement).closest<HTMLElement>('[data-href]');
   if (!a) return;
   e.preventDefault();
-  const href = a.getAttribute('href');
-  if (href) post({ type: 'openLink', href });
+  post({ type: 'openLink', href: a.dataset.href! });
+};
+root.addEventListener('click', followLink);
+root.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter') followLink(e);
 });
+
+/** Tells a screen reader that the plan changed (the page itself is re-rendered silently). */
+const status = document.getElementById('status');
+function announce(prev: PlanView | InvalidView | undefined, next: PlanView | InvalidView): void {
+  if (!status || !prev) return;
+  if (next.kind === 'invalid') {
+    if (prev.kind !== 'invalid') status.textContent = 'The plan cannot be read now.';
+  } else if (prev.kind !== 'plan' || prev.version !== next.version || prev.status !== next.status) {
+    status.textContent = `Plan ${next.id} is now version ${next.version}, ${next.status.replace('_', ' ')}.`;
+  }
+}
 
 let first = true;
 /** The last states' times (epoch ms): the host saw the change, posted it, it arrived, it was on screen. The bench reads them. */
@@ -418,7 +469,11 @@ const timings: { changed: number; sent: number; received: number; shown: number 
 window.addEventListener('message', (e) => {
   const received = Date.now();
   const m = ToWebviewSchema.safeParse(e.data);
-  if (!m.success) return;
+  if (!m.success) {
+    console.warn(`pi-plans: a message from the extension was dropped: ${m.error.issues[0]?.message ?? 'invalid'}`);
+    return;
+  }
+  announce(current, m.data.state);
   current = m.data.state;
   render();
   if (m.data.at) {

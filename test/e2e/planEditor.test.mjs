@@ -18,6 +18,9 @@ const plan = (id, title, status, version, body = '## Goal\nG\n\n## Steps\n1. [ ]
 /** Model-written text that tries to run code, open dialogs, fire commands or reach the network. */
 const XSS = [
   '<script>window.parent.postMessage("xss", "*"); alert(1)</script>',
+  '<script>window.__xss = "script tag"</script>',
+  '<img src=x onerror="window.__xss = \'img onerror\'">',
+  '[set a flag](javascript:window.__xss="javascript link")',
   '<img src="https://example.com/x.png" onerror="alert(2)">',
   '<a href="javascript:alert(3)">js link</a>',
   '[md js link](javascript:alert(4))',
@@ -38,6 +41,8 @@ describe('the plan editor (code-server + chromium)', function () {
   const plansDir = () => path.join(ws, '.pi/plans');
   /** The plan editor's content frame (VS Code nests a webview's document in an inner frame). */
   const view = () => page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+  /** The same frame as a Playwright Frame, to evaluate script in the webview's own window. */
+  const viewFrame = async () => (await page.frameLocator('iframe.webview.ready').last().locator('#active-frame').elementHandle()).contentFrame();
   const dialogs = [];
   const outside = [];
 
@@ -48,10 +53,13 @@ describe('the plan editor (code-server + chromium)', function () {
   before(async () => {
     if (!fs.existsSync(VSIX)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
     ws = freshWorkspace('plan-editor');
-    fs.writeFileSync(path.join(ws, '.pi/plans/PLAN-0e2e0a55.md'), plan('PLAN-0e2e0a55', 'Hostile text, rendered inert', 'proposed', 1, `## Goal\n${XSS}\n\n## Steps\n1. [ ] S001 Do <b onmouseover="alert(8)">it</b> [now](javascript:alert(9))\n\n## Verification\n${XSS}\n`));
+    // The title closes a script element and opens one: it must stay text in the page as well.
+    fs.writeFileSync(path.join(ws, '.pi/plans/PLAN-0e2e0a55.md'), plan('PLAN-0e2e0a55', 'Hostile text, rendered inert </script><script>window.__xss = \'title\'</script>', 'proposed', 1, `## Goal\n${XSS}\n\n## Steps\n1. [ ] S001 Do <b onmouseover="alert(8)">it</b> [now](javascript:alert(9))\n\n## Verification\n${XSS}\n`));
     server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'files.autoSave': 'off' } });
     browser = await startBrowser();
     page = browser.page;
+    // A page opened by the browser itself (a link that navigated out of VS Code) is a failure.
+    page.context().on('page', (p) => outside.push(`a new page: ${p.url()}`));
     page.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.dismiss();
@@ -61,7 +69,7 @@ describe('the plan editor (code-server + chromium)', function () {
     page.context().on('request', (r) => {
       const url = r.url();
       if (/^(https?|wss?):\/\/127\.0\.0\.1[:/]|^(data|blob|vscode-\w+):/.test(url)) return;
-      if (/^https:\/\/[^/]+\.vscode-resource\.vscode-cdn\.net\/.*\/pi-plans\.pi-plans-[^/]+\/(dist\/webview\.js|dist\/codicons\/codicon\.(css|ttf)(\?.*)?|media\/planEditor\.css)$/.test(url)) return;
+      if (/^https:\/\/[^/]+\.vscode-resource\.vscode-cdn\.net\/.*\/pi-plans\.pi-plans-[^/]+\/(dist\/webview\.js|dist\/codicons\/codicon\.(css|ttf)(\?.*)?|dist\/planEditor\.css)$/.test(url)) return;
       outside.push(url);
     });
     await page.goto(server.url(ws));
@@ -107,6 +115,15 @@ describe('the plan editor (code-server + chromium)', function () {
     assert.match(text, /status: approved/);
     assert.match(text, /approved_version: 2/);
     await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name: /^Migrate the settings page.*, approved,/ }).waitFor({ timeout: 20_000 });
+    // The text editor's CodeLens says the same: approved at v3, Execute offered, Approve no longer.
+    await view().getByRole('button', { name: 'Open as Text' }).click();
+    const lens = page.locator('.contentWidgets .codelens-decoration').first();
+    await lens.locator('a', { hasText: 'Execute in Copilot' }).waitFor({ timeout: 20_000 });
+    assert.match(await lens.innerText(), /approved · v3/);
+    assert.equal(await lens.locator('a', { hasText: /^Approve/ }).count(), 0);
+    // Back to the plan editor (VS Code reopens a file in the editor it was last shown in).
+    await lens.locator('a', { hasText: 'Open Preview' }).click();
+    await view().locator('.badge.status', { hasText: 'approved' }).waitFor({ timeout: 20_000 });
   });
 
   it('keeps a half-written rejection across an outside change, then writes it', async () => {
@@ -130,21 +147,24 @@ describe('the plan editor (code-server + chromium)', function () {
     const before = outside.length;
     await openFromExplorer(/^Hostile text, rendered inert/);
     await view().locator('h1', { hasText: 'Hostile text, rendered inert' }).waitFor({ timeout: 30_000 });
+    assert.match(await view().locator('h1').innerText(), /<\/script><script>window\.__xss = 'title'<\/script>$/, 'the title is text');
     // The markup shows as text, so a reviewer sees what the agent wrote.
     assert.match(await view().locator('section[aria-label="Goal"]').innerText(), /<script>window\.parent\.postMessage\("xss", "\*"\); alert\(1\)<\/script>/);
-    assert.equal(await view().locator('#root').locator('script, iframe, svg, math, img, style, [onerror], [onload], [onmouseover], [style]').count(), 0);
-    // Clicking every link the sanitizer left does nothing dangerous (the command: and javascript: targets are gone).
+    assert.equal(await view().locator('#root').locator('script, iframe, svg, math, img, style, [onerror], [onload], [onmouseover], [style], [href]').count(), 0);
+    // Clicking every link does nothing dangerous (the command: and javascript: targets are gone; no link has an href a browser would follow).
     const links = view().locator('#root a');
+    assert.ok((await links.count()) >= 3);
     for (let i = 0; i < (await links.count()); i++) {
-      const href = (await links.nth(i).getAttribute('href')) ?? '';
-      assert.doesNotMatch(href, /^(javascript|command|data):/i, href);
-      if (!href) await links.nth(i).click();
+      assert.doesNotMatch((await links.nth(i).getAttribute('data-href')) ?? '', /^(javascript|command|data):/i);
+      await links.nth(i).click();
     }
     await view().locator('li.step .step-text').first().hover();
     assert.match(await view().locator('li.step .step-text').first().innerText(), /Do <b onmouseover="alert\(8\)">it<\/b> now/);
     // A negative check: a handler left in the text would fire on the hover; give it a moment to show a dialog.
     await page.waitForTimeout(500);
     assert.deepEqual(dialogs, []);
+    // No script of the plan's ran in the webview: each payload would have set this flag.
+    assert.equal(await (await viewFrame()).evaluate(() => String(window.__xss)), 'undefined');
     assert.equal(await page.locator('.terminal-outer-container, .terminal-wrapper').count(), 0, 'no terminal was opened');
     assert.deepEqual(outside.slice(before), []);
   });
@@ -234,6 +254,65 @@ describe('the plan editor (code-server + chromium)', function () {
     assert.match(saved, /S001 Measure where the minutes go/);
     assert.match(saved, /S002 Cache the npm cache, not node_modules/);
     assert.match(saved, new RegExp(`^version: ${version + 2}$`, 'm'));
+  });
+
+  it('opens links only through the extension: a workspace file opens, a web page asks first (mouse and keyboard)', async () => {
+    fs.mkdirSync(path.join(ws, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'src/limiter.ts'), 'export const limit = 10;\n');
+    fs.writeFileSync(
+      path.join(plansDir(), 'PLAN-0e2e0a57.md'),
+      plan('PLAN-0e2e0a57', 'A plan with links', 'proposed', 1, `## Goal\nRead [the API guide](https://example.com/api-guide) first.\n\n## Steps\n1. [ ] S001 Add the limiter (edit: create → src/limiter.ts)\n\n## Files\n- src/limiter.ts: the new module\n- src/absent.ts\n\n## Verification\n- v\n`),
+    );
+    const before = outside.length;
+    await openFromExplorer(/^A plan with links/);
+    await view().locator('h1', { hasText: 'A plan with links' }).waitFor({ timeout: 30_000 });
+    // Workspace files are links (the step's target and the Files item); a path that is no file is not.
+    const fileLinks = view().locator('#root a[data-href="src/limiter.ts"]');
+    await fileLinks.nth(1).waitFor({ timeout: 20_000 });
+    assert.equal(await view().locator('#root a[data-href="src/absent.ts"]').count(), 0);
+    await fileLinks.first().click();
+    // Beside the plan, which stays open.
+    await page.locator('.tab.active', { hasText: 'limiter.ts' }).waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('.tab', { hasText: 'PLAN-0e2e0a57.md' }).count(), 1);
+    // A web page: the extension asks first; Cancel opens nothing, and VS Code itself was not asked to open it.
+    const web = view().locator('#root a[data-href="https://example.com/api-guide"]');
+    await web.click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 20_000 });
+    assert.match(await dialog.innerText(), /Open https:\/\/example\.com\/api-guide in the browser\?[\s\S]*an agent may have written/);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+    // From the keyboard: the link takes the focus and Enter asks the same question.
+    await web.focus();
+    await web.press('Enter');
+    await dialog.waitFor({ timeout: 20_000 });
+    assert.equal(await dialog.count(), 1, 'one question, ours');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+    assert.deepEqual(outside.slice(before), []);
+    assert.deepEqual(dialogs, []);
+    await runCommand(page, 'View: Close All Editor Groups');
+  });
+
+  it('keeps a half-written goal across an outside change; Cancel leaves the file as it was', async () => {
+    const file = path.join(plansDir(), 'PLAN-a04c9d13.md');
+    const original = fs.readFileSync(file, 'utf8');
+    await openFromExplorer(/^Speed up the CI pipeline/);
+    await view().getByRole('button', { name: 'Edit goal' }).click();
+    await view().locator('#goal-text').fill('Half of a new goal');
+    fs.writeFileSync(file, original.replace(/^(\d+\. \[.\] S001 )(.*)$/m, '$1$2 (outside edit)'));
+    await view().locator('li.step[data-step="S001"] .step-text', { hasText: '(outside edit)' }).waitFor({ timeout: 20_000 });
+    assert.equal(await view().locator('#goal-text').inputValue(), 'Half of a new goal');
+    await view().getByRole('button', { name: 'Cancel', exact: true }).click();
+    await view().locator('#goal-text').waitFor({ state: 'detached', timeout: 10_000 });
+    assert.match(fs.readFileSync(file, 'utf8'), /\(outside edit\)/);
+    assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /Half of a new goal/);
+    // Opened again, the box starts from the goal in the file, not from the discarded text.
+    await view().getByRole('button', { name: 'Edit goal' }).click();
+    assert.doesNotMatch(await view().locator('#goal-text').inputValue(), /Half of a new goal/);
+    await view().getByRole('button', { name: 'Cancel', exact: true }).click();
+    fs.writeFileSync(file, original);
+    await view().locator('li.step[data-step="S001"] .step-text', { hasText: '(outside edit)' }).waitFor({ state: 'detached', timeout: 20_000 });
   });
 
   it('opens a plan file from Quick Open in the plan editor (the default), and writes no editor association', async () => {
