@@ -231,7 +231,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     rejections: doc.rejections.map((r) => ({ version: r.version, feedback: renderMarkdown(r.feedback) })),
     timeline: (ctx.checkpoints ?? []).slice(-TIMELINE_LIMIT).map((c) => ({
       at: c.at,
-      text: [c.type.replace(/_/g, ' '), c.step ?? '', c.status ? `→ ${c.status}` : '', c.actor ? `by ${c.actor}` : '', c.version !== undefined ? `v${c.version}` : '', c.note ? `: ${c.note}` : ''].filter(Boolean).join(' '),
+      text: [c.type.replace(/_/g, ' '), c.step ?? '', c.status ? `→ ${c.status}` : '', c.actor ? `by ${c.actor}` : '', c.version !== undefined ? `v${c.version}` : ''].filter(Boolean).join(' ') + (c.note ? `: ${c.note}` : ''),
     })),
     ...(fm.result_summary ? { resultSummary: fm.result_summary } : {}),
     commands,
