@@ -130,9 +130,51 @@ function cachedStep(p: PlanView, s: StepView, i: number): HTMLLIElement {
   return li;
 }
 
+/** The step being dragged by its handle (reordering with the mouse; Move up / Move down do it from the keyboard). */
+let dragged: string | undefined;
+
+/** Drop on a step: the dragged one goes above or below it (by the half of the row under the pointer), as one move. */
+function dropTarget(li: HTMLLIElement, id: string): void {
+  const below = (e: DragEvent) => e.clientY > li.getBoundingClientRect().top + li.getBoundingClientRect().height / 2;
+  const clear = () => li.classList.remove('drop-above', 'drop-below');
+  li.addEventListener('dragover', (e) => {
+    if (!dragged || dragged === id) return;
+    e.preventDefault();
+    if (e.dataTransfer) e.dataTransfer.dropEffect = 'move';
+    li.classList.toggle('drop-below', below(e));
+    li.classList.toggle('drop-above', !below(e));
+  });
+  li.addEventListener('dragleave', clear);
+  li.addEventListener('drop', (e) => {
+    clear();
+    if (!dragged || dragged === id || current?.kind !== 'plan') return;
+    e.preventDefault();
+    const order = current.steps.map((x) => x.id).filter((x) => x !== dragged);
+    const at = order.indexOf(id);
+    const after = below(e) ? id : (order[at - 1] ?? 'start');
+    post({ type: 'editStep', op: 'move', step: dragged, after, version: shownVersion() });
+    dragged = undefined;
+  });
+}
+
 function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   const li = el('li', { class: `step ${s.status}`, 'data-step': s.id });
-  const head = el('div', { class: 'step-head' }, icon(STEP_ICON[s.status] ?? STEP_ICON.pending, 'step-icon'), el('span', { class: 'step-id' }, s.id), el('span', { class: 'step-text' }, build(s.text)));
+  // A handle to drag the step by (the row itself stays selectable text).
+  const handle = p.editable && editing !== s.id ? el('span', { class: 'codicon codicon-gripper drag-handle', draggable: 'true', title: `Drag to move ${s.id}`, 'aria-hidden': 'true' }) : undefined;
+  if (handle) {
+    handle.addEventListener('dragstart', (e) => {
+      dragged = s.id;
+      e.dataTransfer?.setData('text/plain', s.id);
+      if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move';
+      li.classList.add('dragging');
+    });
+    handle.addEventListener('dragend', () => {
+      dragged = undefined;
+      li.classList.remove('dragging');
+    });
+  }
+  if (p.editable) dropTarget(li, s.id);
+  const head = el('div', { class: 'step-head' }, handle, icon(STEP_ICON[s.status] ?? STEP_ICON.pending, 'step-icon'), el('span', { class: 'step-id' }, s.id), el('span', { class: 'step-text' }, build(s.text)));
   if (s.status !== 'pending') head.append(el('span', { class: `badge step-status ${s.status}` }, s.status.replace('_', ' ')));
   if (s.since) head.append(el('span', { class: `badge since ${s.since}`, title: `${s.since} since the reviewed version` }, s.since === 'added' ? 'new' : s.since));
   if (s.threads) head.append(el('span', { class: 'threads', title: `${s.threads} draft comment thread(s)`, 'aria-label': `${s.threads} comment thread(s)` }, icon('comment-discussion'), String(s.threads)));
@@ -342,7 +384,8 @@ function renderPlan(p: PlanView): HTMLElement {
   header.append(progress);
   doc.append(header);
 
-  const bar = el('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Plan actions' });
+  // A group, not a toolbar: each button is its own Tab stop (a toolbar would owe arrow-key movement).
+  const bar = el('div', { class: 'actions', role: 'group', 'aria-label': 'Plan actions' });
   for (const c of p.commands) {
     if (c === 'reject') {
       bar.append(button(COMMAND_LABELS.reject, () => {

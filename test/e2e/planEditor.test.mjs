@@ -315,6 +315,76 @@ describe('the plan editor (code-server + chromium)', function () {
     await view().locator('li.step[data-step="S001"] .step-text', { hasText: '(outside edit)' }).waitFor({ state: 'detached', timeout: 20_000 });
   });
 
+  it('rearranges a draft: drag and drop, Move up, Add step, Remove and a section edit, each one edit that one Ctrl+Z takes back', async () => {
+    const file = path.join(plansDir(), 'PLAN-0e2e0a58.md');
+    const original = plan('PLAN-0e2e0a58', 'A draft to rearrange', 'draft', 1, '## Goal\nG\n\n## Steps\n1. [ ] S001 First\n2. [ ] S002 Second\n3. [ ] S003 Third\n\n## Risks\n- none known\n');
+    fs.writeFileSync(file, original.replace('version: 1\n', 'version: 1\nstep_seq: 3\n'));
+    const text = () => fs.readFileSync(file, 'utf8');
+    const saved = text();
+    await openFromExplorer(/^A draft to rearrange/);
+    await view().locator('h1', { hasText: 'A draft to rearrange' }).waitFor({ timeout: 30_000 });
+    const ids = async () => (await view().locator('li.step .step-id').allInnerTexts()).join(' ');
+    assert.equal(await ids(), 'S001 S002 S003');
+    // Drag S003 by its handle onto the upper half of S001: it goes first.
+    const s1 = view().locator('li.step[data-step="S001"]');
+    await view().locator('li.step[data-step="S003"] .drag-handle').dragTo(s1, { targetPosition: { x: 40, y: 4 } });
+    await view().locator('li.step').first().locator('.step-id', { hasText: 'S003' }).waitFor({ timeout: 20_000 });
+    assert.equal(await ids(), 'S003 S001 S002');
+    await page.locator('.tab.dirty', { hasText: 'PLAN-0e2e0a58.md' }).first().waitFor({ timeout: 10_000 });
+    await view().locator('h1').click();
+    await page.keyboard.press('Control+Z');
+    await view().locator('li.step').first().locator('.step-id', { hasText: 'S001' }).waitFor({ timeout: 20_000 });
+    assert.equal(await ids(), 'S001 S002 S003');
+    // Move up from the keyboard: focus the button, Enter.
+    const up = view().locator('li.step[data-step="S002"]').getByRole('button', { name: 'Move up' });
+    await up.focus();
+    await page.keyboard.press('Enter');
+    await view().locator('li.step').first().locator('.step-id', { hasText: 'S002' }).waitFor({ timeout: 20_000 });
+    await view().locator('h1').click();
+    await page.keyboard.press('Control+Z');
+    await view().locator('li.step').first().locator('.step-id', { hasText: 'S001' }).waitFor({ timeout: 20_000 });
+    // Add a step: the next id from the counter.
+    await view().getByRole('button', { name: 'Add step' }).click();
+    await view().locator('#step-text').fill('Fourth, added here');
+    await view().locator('#step-text').press('Enter');
+    await view().locator('li.step[data-step="S004"] .step-text', { hasText: 'Fourth, added here' }).waitFor({ timeout: 20_000 });
+    await view().locator('h1').click();
+    await page.keyboard.press('Control+Z');
+    await view().locator('li.step[data-step="S004"]').waitFor({ state: 'detached', timeout: 20_000 });
+    // Remove a step, then take it back.
+    await view().locator('li.step[data-step="S002"]').getByRole('button', { name: 'Remove' }).click();
+    await view().locator('li.step[data-step="S002"]').waitFor({ state: 'detached', timeout: 20_000 });
+    await view().locator('h1').click();
+    await page.keyboard.press('Control+Z');
+    await view().locator('li.step[data-step="S002"]').waitFor({ timeout: 20_000 });
+    // A list section as Markdown.
+    await view().getByRole('button', { name: 'Edit risks' }).click();
+    await view().locator('#section-text').fill('- the cache may go stale\n- a flaky runner');
+    await view().getByRole('button', { name: 'Save risks' }).click();
+    await view().locator('section[aria-label="Risks"]', { hasText: 'a flaky runner' }).waitFor({ timeout: 20_000 });
+    await view().locator('h1').click();
+    await page.keyboard.press('Control+Z');
+    await view().locator('section[aria-label="Risks"]', { hasText: 'none known' }).waitFor({ timeout: 20_000 });
+    // Every edit undone: the document is the file again, nothing was written.
+    await page.locator('.tab.dirty', { hasText: 'PLAN-0e2e0a58.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await ids(), 'S001 S002 S003');
+    assert.equal(text(), saved);
+  });
+
+  it('keeps the scroll position when an outside change re-renders a long plan', async () => {
+    const file = path.join(plansDir(), 'PLAN-0e2e0a59.md');
+    const steps = Array.from({ length: 80 }, (_, i) => `${i + 1}. [ ] S${String(i + 1).padStart(3, '0')} Step number ${i + 1}`).join('\n');
+    fs.writeFileSync(file, plan('PLAN-0e2e0a59', 'A long plan', 'proposed', 1, `## Goal\nG\n\n## Steps\n${steps}\n\n## Verification\n- v\n`));
+    await openFromExplorer(/^A long plan/);
+    await view().locator('li.step[data-step="S080"]').waitFor({ timeout: 30_000 });
+    await view().locator('li.step[data-step="S060"]').scrollIntoViewIfNeeded();
+    const y = await view().locator('html').evaluate(() => window.scrollY);
+    assert.ok(y > 500, `scrolled down (${y} px)`);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('S061 Step number 61', 'S061 Step number 61, edited outside'));
+    await view().locator('li.step[data-step="S061"] .step-text', { hasText: 'edited outside' }).waitFor({ timeout: 20_000 });
+    assert.equal(await view().locator('html').evaluate(() => window.scrollY), y);
+  });
+
   it('opens a plan file from Quick Open in the plan editor (the default), and writes no editor association', async () => {
     await page.keyboard.press('Control+P');
     await page.locator('.quick-input-widget input').fill('PLAN-7b2d4e61.md');
