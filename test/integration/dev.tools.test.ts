@@ -173,6 +173,10 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     const cts = new vscode.CancellationTokenSource();
     const submitted = invoke('pi_plan_submit', { id }, cts.token);
     await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
+    // The gate put the plan in front of the person, in the plan editor (the default opener).
+    await until('the plan open in the plan editor', () =>
+      vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === 'piPlans.planEditor' && t.input.uri.fsPath === file(id))),
+    );
     cts.cancel();
     const r = await submitted.catch((e: Error) => e.message);
     assert.match(r, /Stopped waiting|[Cc]ancel/);
