@@ -180,19 +180,26 @@ export function buildProgram(io: CliIo = realIo): Command {
   program
     .command('diff <id>')
     .description('what changed since the last version a person approved or rejected, by step and section')
-    .option('--from <n>', 'compare with this reviewed version instead', wholeNumber('--from takes a version number, e.g. --from 3'))
+    .option('--from <version>', 'compare with this reviewed version instead (v3 or 3)', versionNumber('--from takes a version, e.g. --from v3 or --from 3'))
     .option('--json', 'the comparison as JSON')
     .action(async (id: string, o: { from?: number; json?: boolean }) => {
       const st = await store({ index: false });
       const now = await st.read(id);
       const r = await compareWithReviewed({ store: st }, id, { version: o.from, doc: now });
       if (o.json) {
-        io.out(JSON.stringify({ id, ...(r.comparison ?? { unavailable: r.unavailable }), comments: r.comments }, null, 2) + '\n');
+        io.out(JSON.stringify({ id, ...(r.comparison ?? { unavailable: r.unavailable, unreadableVersion: r.unreadableVersion }), comments: r.comments }, null, 2) + '\n');
         if (!r.comparison) process.exitCode = 1;
         return;
       }
       if (!r.comparison) {
-        io.err(`${id}: no comparison available: ${r.unavailable}. Versions kept: ${(await st.snapshotVersions(id)).map((v) => `v${v}`).join(', ') || 'none (a version is kept when a person approves or rejects it)'}.\n`);
+        const kept = await st.snapshotVersions(id);
+        io.err(`${id}: no comparison available: ${r.unavailable}. Versions kept: ${kept.map((v) => `v${v}`).join(', ') || 'none (a version is kept when a person approves or rejects it)'}.\n`);
+        // A kept version that does not read: say how to get a comparison again.
+        const bad = r.unreadableVersion;
+        if (bad !== undefined) {
+          const other = kept.filter((v) => v !== bad).at(-1);
+          io.err(`To fix: delete .pi/plans/reviews/${id}/v${bad}.md (the next approval or rejection keeps a new version)${other !== undefined ? `, or compare with another kept version: --from v${other}` : ''}.\n`);
+        }
         process.exitCode = 1;
         return;
       }
@@ -278,6 +285,12 @@ function wholeNumber(usage: string): (v: string) => number {
     if (!/^\d+$/.test(v)) throw new UsageError(usage);
     return Number(v);
   };
+}
+
+/** An option's parser for a version as plans and messages write it, `v3` (or `V3`), or as a bare number, `3`. */
+function versionNumber(usage: string): (v: string) => number {
+  const whole = wholeNumber(usage);
+  return (v) => whole(v.replace(/^[vV]/, ''));
 }
 
 /** A wrong argument: exit code 2, like commander's own usage errors. */

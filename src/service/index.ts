@@ -176,6 +176,8 @@ export interface ReviewedComparison {
   /** Undefined when no reviewed version is kept or it cannot be read (`unavailable` says why). */
   comparison?: PlanComparison;
   unavailable?: string;
+  /** The kept version whose snapshot could not be read (corrupted), when that is why there is no comparison. */
+  unreadableVersion?: number;
   /** The snapshot's text (for a diff view). */
   reviewedText?: string;
   comments: (ReviewComment & { addressed: boolean })[];
@@ -187,13 +189,15 @@ export interface ReviewedComparison {
  */
 export async function compareWithReviewed(p: Place, id: string, opts: { version?: number; doc?: PlanDocument } = {}): Promise<ReviewedComparison> {
   const now = opts.doc ?? (await p.store.read(id));
-  const snap = await p.store.readSnapshot(id, opts.version !== undefined ? { version: opts.version } : { before: now.fm.version });
+  const snap = await p.store.findSnapshot(id, opts.version !== undefined ? { version: opts.version } : { before: now.fm.version });
   if (!snap) return { unavailable: opts.version !== undefined ? `no snapshot of v${opts.version} is kept` : 'no reviewed version is kept for this plan', comments: [] };
+  // A kept version that does not read is named as such (the version is listed as kept).
+  if ('unreadable' in snap) return { unavailable: `the kept version v${snap.version} could not be read (${snap.unreadable})`, unreadableVersion: snap.version, comments: [] };
   let then: PlanDocument;
   try {
     then = parsePlan(snap.text);
   } catch {
-    return { unavailable: `the snapshot of v${snap.version} cannot be read`, comments: [] };
+    return { unavailable: `the kept version v${snap.version} could not be read (corrupted: its file is not a plan)`, unreadableVersion: snap.version, comments: [] };
   }
   if (then.fm.id !== id) return { unavailable: `the snapshot of v${snap.version} is of another plan`, comments: [] };
   const comparison = comparePlans(then, now);

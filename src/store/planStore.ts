@@ -442,15 +442,25 @@ export class PlanStore {
    * latest one). Undefined when there is none or it cannot be read: no comparison, never an error.
    */
   async readSnapshot(id: string, opts: { version?: number; before?: number } = {}): Promise<{ version: number; text: string } | undefined> {
+    const found = await this.findSnapshot(id, opts);
+    return found && 'text' in found ? found : undefined;
+  }
+
+  /**
+   * Like `readSnapshot`, but a kept version whose file does not read (unreadable, or not UTF-8:
+   * corrupted) comes back as that version with the reason, so a message can name it instead of
+   * saying that none is kept. Never throws for a snapshot.
+   */
+  async findSnapshot(id: string, opts: { version?: number; before?: number } = {}): Promise<{ version: number; text: string } | { version: number; unreadable: string } | undefined> {
     const versions = await this.snapshotVersions(id);
     const v = opts.version ?? versions.filter((x) => opts.before === undefined || x < opts.before).at(-1);
     if (v === undefined || !versions.includes(v)) return undefined;
     const bytes = await this.ports.fs.readFile(`${this.reviewsDir}/${id}/v${v}.md`).catch(() => undefined);
-    if (!bytes) return undefined;
+    if (!bytes) return { version: v, unreadable: 'its file could not be opened' };
     try {
       return { version: v, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
     } catch {
-      return undefined;
+      return { version: v, unreadable: 'corrupted: its file is not valid UTF-8' };
     }
   }
 

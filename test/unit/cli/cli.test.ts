@@ -349,6 +349,17 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       assert.equal(ok.code, 0, ok.err);
       assert.equal(ok.out, `${fm.id} approved at v2 (now v3).\n`);
     });
+
+    it('--comment (repeatable) approves and writes the comments as suggestions in one "## Approval (vN)" section, by anchor', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const r = await cli('approve', 'PLAN-0000000a', '--comment', 'S001=Log how many rows it touched', '--comment', 'Goal=Say "work" for whom');
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out, 'PLAN-0000000a approved at v3 (now v4) with 2 suggestions.\n');
+      const text = file('PLAN-0000000a');
+      assert.match(text, /^status: approved$/m);
+      assert.match(text, /^approved_version: 3$/m);
+      assert.ok(text.endsWith('2. [ ] S002 second\n\n## Approval (v3)\n- S001: Log how many rows it touched\n- Goal: Say "work" for whom\n'), text);
+    });
   });
 
   describe('reject', () => {
@@ -409,6 +420,74 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       const none = await cli('diff', 'PLAN-0000000a', '--from', '2');
       assert.equal(none.code, 1);
       assert.match(none.err, /no comparison available: no snapshot of v2 is kept\. Versions kept: v3\./);
+    });
+  });
+
+  describe('diff', () => {
+    /** A plan rejected at v3 (comment on S002), revised in S001, rejected again at v6, then revised in S002 (now v8). */
+    async function twoRounds(): Promise<void> {
+      put('PLAN-0000000a', planText('PLAN-0000000a', { steps: ['[ ] S001 first', '[ ] S002 second'] }));
+      assert.equal((await cli('reject', 'PLAN-0000000a', '--comment', 'S002=Say which tests')).code, 0);
+      const store = await openNodeStore(root);
+      await store.update('PLAN-0000000a', 'agent', (d, c) => editStep(d, { op: 'update', id: 'S001', text: 'first, done right' }, c));
+      await store.update('PLAN-0000000a', 'agent', (d, c) => submit(d, c));
+      assert.equal((await cli('reject', 'PLAN-0000000a', '--comment', 'Goal=Name the endpoint')).code, 0);
+      await store.update('PLAN-0000000a', 'agent', (d, c) => editStep(d, { op: 'update', id: 'S002', text: 'second, with unit tests' }, c));
+      assert.match(file('PLAN-0000000a'), /^version: 8$/m);
+    }
+
+    it('compares with the last reviewed version by default, and with the older one --from names, as 3 or as v3', async () => {
+      await twoRounds();
+      const last = await cli('diff', 'PLAN-0000000a');
+      assert.equal(last.code, 0, last.err);
+      assert.equal(
+        last.out,
+        ['PLAN-0000000a: v6 (reviewed) → v8', '  ~ S002 changed: "second" → "second, with unit tests"', 'Comments of the v6 review:', '  untouched  Goal: Name the endpoint', ''].join('\n'),
+      );
+      const v3 = [
+        'PLAN-0000000a: v3 (reviewed) → v8',
+        '  ~ S001 changed: "first" → "first, done right"',
+        '  ~ S002 changed: "second" → "second, with unit tests"',
+        'Comments of the v3 review:',
+        '  revised   S002: Say which tests',
+        '',
+      ].join('\n');
+      for (const from of ['3', 'v3', 'V3']) {
+        const r = await cli('diff', 'PLAN-0000000a', '--from', from);
+        assert.equal(r.code, 0, `--from ${from}: ${r.err}`);
+        assert.equal(r.out, v3, `--from ${from}`);
+      }
+      const json = JSON.parse((await cli('diff', 'PLAN-0000000a', '--from', 'v3', '--json')).out);
+      assert.deepEqual([json.fromVersion, json.toVersion, json.changed], [3, 8, ['S001', 'S002']]);
+    });
+
+    it('a kept version whose file is not UTF-8 is named as kept but unreadable (corrupted), with the fix; no comparison, exit 1', async () => {
+      await twoRounds();
+      fs.writeFileSync(path.join(plans, 'reviews', 'PLAN-0000000a', 'v6.md'), Buffer.from([0xff, 0xfe, 0x00, 0x2d]));
+      const r = await cli('diff', 'PLAN-0000000a');
+      assert.equal(r.code, 1);
+      assert.equal(r.out, '');
+      assert.equal(
+        r.err,
+        [
+          'PLAN-0000000a: no comparison available: the kept version v6 could not be read (corrupted: its file is not valid UTF-8). Versions kept: v3, v6.',
+          'To fix: delete .pi/plans/reviews/PLAN-0000000a/v6.md (the next approval or rejection keeps a new version), or compare with another kept version: --from v3.',
+          '',
+        ].join('\n'),
+      );
+      const json = JSON.parse((await cli('diff', 'PLAN-0000000a', '--from', 'v6', '--json')).out);
+      assert.deepEqual([json.unavailable, json.unreadableVersion], ['the kept version v6 could not be read (corrupted: its file is not valid UTF-8)', 6]);
+      // The other kept version still compares.
+      assert.equal((await cli('diff', 'PLAN-0000000a', '--from', 'v3')).code, 0);
+    });
+
+    it('--from that is not a version is a usage error (exit 2) that shows both forms', async () => {
+      await twoRounds();
+      for (const from of ['x3', 'v', 'v-3', '3.0', 'vv3']) {
+        const r = await cli('diff', 'PLAN-0000000a', '--from', from);
+        assert.equal(r.code, 2, `--from ${from}`);
+        assert.match(r.err, /--from takes a version, e\.g\. --from v3 or --from 3/);
+      }
     });
   });
 

@@ -171,9 +171,12 @@ describe('use cases (src/service): one path for every face', () => {
       const snap = `${store.reviewsDir}/${id}/v2.md`;
       fs.files.set(snap, new TextEncoder().encode('---\nnot: a plan\n---\n'));
       await editPlanStep(place, id, { op: 'update', id: 'S001', text: 'changed' }, { actor: 'agent' });
-      assert.match((await compareWithReviewed(place, id)).unavailable!, /cannot be read/);
+      assert.deepEqual(await compareWithReviewed(place, id), { unavailable: 'the kept version v2 could not be read (corrupted: its file is not a plan)', unreadableVersion: 2, comments: [] });
+      // Bytes that are not UTF-8: that kept version is named as unreadable, not "none kept".
       fs.files.set(snap, new Uint8Array([0xff, 0xfe, 0x00]));
-      assert.match((await compareWithReviewed(place, id)).unavailable!, /no reviewed version/);
+      assert.deepEqual(await compareWithReviewed(place, id), { unavailable: 'the kept version v2 could not be read (corrupted: its file is not valid UTF-8)', unreadableVersion: 2, comments: [] });
+      assert.deepEqual(await compareWithReviewed(place, id, { version: 2 }), { unavailable: 'the kept version v2 could not be read (corrupted: its file is not valid UTF-8)', unreadableVersion: 2, comments: [] });
+      assert.equal(await store.readSnapshot(id), undefined, 'readers of the text alone still get none');
       // The resubmission goes through, without naming untouched comments it cannot know.
       const done = await submitPlan(place, id, { actor: 'agent' });
       assert.equal(done.doc.fm.status, 'proposed');
