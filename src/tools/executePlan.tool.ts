@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { PlanError } from '../core';
+import { openReview, PlanError } from '../core';
 import { finishPlan, markPlanStep, startPlan } from '../service';
-import { defineTool, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
+import { approvalSuggestions, defineTool, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
 
 export const executePlanTool = defineTool({
   name: 'pi_plan_execute',
@@ -28,7 +28,12 @@ export const executePlanTool = defineTool({
       const { store, id } = locate(ctx, i.id, { gated: true });
       const place = placeOf(ctx, store);
       const act = { actor: 'agent' as const, expectedVersion: i.version };
-      if (i.op === 'start') return result((await startPlan(place, id, act)).doc, 'Execution started.');
+      if (i.op === 'start') {
+        const { doc } = await startPlan(place, id, act);
+        // The approval's suggestions, while they stand (approved at this version): the agent sees them as it starts.
+        const open = openReview(doc);
+        return result(doc, 'Execution started.', open?.kind === 'approval' ? approvalSuggestions(doc, open.version, open.notes.comments) : undefined);
+      }
       if (i.op === 'mark') {
         if (!i.step || !i.status) throw new PlanError('INVALID_INPUT', 'op=mark needs "step" and "status".');
         const { doc, result: r } = await markPlanStep(place, id, i.step, i.status, i.note, act);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { analyze, openReview, rejectionTitle, SECTION_NAMES } from '../core';
-import { asData, attentionNote, bodyFor, commentLines, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
+import { approvalSuggestions, asData, attentionNote, bodyFor, commentLines, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
 
 export const getPlanTool = defineTool({
   name: 'pi_plan_get',
@@ -28,9 +28,12 @@ export const getPlanTool = defineTool({
       const problems = found.length ? `Problems: ${found.map((p) => `line ${p.line}: ${p.message}`).join('; ')}.` : undefined;
       // The last review's comments, beside the steps they concern, while its decision stands.
       const open = openReview(doc);
-      const comments = open?.notes.comments.length
-        ? [open.kind === 'rejection' ? `Review comments to act on (rejection of v${open.version}); revise, then pi_plan_submit:` : `Suggestions with the approval of v${open.version} (not conditions):`, ...commentLines(doc, open.notes.comments)].join('\n')
-        : undefined;
+      const comments =
+        open?.kind === 'approval'
+          ? approvalSuggestions(doc, open.version, open.notes.comments)
+          : open?.notes.comments.length
+            ? [`Review comments to act on (rejection of v${open.version}); revise, then pi_plan_submit:`, ...commentLines(doc, open.notes.comments)].join('\n')
+            : undefined;
       const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## ${rejectionTitle(r.version)}\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
       return [header(doc), approved, attention, problems, rejections, comments, nextAction(doc), asData(doc, section)].filter(Boolean).join('\n');
     }),

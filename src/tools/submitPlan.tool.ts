@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { submitPlan } from '../service';
 import type { ReviewOutcome } from './context';
-import { commentLines, defineTool, guarded, idField, locate, placeOf, result, versionField } from './toolkit';
+import { approvalSuggestions, commentLines, defineTool, guarded, idField, locate, placeOf, result, versionField } from './toolkit';
 
 export const submitPlanTool = defineTool({
   name: 'pi_plan_submit',
@@ -31,7 +31,7 @@ export const submitPlanTool = defineTool({
             now,
             `Approved by ${outcome.by} at v${outcome.version}.`,
             unaddressed,
-            outcome.comments.length ? ['Suggestions with the approval (not conditions; follow them where they fit the approved steps):', ...commentLines(now, outcome.comments)].join('\n') : undefined,
+            approvalSuggestions(now, outcome.version, outcome.comments),
           );
         case 'rejected':
           return result(

@@ -218,3 +218,12 @@ export function commentLines(doc: PlanDocument, comments: readonly { anchor: str
     return `- ## ${c.anchor}: ${body} → ${call}`;
   });
 }
+
+/**
+ * An approval's comments as the agent reads them wherever it meets them (the waiting submit's
+ * result, pi_plan_get, pi_plan_execute op=start): suggestions, not conditions. Undefined when none.
+ */
+export function approvalSuggestions(doc: PlanDocument, version: number, comments: readonly { anchor: string; body: string }[]): string | undefined {
+  if (!comments.length) return undefined;
+  return [`Suggestions with the approval of v${version} (not conditions; follow them where they fit the approved steps):`, ...commentLines(doc, comments)].join('\n');
+}

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { approve, reject } from '../../../src/core';
 import { PlanStore } from '../../../src/store';
 import { ActivePlans, ALL_TOOLS, PlanTool, ToolContext, ToolSettings, waitForDecision } from '../../../src/tools';
-import { rejectPlan } from '../../../src/service';
+import { approvePlan, rejectPlan } from '../../../src/service';
 import { memoryPorts } from '../../helpers/memoryPorts';
 
 const tool = (name: string) => ALL_TOOLS.find((t) => t.name === name) as PlanTool;
@@ -173,6 +173,43 @@ describe('agent tools (handlers on in-memory stores)', () => {
     assert.doesNotMatch(again, /S001 "Build/);
     got = await call(ctx, 'pi_plan_get', {});
     assert.doesNotMatch(got, /Review comments to act on/);
+  });
+
+  describe('an approval with comments: the suggestions reach the agent', () => {
+    /** A plan a person approved at v2 with a step comment and a section comment, and what the waiting submit returned. */
+    async function approvedWithComments() {
+      const s = await setup({ waitForReview: true });
+      const id = idOf(await call(s.ctx, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'Build it' }, { text: 'Test it' }], risks: ['none'] }));
+      const pending = call(s.ctx, 'pi_plan_submit', {});
+      while (s.store.entry(id)?.status !== 'proposed') await new Promise((r) => setImmediate(r));
+      await approvePlan({ store: s.store }, id, { actor: 'user', comments: [{ anchor: 'S002', body: 'Run the e2e suite too.' }, { anchor: 'Risks', body: 'Mention the migration.' }] });
+      const block = [
+        'Suggestions with the approval of v2 (not conditions; follow them where they fit the approved steps):',
+        `- S002 "Test it": Run the e2e suite too. → pi_plan_step {"id":"${id}","op":"update","step":"S002", ...} (or "remove")`,
+        `- ## Risks: Mention the migration. → pi_plan_update {"id":"${id}","risks": ...}`,
+      ].join('\n');
+      return { ...s, id, submitted: await pending, block };
+    }
+
+    it('the waiting submit and pi_plan_get while approved list them by step and section, in the same words', async () => {
+      const { ctx, submitted, block } = await approvedWithComments();
+      assert.match(submitted, /Approved by user at v2\./);
+      assert.ok(submitted.includes(block), submitted);
+      const got = await call(ctx, 'pi_plan_get', {});
+      assert.match(got, /status: approved/);
+      assert.ok(got.includes(block), got);
+    });
+
+    it('pi_plan_execute op=start lists them as the agent starts; an approval without comments lists none', async () => {
+      const { ctx, block, store } = await approvedWithComments();
+      const started = await call(ctx, 'pi_plan_execute', { op: 'start' });
+      assert.match(started, /status: executing/);
+      assert.ok(started.includes(`Execution started.\n${block}\nNext: do step S001`), started);
+      // A plan approved without comments starts with no suggestions.
+      const other = idOf(await call(ctx, 'pi_plan_create', { title: 'U', goal: 'G', steps: [{ text: 'a' }], propose: true }));
+      await store.update(other, 'user', (d, c) => approve(d, d.fm.version, c));
+      assert.doesNotMatch(await call(ctx, 'pi_plan_execute', { id: other, op: 'start' }), /Suggestions/);
+    });
   });
 
   it('the review gate ends when the request is cancelled; the plan stays proposed', async () => {
