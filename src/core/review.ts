@@ -133,6 +133,38 @@ export function anchorAtLine(doc: PlanDocument, line: number): string | undefine
   return anchorPlaces(doc).find((p) => line >= p.first && line <= p.last)?.anchor;
 }
 
+/** A thread of a reviewer's draft review, as far as its place and submission go: anchored to a step id or a section title, never to a line. */
+export interface DraftThreadState {
+  anchor: string;
+  /** The 0-based line it was last shown on (where an outdated thread stays). */
+  line: number;
+  resolved: boolean;
+  comments: readonly { body: string }[];
+}
+
+/**
+ * Where each draft thread goes in the plan's current text, in the order given: the line of its
+ * anchor (a step's first line, a section's heading), which it follows through added, removed and
+ * moved steps and edited text; an anchor that is gone makes it `outdated`, kept on its last line.
+ */
+export function placeDraftThreads(threads: readonly Pick<DraftThreadState, 'anchor' | 'line'>[], doc: PlanDocument): { line: number; outdated: boolean }[] {
+  const anchors = reviewAnchors(doc);
+  return threads.map((t) => {
+    const line = anchors.get(t.anchor);
+    return line === undefined ? { line: t.line, outdated: true } : { line, outdated: false };
+  });
+}
+
+/**
+ * The comments a draft review submits, one per thread (its comments joined): unresolved threads
+ * with comments whose anchor is still in the plan. Without the plan (it does not read now) the
+ * anchors are not checked.
+ */
+export function pendingDraft(threads: readonly Pick<DraftThreadState, 'anchor' | 'resolved' | 'comments'>[], doc?: PlanDocument): ReviewComment[] {
+  const anchors = doc ? reviewAnchors(doc) : undefined;
+  return threads.filter((t) => !t.resolved && t.comments.length && (!anchors || anchors.has(t.anchor))).map((t) => ({ anchor: t.anchor, body: t.comments.map((c) => c.body).join('\n\n') }));
+}
+
 /** The review sections of a plan, oldest first, read back. */
 export function reviewHistoryOf(doc: PlanDocument): { kind: 'rejection' | 'approval'; version: number; notes: ReviewNotes }[] {
   const out: { kind: 'rejection' | 'approval'; version: number; notes: ReviewNotes }[] = [];

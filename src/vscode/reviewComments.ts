@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { anchorAtLine, anchorPlaces, isStepAnchor, parsePlan, PlanDocument, reviewAnchors, ReviewComment } from '../core';
+import { anchorAtLine, anchorPlaces, isStepAnchor, parsePlan, pendingDraft, placeDraftThreads, PlanDocument, reviewAnchors, ReviewComment } from '../core';
 import { DisposableScope } from './disposable';
 import { COMMANDS, COMMENT_IDS } from './ids';
 
@@ -86,11 +86,7 @@ export class ReviewComments extends DisposableScope {
 
   /** The unresolved comments of a plan's draft review whose anchor still exists, one per thread, for a submission. */
   pending(uri: vscode.Uri, doc?: PlanDocument): ReviewComment[] {
-    const threads = this.drafts[uri.toString()] ?? [];
-    const anchors = doc ? reviewAnchors(doc) : undefined;
-    return threads
-      .filter((t) => !t.resolved && t.comments.length && (!anchors || anchors.has(t.anchor)))
-      .map((t) => ({ anchor: t.anchor, body: t.comments.map((c) => c.body).join('\n\n') }));
+    return pendingDraft(this.drafts[uri.toString()] ?? [], doc);
   }
 
   /** Threads per anchor (unresolved), for the plan editor's counts. */
@@ -134,17 +130,16 @@ export class ReviewComments extends DisposableScope {
     if (!threads?.length) return;
     const doc = planOf(document);
     if (!doc) return; // an invalid text: threads stay where they were until it reads again
-    const anchors = reviewAnchors(doc);
+    const places = placeDraftThreads(threads, doc);
     let moved = false;
-    for (const t of threads) {
-      const line = anchors.get(t.anchor);
-      if (line !== undefined && line !== t.line) {
+    for (const [i, t] of threads.entries()) {
+      const { line, outdated } = places[i];
+      if (line !== t.line) {
         t.line = line;
         moved = true;
       }
       const live = this.live.get(t.id);
       if (!live) continue;
-      const outdated = line === undefined;
       const at = Math.min(t.line, document.lineCount - 1);
       if (live.range.start.line !== at) live.range = new vscode.Range(at, 0, at, 0);
       const label = threadLabel(t, outdated);

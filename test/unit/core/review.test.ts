@@ -12,6 +12,8 @@ import {
   openReview,
   parsePlan,
   parseReviewNotes,
+  pendingDraft,
+  placeDraftThreads,
   reject,
   reviewAnchors,
   reviewHistoryOf,
@@ -140,6 +142,87 @@ describe('core: reviews with comments (review)', () => {
       assert.match(doc.text.split('\n')[reviewAnchors(doc).get('S003')!], /S003 Ship/);
       doc = parsePlan(editStep(doc, { op: 'remove', id: 'S003' }, ctx).text);
       assert.equal(reviewAnchors(doc).get('S003'), undefined);
+    });
+  });
+
+  describe('draft threads (placeDraftThreads, pendingDraft: what the editor\'s comment threads do)', () => {
+    type Thread = { anchor: string; line: number; resolved: boolean; comments: { body: string }[]; outdated?: boolean };
+    const thread = (anchor: string, doc: ReturnType<typeof parsePlan>, body = `On ${anchor}.`): Thread => ({ anchor, line: reviewAnchors(doc).get(anchor)!, resolved: false, comments: [{ body }] });
+    /** What the face does on each change of the text: every thread to its new place. */
+    const follow = (threads: Thread[], doc: ReturnType<typeof parsePlan>): Thread[] => {
+      const places = placeDraftThreads(threads, doc);
+      assert.equal(places.length, threads.length);
+      return threads.map((t, i) => ({ ...t, ...places[i] }));
+    };
+    const lineText = (doc: ReturnType<typeof parsePlan>, t: Thread) => doc.text.split('\n')[t.line];
+
+    it('a step thread follows its step through a step added before it, one removed before it, a move and its own text edited; a section thread follows its heading', () => {
+      let doc = parsePlan(proposed());
+      let [s3, risks] = [thread('S003', doc), thread('Risks', doc)];
+      const start = s3.line;
+      assert.match(lineText(doc, s3), /^3\. \[ \] S003 Ship$/);
+
+      doc = parsePlan(editStep(doc, { op: 'add', text: 'First things first', after: 'start' }, ctx).text);
+      [s3, risks] = follow([s3, risks], doc);
+      assert.deepEqual([s3.line, s3.outdated], [start + 1, false], 'a step added before it moves it down a line');
+      assert.match(lineText(doc, s3), /S003 Ship$/);
+      assert.equal(lineText(doc, risks), '## Risks');
+
+      doc = parsePlan(editStep(doc, { op: 'update', id: 'S001', details: 'Use the grammar.\nKeep it small.' }, ctx).text);
+      [s3, risks] = follow([s3, risks], doc);
+      assert.equal(s3.line, start + 3, 'details of a step before it (two lines) move it down two lines');
+      doc = parsePlan(editStep(doc, { op: 'remove', id: 'S001' }, ctx).text);
+      [s3, risks] = follow([s3, risks], doc);
+      assert.deepEqual([s3.line, s3.outdated], [start, false], 'the step before it (three lines) removed: up three lines');
+      assert.match(lineText(doc, s3), /S003 Ship$/);
+      assert.equal(lineText(doc, risks), '## Risks');
+
+      doc = parsePlan(editStep(doc, { op: 'move', id: 'S003', after: 'start' }, ctx).text);
+      [s3, risks] = follow([s3, risks], doc);
+      assert.equal(s3.line, reviewAnchors(doc).get('S004')! - 1, 'moved to the top: right above the first step it was below');
+      assert.match(lineText(doc, s3), /^1\. \[ \] S003 Ship$/);
+
+      doc = parsePlan(editStep(doc, { op: 'update', id: 'S003', text: 'Ship it to production' }, ctx).text);
+      [s3, risks] = follow([s3, risks], doc);
+      assert.deepEqual([lineText(doc, s3), s3.outdated], ['1. [ ] S003 Ship it to production', false]);
+      assert.equal(lineText(doc, risks), '## Risks');
+      assert.equal(risks.outdated, false);
+    });
+
+    it('a thread whose step is removed is outdated and keeps its last line; it comes back when the step does', () => {
+      let doc = parsePlan(proposed());
+      let [s2, s3] = [thread('S002', doc), thread('S003', doc)];
+      const last = s2.line;
+      doc = parsePlan(editStep(doc, { op: 'remove', id: 'S002' }, ctx).text);
+      [s2, s3] = follow([s2, s3], doc);
+      assert.deepEqual([s2.line, s2.outdated], [last, true]);
+      assert.deepEqual([s3.line, s3.outdated], [last, false], 'the next step moved up to that line');
+      // A section removed: its thread is outdated too.
+      const removedRisks = parsePlan(setContent(doc, doc.body.replace(/## Risks\n- It breaks\.\n\n/, ''), ctx).text);
+      const [risks] = follow([thread('Risks', doc)], removedRisks);
+      assert.deepEqual([risks.line, risks.outdated], [thread('Risks', doc).line, true]);
+      // Undo (the old text again): the step is back, and so is its thread.
+      [s2] = follow([s2], parsePlan(proposed()));
+      assert.deepEqual([s2.line, s2.outdated], [last, false]);
+    });
+
+    it('submits one comment per unresolved thread whose anchor is still there: outdated, resolved and empty threads are left out', () => {
+      const before = parsePlan(proposed());
+      const threads: Thread[] = [
+        { ...thread('S001', before), comments: [{ body: 'Which parser?' }, { body: 'A PEG one.' }] },
+        { ...thread('S002', before, 'Gone with its step.') },
+        { ...thread('S003', before, 'Resolved already.'), resolved: true },
+        { ...thread('Risks', before), comments: [] },
+        thread('Verification', before, 'Name the command.'),
+      ];
+      const doc = parsePlan(editStep(before, { op: 'remove', id: 'S002' }, ctx).text);
+      assert.deepEqual(pendingDraft(threads, doc), [
+        { anchor: 'S001', body: 'Which parser?\n\nA PEG one.' },
+        { anchor: 'Verification', body: 'Name the command.' },
+      ]);
+      // A plan that does not read now: anchors are not checked, resolved and empty threads still stay out.
+      assert.deepEqual(pendingDraft(threads).map((c) => c.anchor), ['S001', 'S002', 'Verification']);
+      assert.deepEqual(pendingDraft([], doc), []);
     });
   });
 
