@@ -13,6 +13,7 @@ import {
   parsePlan,
   PlanDocument,
   reject,
+  reviewHistoryOf,
   sectionText,
   setContent,
   setMetadata,
@@ -80,7 +81,13 @@ function piParse(content: string) {
     }
   }
   const ctx = body.match(/## Context\n([\s\S]*?)(?=\n## |$)/);
-  return { fm, steps, context: ctx ? ctx[1].trim() : undefined };
+  // The rest of the body, as pi-planner's plan-store keeps it (`Plan.body`: the text outside the
+  // Steps and Context sections, review sections included), so a round trip can check that text too.
+  let remaining = body;
+  if (stepsMatch) remaining = remaining.replace(/## Steps\n[\s\S]*?(?=\n## |$)/, '');
+  if (ctx) remaining = remaining.replace(/## Context\n[\s\S]*?(?=\n## |$)/, '');
+  remaining = remaining.trim();
+  return { fm, steps, context: ctx ? ctx[1].trim() : undefined, body: remaining || undefined };
 }
 
 // ---------- (a) plans written by pi-planner ----------
@@ -192,6 +199,38 @@ describe('corpus: pi-planner plans', () => {
     ]);
     assert.equal(p.fm.status, 'executing');
     assert.equal(p.fm.execution_started_at, NOW);
+  });
+
+  it('a rejection with comments round-trips through pi-planner\'s reader: steps intact, the comment lines plain body text', () => {
+    // Ids on every step (our first write), one step checked off by hand; then a person rejects it with comments.
+    let d = parsePlan(editStep(parsePlan(PROPOSED), { op: 'update', id: 'S004', target: 'sent-items' }, agent).text.replace('2. [ ] S002', '2. [x] S002'));
+    const reviewed = piParse(d.text).steps;
+    const r = reject(d, 'Close, but not yet.', user, d.fm.version, [
+      { anchor: 'S003', body: 'Log on the partner too.' },
+      { anchor: 'S001', body: 'Only invoices over 30 days:\nsay how that is filtered.' },
+      { anchor: 'Risks', body: 'Name what happens if the mail bounces.' },
+    ]);
+    const section = ['## Rejection (v2)', 'Close, but not yet.', '', '- S003: Log on the partner too.', '- S001: Only invoices over 30 days:', '  say how that is filtered.', '- Risks: Name what happens if the mail bounces.'].join('\n');
+    assert.ok(r.text.endsWith(`\n\n${section}\n`), r.text);
+    const p = piParse(r.text);
+    // Every step as pi-planner read it before the review: id, status marker, text, annotation.
+    assert.deepEqual(p.steps, reviewed);
+    assert.deepEqual(p.steps.map((s) => s.description), ['[ ] S001 Query overdue invoices for Acme Corp', '[x] S002 Send payment reminder email', '[ ] S003 Log reminder activity on each invoice', '[ ] S004 Confirm the reminders went out']);
+    assert.deepEqual(p.steps.map((s) => [s.tool, s.operation, s.target]), [['odoo-toolbox', 'search', 'account.move'], ['go-easy', 'send', 'billing@acme.example'], ['odoo-toolbox', 'write', 'account.move'], ['go-easy', 'list', 'sent-items']]);
+    assert.equal(p.fm.status, 'rejected');
+    assert.equal(p.context, 'Acme Corp has 3 invoices overdue by more than 30 days.\nUse the English reminder template.');
+    // The review is plain Markdown in pi-planner's body, line for line.
+    assert.equal(p.body, section);
+    // And the core reads the same text back as the feedback and the comments by anchor.
+    d = parsePlan(r.text);
+    assert.deepEqual(reviewHistoryOf(d).map((h) => [h.kind, h.version, h.notes.feedback, h.notes.comments]), [
+      ['rejection', 2, 'Close, but not yet.', [
+        { anchor: 'S003', body: 'Log on the partner too.' },
+        { anchor: 'S001', body: 'Only invoices over 30 days:\nsay how that is filtered.' },
+        { anchor: 'Risks', body: 'Name what happens if the mail bounces.' },
+      ]],
+    ]);
+    assert.deepEqual(stepView(d).map((s) => [s.id, s.status, s.text]), [['S001', 'pending', 'Query overdue invoices for Acme Corp'], ['S002', 'done', 'Send payment reminder email'], ['S003', 'pending', 'Log reminder activity on each invoice'], ['S004', 'pending', 'Confirm the reminders went out']]);
   });
 
   it('rejected plan: rejections read, title with escaped quotes, history kept byte for byte on edit', () => {

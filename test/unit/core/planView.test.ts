@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { approve, createPlanText, parsePlan, submit } from '../../../src/core';
+import { approve, createPlanText, editStep, parsePlan, submit } from '../../../src/core';
 import fc from 'fast-check';
 import { isPlainInline, planView, renderInline, renderMarkdown } from '../../../src/core/planView';
 import type { ViewNode } from '../../../src/protocol/planEditor';
@@ -85,6 +85,62 @@ describe('core: the plan editor view (planView)', () => {
     const json = JSON.stringify(nodes);
     assert.ok(tags.has('code') && json.includes('<script>window.__xss = 1</script>'));
     assert.ok(json.includes('"click"') && json.includes('"run"'));
+  });
+
+  describe('"since the last review" marks (the comparison with the reviewed snapshot)', () => {
+    /** The version a person reviewed: four steps and risks, proposed at v2. */
+    const reviewed = submit(parsePlan(createPlanText({ id: 'PLAN-0000abcd', title: 'T', goal: 'G', steps: [{ text: 'Build' }, { text: 'Test' }, { text: 'Ship' }, { text: 'Tell' }], risks: ['None'] }, ctx.now)), ctx).text;
+    const revise = (...edits: Parameters<typeof editStep>[1][]) => edits.reduce((text, e) => editStep(parsePlan(text), e, ctx).text, reviewed);
+    const since = (v: ReturnType<typeof planView>) => (v.kind === 'plan' ? v.steps.map((s) => [s.id, s.since ?? '']) : assert.fail(v.message));
+
+    it('marks steps added and changed, lists the removed ones with their text, and says which comments the revision addressed', () => {
+      const now = revise({ op: 'add', text: 'Document', after: 'S001' }, { op: 'remove', id: 'S003' }, { op: 'update', id: 'S004', text: 'Tell the team' });
+      const v = planView(now, { reviewed: { text: reviewed, comments: [{ anchor: 'S003', body: 'Why now?' }, { anchor: 'S002', body: 'Which tests?' }, { anchor: 'Risks', body: 'Name one.' }] } });
+      assert.deepEqual(since(v), [['S001', ''], ['S005', 'added'], ['S002', ''], ['S004', 'changed']]);
+      assert.ok(v.kind === 'plan');
+      assert.deepEqual(v.review, {
+        fromVersion: 2,
+        removed: [{ id: 'S003', text: 'Ship' }],
+        comments: [
+          { anchor: 'S003', body: 'Why now?', addressed: true },
+          { anchor: 'S002', body: 'Which tests?', addressed: false },
+          { anchor: 'Risks', body: 'Name one.', addressed: false },
+        ],
+        changes: 3,
+      });
+      assert.ok(ToWebviewSchema.safeParse({ type: 'state', state: v }).success);
+    });
+
+    it('marks the steps whose place in the order changed as moved (not changed), with nothing removed', () => {
+      const v = planView(revise({ op: 'move', id: 'S004', after: 'S001' }), { reviewed: { text: reviewed, comments: [] } });
+      assert.deepEqual(since(v), [['S001', ''], ['S004', 'moved'], ['S002', 'moved'], ['S003', 'moved']]);
+      assert.ok(v.kind === 'plan' && v.review);
+      assert.deepEqual([v.review.removed, v.review.changes], [[], 3]);
+      // Moved and edited: changed wins.
+      const both = planView(revise({ op: 'move', id: 'S004', after: 'start' }, { op: 'update', id: 'S004', text: 'Tell first' }), { reviewed: { text: reviewed, comments: [] } });
+      assert.deepEqual(since(both)[0], ['S004', 'changed']);
+    });
+
+    it('a missing, corrupted or foreign snapshot gives the view with no comparison: no marks, no review, never an error', () => {
+      const now = revise({ op: 'add', text: 'Document' }, { op: 'remove', id: 'S003' });
+      const plain = planView(now);
+      assert.ok(plain.kind === 'plan' && plain.review === undefined);
+      assert.ok(since(plain).every(([, mark]) => mark === ''));
+      const comments = [{ anchor: 'S003', body: 'Why now?' }];
+      for (const [what, text] of [
+        ['not a plan', 'garbage \u0000\ufffd'],
+        ['an empty file', ''],
+        ['a broken frontmatter', reviewed.replace(/^version: 2$/m, 'version: [')],
+        ['a cut-off file', reviewed.slice(0, 40)],
+        ['another plan', reviewed.replace('PLAN-0000abcd', 'PLAN-0000ffff')],
+      ] as const) {
+        const v = planView(now, { reviewed: { text, comments } });
+        assert.deepEqual(v, plain, `${what}: the same view as with no snapshot`);
+      }
+      // The same comparison works again with a good snapshot (the cases above did not pass by accident).
+      const good = planView(now, { reviewed: { text: reviewed, comments } });
+      assert.ok(good.kind === 'plan' && good.review?.removed.length === 1);
+    });
   });
 
   describe('the plain-text shortcut for step texts', () => {
