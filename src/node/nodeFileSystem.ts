@@ -129,10 +129,26 @@ function readWithStatNow(p: string, maxBytes: number): { stat: FileStat; bytes?:
     const st = fs.fstatSync(fd);
     const stat = statOf(st);
     if (!st.isFile() || st.size > maxBytes) return { stat };
-    return { stat, bytes: fs.readFileSync(fd) };
+    return { stat, bytes: readOpenFile(fd, st.size) };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * The bytes of an open regular file whose fstat said `size`, as readFileSync(fd) reads them (to
+ * that size, fewer if it shrank; an empty one to its end) without the second fstat it would make.
+ */
+function readOpenFile(fd: number, size: number): Buffer {
+  if (size === 0) return fs.readFileSync(fd);
+  const buf = Buffer.allocUnsafe(size);
+  let n = 0;
+  while (n < size) {
+    const r = fs.readSync(fd, buf, n, size - n, null);
+    if (r === 0) break;
+    n += r;
+  }
+  return n === size ? buf : buf.subarray(0, n);
 }
 
 /** `readWithStatNow` without blocking the thread. */
