@@ -255,6 +255,10 @@ export class NodeFileSystem implements FileSystemPort {
     return this.blocking ? inSlices(paths, read) : inParallel(paths, (p) => readWithStatLater(p, maxBytes).catch((e: Error) => e));
   }
 
+  sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+    return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  }
+
   async readDir(p: string): Promise<string[]> {
     try {
       return await fs.promises.readdir(p);

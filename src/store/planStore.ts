@@ -336,7 +336,7 @@ export class PlanStore {
       // The bytes we wrote last (the next step of an agent's run, most often): their text is known,
       // and so is its parse; no decode, no lookup of a new string in the caches.
       const own = this.ownWrites.get(`${id}.md`);
-      const text = own?.bytes && wellFormed(own) && sameBytes(own.bytes, bytes) ? own.text : decodePlanBytes(bytes, this.rel(path));
+      const text = own?.bytes && wellFormed(own) && this.sameBytes(own.bytes, bytes) ? own.text : decodePlanBytes(bytes, this.rel(path));
       await this.prepare(text);
       const before = this.checkId(id, path, parsePlan(text, this.rel(path)));
       if (opts.expectedVersion !== undefined && opts.expectedVersion !== before.fm.version) {
@@ -370,7 +370,7 @@ export class PlanStore {
       // a watcher event for any later write replaces it (its stat differs); announced once the
       // checkpoint is written. Otherwise the file is read as any change is.
       const got = (await this.ports.fs.readManyWithStats?.([path], LIMITS.fileBytes))?.[0];
-      if (got && !(got instanceof Error) && got.bytes && sameBytes(got.bytes, written)) ownEntry = this.setOwnEntry(`${id}.md`, got.stat);
+      if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) ownEntry = this.setOwnEntry(`${id}.md`, got.stat);
     } finally {
       await release();
     }
@@ -776,7 +776,7 @@ export class PlanStore {
     const fromBytes = (i: number, st: FileStat, b: Uint8Array | undefined | Error) => {
       const name = names[i];
       const own = this.ownWrites.get(name);
-      if (own && b && !(b instanceof Error) && isOwn(own, b)) this.lastFromUs.add(name);
+      if (own && b && !(b instanceof Error) && this.isOwn(own, b)) this.lastFromUs.add(name);
       else this.lastFromUs.delete(name);
       next.set(
         name,
@@ -869,6 +869,16 @@ export class PlanStore {
   }
 
   /** A plan file's bytes; a file over the size cap is refused without being read. */
+  /** True when `bytes` are what we wrote (compared byte for byte: no decode of a file we know). */
+  private isOwn(own: OwnWrite, bytes: Uint8Array): boolean {
+    return own.bytes ? this.sameBytes(own.bytes, bytes) : new TextDecoder().decode(bytes) === own.text;
+  }
+
+  /** Byte-for-byte equality: the file system's own where it has one. */
+  private sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+    return this.ports.fs.sameBytes ? this.ports.fs.sameBytes(a, b) : sameBytes(a, b);
+  }
+
   private async readPlanBytes(id: string, path: string): Promise<Uint8Array> {
     const st = await this.ports.fs.stat(path);
     if (st && isSpecial(st)) {
@@ -964,7 +974,7 @@ export class PlanStore {
       throw e;
     }
     const own = this.ownWrites.get(name);
-    if (own && bytes && bytes.byteLength === st.size && isOwn(own, bytes)) return this.ownEntry(name, own, st);
+    if (own && bytes && bytes.byteLength === st.size && this.isOwn(own, bytes)) return this.ownEntry(name, own, st);
     return indexEntryFor(name, bytes, st);
   }
 
@@ -1041,11 +1051,6 @@ interface OwnWrite {
 function wellFormed(own: OwnWrite): boolean {
   own.wellFormed ??= (own.text as { isWellFormed?: () => boolean }).isWellFormed?.() ?? false;
   return own.wellFormed;
-}
-
-/** True when `bytes` are what we wrote (compared byte for byte: no decode of a file we know). */
-function isOwn(own: OwnWrite, bytes: Uint8Array): boolean {
-  return own.bytes ? sameBytes(own.bytes, bytes) : new TextDecoder().decode(bytes) === own.text;
 }
 
 /** Byte-for-byte equality, four bytes at a time where both arrays are aligned for it. */

@@ -63,6 +63,12 @@ export interface FileSystemPort {
    * place of a throw. Optional: without it the store stats, then reads.
    */
   readManyWithStats?(paths: readonly string[], maxBytes: number): Promise<({ stat: FileStat; bytes?: Uint8Array } | undefined | Error)[]>;
+  /**
+   * Byte-for-byte equality of two byte arrays, done natively. Optional: without it the store
+   * compares in JavaScript (an update compares a large plan's bytes twice: ~140 us each in JS
+   * for 110 KB when the arrays are not aligned, ~3 us natively).
+   */
+  sameBytes?(a: Uint8Array, b: Uint8Array): boolean;
   /** Names in a folder; [] when absent. */
   readDir(path: string): Promise<string[]>;
   /** Creates a folder and its parents. */
