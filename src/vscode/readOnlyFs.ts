@@ -17,6 +17,9 @@ export function readOnly(fs: FileSystemPort, locked: () => boolean, why: () => s
     stat: (p) => fs.stat(p),
     statMany: (p) => fs.statMany(p),
     readMany: (p) => fs.readMany(p),
+    // The optional reads pass through too (without them the index stats every file, then reads it).
+    ...(fs.readManyWithStats ? { readManyWithStats: (p: readonly string[], max: number) => fs.readManyWithStats!(p, max) } : {}),
+    ...(fs.sameBytes ? { sameBytes: (a: Uint8Array, b: Uint8Array) => fs.sameBytes!(a, b) } : {}),
     readDir: (p) => fs.readDir(p),
     mkdirp: guard((p) => fs.mkdirp(p)),
     writeFileAtomic: guard((p, d) => fs.writeFileAtomic(p, d)),
