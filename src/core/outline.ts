@@ -143,3 +143,89 @@ export function shiftOutline(outline: Outline, edits: readonly { start: number; 
     }),
   };
 }
+
+/** Characters a heading's Markdown gives a meaning inline (emphasis, code, links, HTML, entities, escapes, strikethrough). */
+const INLINE_SYNTAX = /[\\`*_[\]<>&~]/;
+const ATX = /^ {0,3}(#{1,2})(?:[ \t]+|$)/;
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+/** Lines that could open a block the checks below cannot follow: HTML, and fences off the left margin (inside a list item, say). */
+const UNFOLLOWED = /^ {0,3}<|^ {1,3}(?:```|~~~)/;
+const ITEM_MARKER = /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
+
+/**
+ * Whether an outline kept elsewhere (a cache on disk, keyed by the body's digest) fits `body`, by
+ * checks that need no Markdown parse: the shape; every `#`/`##` heading line outside code fences
+ * is a section, at its offsets, titled with its plain text; no line could underline a setext
+ * heading; each step is a list item line of the Steps section, items in order, as many as the
+ * cheap step count finds, with nothing but blank lines between them. Conservative: what it
+ * cannot confirm (inline markup in a heading, indented items, a setext underline, HTML, an
+ * indented fence, text between steps) makes it false, and the caller parses instead. The property
+ * tests hold that an outline of another body never fits unless it is that body's outline.
+ */
+export function outlineFits(body: string, o: unknown, countedSteps: number): o is Outline {
+  if (!o || typeof o !== 'object') return false;
+  const { sections, steps, stepsSection } = o as Outline;
+  const int = (n: unknown, max = body.length): n is number => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= max;
+  if (!Array.isArray(sections) || !Array.isArray(steps) || !Number.isInteger(stepsSection) || steps.length !== countedSteps) return false;
+  // Every heading line outside fences, in order, with nothing that could be a setext heading.
+  const headings: number[] = [];
+  /** Lines outside fences that start with a list marker at the left margin: where items can start. */
+  const markers: number[] = [];
+  let fence: string | undefined;
+  let prevBlank = true;
+  for (let at = 0; at < body.length; ) {
+    const end = lineEndAt(body, at);
+    const line = body.slice(at, end);
+    if (UNFOLLOWED.test(line)) return false;
+    const f = FENCE.exec(line);
+    // A fence opens with a run of three or more (a backtick run's info has no backtick); it closes
+    // with a run of the same character, at least as long, and nothing after it.
+    const opens = f && !fence && !(f[1][0] === '`' && f[2].includes('`'));
+    const closes = f && fence && f[1][0] === fence[0] && f[1].length >= fence.length && !f[2].trim();
+    if (opens) fence = f[1];
+    else if (closes) fence = undefined;
+    else if (!fence) {
+      if (!prevBlank && SETEXT_UNDERLINE.test(line)) return false;
+      if (ATX.test(line)) headings.push(at);
+      else if (ITEM_MARKER.test(line)) markers.push(at);
+    }
+    prevBlank = !line.trim();
+    const nl = body.indexOf('\n', end);
+    at = nl === -1 ? body.length : nl + 1;
+  }
+  if (headings.length !== sections.length) return false;
+  for (let i = 0; i < sections.length; i++) {
+    const s = sections[i];
+    if (!s || typeof s !== 'object' || typeof s.title !== 'string' || !int(s.start) || !int(s.headingEnd) || !int(s.end)) return false;
+    const m = ATX.exec(body.slice(headings[i], lineEndAt(body, headings[i])));
+    if (!m || s.start !== headings[i] + m[0].indexOf('#') || s.depth !== m[1].length || s.headingEnd !== lineEndAt(body, s.start)) return false;
+    const raw = body.slice(s.start + s.depth, s.headingEnd).replace(/[ \t]+#+[ \t]*$|^[ \t]*#+[ \t]*$/, '').trim();
+    if (INLINE_SYNTAX.test(raw) || s.title !== raw) return false;
+    if (s.end !== (i + 1 < sections.length ? sections[i + 1].start : body.length)) return false;
+  }
+  if (stepsSection !== sections.findIndex((s) => s.depth === 2 && s.title.toLowerCase() === 'steps')) return false;
+  const sec = sections[stepsSection];
+  // An item indented by one to three spaces may be a list of its own that the count does not see.
+  if (sec && /^ {1,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/m.test(body.slice(sec.headingEnd, sec.end))) return false;
+  // Every marker line of the Steps section starts one of its items, and no item starts elsewhere.
+  const starts = sec ? markers.filter((m) => m > sec.headingEnd && m < sec.end) : [];
+  if (starts.length !== steps.length || steps.some((it, i) => !it || it.start !== starts[i])) return false;
+  if (!steps.length) return true;
+  if (!sec) return false;
+  let prevEnd = sec.headingEnd;
+  for (const it of steps) {
+    if (!it || typeof it !== 'object' || !int(it.start) || !int(it.lineEnd) || !int(it.end) || typeof it.ordered !== 'boolean') return false;
+    // At the start of its line (items are counted there), a marker of its list's kind, with only
+    // blank lines between it and the heading or the item before (a line of text there could
+    // make it a paragraph's continuation).
+    if (it.start <= prevEnd || it.start !== lineStartAt(body, it.start) || it.start >= sec.end || body.slice(prevEnd, it.start).trim()) return false;
+    const marker = ITEM_MARKER.exec(body.slice(it.start, it.start + 12));
+    if (!marker || /^\d/.test(marker[0]) !== it.ordered) return false;
+    if (it.lineEnd !== lineEndAt(body, it.start) || it.end < it.lineEnd || it.end > sec.end) return false;
+    // It ends at the end of a line that is not blank, as a parse settles it.
+    if (it.end !== lineEndAt(body, it.end) || !body.slice(lineStartAt(body, it.end), it.end).trim()) return false;
+    prevEnd = it.end;
+  }
+  return true;
+}
