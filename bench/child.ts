@@ -4,16 +4,19 @@
  * Prints one JSON line. Modes:
  *   loaded                          nothing: the peak memory of Node with our code loaded
  *   index <root> [cacheDir]         PlanStore.open: the cold index, or the warm start from cacheDir
- *   update <root> <steps> <runs>    step updates on a new <steps>-step plan of that folder, each
- *                                   followed by a bare write of the same bytes through the same
- *                                   file API (so both see the same machine), with the store opened
- *                                   for named plans only, as the CLI and the MCP server do
+ *   setup <root> <steps> [outlines] a new approved, executing <steps>-step plan (its id printed):
+ *                                   what an agent's earlier calls (another process) did
+ *   update <root> <id> <runs> [outlines]  step updates on that plan, each followed by a bare write
+ *                                   of the same bytes through the same file API (so both see the
+ *                                   same machine), with the store opened for named plans only, as
+ *                                   the CLI and the MCP server do; [outlines]: their cache of
+ *                                   outlines (without it the process parses the plan once)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { approve, markStep, startExecution } from '../src/core';
-import { fileIndexCache, NodeFileSystem, nodePorts } from '../src/node';
+import { fileIndexCache, NodeFileSystem, nodePorts, PersistedOutlines } from '../src/node';
 import { PlanStore } from '../src/store';
 
 const [mode, root, ...rest] = process.argv.slice(2);
@@ -38,17 +41,23 @@ async function main(): Promise<void> {
     const mb = (m: NodeJS.MemoryUsage) => ({ rss: Math.round(m.rss / 1e6), heap: Math.round(m.heapUsed / 1e6), total: Math.round(m.heapTotal / 1e6), ext: Math.round(m.external / 1e6), ab: Math.round(m.arrayBuffers / 1e6) });
     return print({ ms, plans: store.list().length, ...(process.env.BENCH_MEM ? { mem: mb(mem), afterGc: mb(after) } : {}) });
   }
-  if (mode === 'update') {
+  const open = (outlines?: string) => PlanStore.openForPlans(root, { ...nodePorts(root, { indexCache: false }), ...(outlines ? { parser: new PersistedOutlines(outlines) } : {}) });
+  if (mode === 'setup') {
     const n = Number(rest[0]);
-    const runs = Number(rest[1] ?? 60);
-    const store = await PlanStore.openForPlans(root, nodePorts(root, { indexCache: false }));
+    const store = await open(rest[1]);
     const steps = Array.from({ length: n }, (_, i) => ({ text: `Step ${i + 1}: change module ${i}`, tool: 'edit', operation: 'update', target: `src/m${i}.ts`, details: i % 3 ? 'Details of the change.' : undefined }));
-    const created = await store.create({ title: `A ${n}-step plan`, goal: 'Measure updates.', steps, verification: ['tests pass'], status: 'proposed' }, 'agent');
-    const id = created.fm.id;
+    const id = (await store.create({ title: `A ${n}-step plan`, goal: 'Measure updates.', steps, verification: ['tests pass'], status: 'proposed' }, 'agent')).fm.id;
+    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'agent', (d, c) => startExecution(d, c));
+    return print({ id });
+  }
+  if (mode === 'update') {
+    const id = rest[0];
+    const runs = Number(rest[1] ?? 60);
+    const store = await open(rest[2]);
+    const n = (await store.read(id)).steps.length;
     const bareTarget = path.join(plans, `.bench-bare-${process.pid}.txt`);
     try {
-      await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
-      await store.update(id, 'agent', (d, c) => startExecution(d, c));
       const nfs = new NodeFileSystem();
       const locked: number[] = [];
       const whole: number[] = [];

@@ -191,6 +191,11 @@ function placedStep(src: string, index: number): PlacedStep {
   return Object.freeze(s);
 }
 
+/** The outline of `body` if it is cached (never parses). */
+export function knownOutline(body: string): Outline | undefined {
+  return outlineCache.get(body);
+}
+
 /** True when the outline of `body` is cached (a parse of a text with this body needs no Markdown parse). */
 export function hasOutline(body: string): boolean {
   return outlineCache.has(body);

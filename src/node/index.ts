@@ -6,14 +6,21 @@ import { createHash } from 'node:crypto';
 import { PlanStore, StorePorts, IndexCachePort } from '../store';
 import { NodeFileSystem } from './nodeFileSystem';
 import { NodeLock } from './nodeLock';
+import { PersistedOutlines } from './persistedOutlines';
 
 export { NodeFileSystem } from './nodeFileSystem';
 export { NodeLock } from './nodeLock';
 export { NodeWatcher } from './nodeWatcher';
 export { OffThreadParser } from './offThreadParser';
+export { PersistedOutlines } from './persistedOutlines';
+
+/** Pi Plans' folder in the user's cache (never in a repository): PI_PLANS_CACHE_DIR, or pi-plans in XDG_CACHE_HOME or ~/.cache. */
+export function cacheHome(): string {
+  return process.env.PI_PLANS_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pi-plans');
+}
 
 /** The warm-start index of a workspace, kept in the user's cache folder (never in the repository). */
-export function fileIndexCache(root: string, cacheDir = process.env.PI_PLANS_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pi-plans')): IndexCachePort {
+export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCachePort {
   const file = path.join(cacheDir, `${createHash('sha256').update(path.resolve(root)).digest('hex').slice(0, 16)}.json`);
   return {
     load: () => fs.promises.readFile(file, 'utf8').catch(() => undefined),
@@ -40,11 +47,16 @@ export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?:
   };
 }
 
-/** Opens the plan store of a workspace folder with Node ports. */
+/**
+ * Opens the plan store of a workspace folder with Node ports, for a short-lived process (the CLI)
+ * or one that starts cold (the MCP server): outlines of large plans are kept in the user's cache
+ * (`PersistedOutlines`), so the next process that touches the plan needs no Markdown parse.
+ */
 export function openNodeStore(root: string, opts: { indexCache?: boolean; index?: boolean | 'lazy' } = {}): Promise<PlanStore> {
   const abs = path.resolve(root).split(path.sep).join('/');
+  const ports = (o: { indexCache?: boolean }) => ({ ...nodePorts(abs, o), parser: new PersistedOutlines(path.join(cacheHome(), 'outlines')) });
   // Work on named plans needs no index (nor its cache); a lazy store builds it when asked.
-  if (opts.index === false) return PlanStore.openForPlans(abs, nodePorts(abs, { ...opts, indexCache: false }));
-  if (opts.index === 'lazy') return PlanStore.openLazily(abs, nodePorts(abs, opts));
-  return PlanStore.open(abs, nodePorts(abs, opts));
+  if (opts.index === false) return PlanStore.openForPlans(abs, ports({ ...opts, indexCache: false }));
+  if (opts.index === 'lazy') return PlanStore.openLazily(abs, ports(opts));
+  return PlanStore.open(abs, ports(opts));
 }

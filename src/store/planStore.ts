@@ -261,7 +261,9 @@ export class PlanStore {
     const bytes = await this.readPlanBytes(id, path);
     const text = decodePlanBytes(bytes, this.rel(path));
     await this.prepare(text);
-    return this.checkId(id, path, parsePlan(text, this.rel(path)));
+    const doc = this.checkId(id, path, parsePlan(text, this.rel(path)));
+    this.ports.parser?.parsed?.(text);
+    return doc;
   }
 
   /**
@@ -306,6 +308,7 @@ export class PlanStore {
       try {
         await this.writeNew(id, text);
         await this.checkpoint(id, { type: 'created', status: parsePlan(text).fm.status, actor, version: 1 });
+        this.ports.parser?.parsed?.(text);
         return parsePlan(text);
       } catch (e) {
         if (attempt < 3 && (e as { code?: string }).code === 'EEXIST') continue;
@@ -384,6 +387,7 @@ export class PlanStore {
       this.emit({ added: prev ? [] : [name], changed: prev && !sameEntry(prev, next) ? [name] : [], removed: [] });
     }
     await this.refreshEntries([...(ownEntry ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
+    this.ports.parser?.parsed?.(result.text);
     return { doc, result };
   }
 

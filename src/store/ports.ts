@@ -145,6 +145,8 @@ export interface ParserPort {
   prepare(text: string): Promise<void>;
   /** The same for a plan body (the text after the frontmatter) an operation is about to parse. */
   prepareBody?(body: string): Promise<void>;
+  /** Told of a text this process has parsed (a plan read, created or written): a port that keeps parses for other processes keeps this one. */
+  parsed?(text: string): void;
 }
 
 /** Everything the store needs. */
