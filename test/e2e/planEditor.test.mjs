@@ -256,6 +256,41 @@ describe('the plan editor (code-server + chromium)', function () {
     assert.match(saved, new RegExp(`^version: ${version + 2}$`, 'm'));
   });
 
+  it('a dirty plan shows Save to approve in the plan editor; saving shows Approve again', async () => {
+    const file = path.join(plansDir(), 'PLAN-0e2e0a5a.md');
+    fs.writeFileSync(file, plan('PLAN-0e2e0a5a', 'A proposal edited before its approval', 'proposed', 1, '## Goal\nG\n\n## Steps\n1. [ ] S001 Write the handler\n2. [ ] S002 Test the handler\n\n## Verification\n- v\n'));
+    const original = fs.readFileSync(file, 'utf8');
+    await openFromExplorer(/^A proposal edited before its approval/);
+    await view().locator('h1', { hasText: 'A proposal edited before its approval' }).waitFor({ timeout: 30_000 });
+    await view().getByRole('button', { name: 'Approve v1' }).waitFor({ timeout: 20_000 });
+    assert.equal(await view().getByRole('button', { name: 'Save to approve' }).count(), 0, 'a saved plan offers Approve, not Save to approve');
+    // A proposal is edited here as it is (it stays proposed): the step edit makes the document dirty.
+    await view().locator('li.step[data-step="S001"]').getByRole('button', { name: 'Edit' }).click();
+    await view().locator('#step-text').fill('Write the handler and its error cases');
+    await view().locator('#step-text').press('Enter');
+    await view().locator('li.step[data-step="S001"] .step-text', { hasText: 'Write the handler and its error cases' }).waitFor({ timeout: 20_000 });
+    await page.locator('.tab.dirty', { hasText: 'PLAN-0e2e0a5a.md' }).first().waitFor({ timeout: 10_000 });
+    // Unsaved: the editor offers Save to approve in place of Approve (what is approved is what is on disk).
+    await view().getByRole('button', { name: 'Save to approve' }).waitFor({ timeout: 20_000 });
+    assert.equal(await view().getByRole('button', { name: /^Approve v\d+/ }).count(), 0, 'no Approve while the plan is dirty');
+    assert.equal(fs.readFileSync(file, 'utf8'), original, 'nothing is written before saving');
+    // Saved from the keyboard (the webview has the focus): Approve is back, on the saved version.
+    await view().locator('h1').click();
+    await page.keyboard.press('Control+S');
+    await page.locator('.tab.dirty', { hasText: 'PLAN-0e2e0a5a.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });
+    const saved = fs.readFileSync(file, 'utf8');
+    assert.match(saved, /S001 Write the handler and its error cases/);
+    assert.match(saved, /^status: proposed$/m, 'still proposed after the edit');
+    const version = Number(/^version: (\d+)$/m.exec(saved)[1]);
+    assert.equal(version, 2, 'the edit is the next version');
+    await view().getByRole('button', { name: `Approve v${version}` }).waitFor({ timeout: 20_000 });
+    assert.equal(await view().getByRole('button', { name: 'Save to approve' }).count(), 0, 'no Save to approve once saved');
+    assert.match(await view().locator('header').innerText(), /PLAN-0e2e0a5a · v2/);
+    // Closed (not dirty: no question), so the tests that follow start without it.
+    await runCommand(page, 'View: Close Editor');
+    await page.locator('.tab', { hasText: 'PLAN-0e2e0a5a.md' }).waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
   it('opens links only through the extension: a workspace file opens, a web page asks first (mouse and keyboard)', async () => {
     fs.mkdirSync(path.join(ws, 'src'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'src/limiter.ts'), 'export const limit = 10;\n');

@@ -303,4 +303,84 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     // Its label (a property of its own, drawn when it arrives): on the step it was written on, still a draft.
     await thread.filter({ hasText: /S004 · draft/ }).waitFor({ timeout: 10_000 });
   });
+
+  // A plan of the test's own (proposed, no agent waits on it), for the comment widget's own actions.
+  const own = 'PLAN-0e2e0a60';
+  const ownFile = () => path.join(ws, '.pi', 'plans', `${own}.md`);
+  let ownText;
+
+  it('replies to a draft thread, edits a comment with its Edit action, deletes the reply and a thread; nothing is written to the plan', async () => {
+    ownText = `---\nid: ${own}\ntitle: "Backfill the orders table"\nstatus: proposed\nversion: 1\ncreated_at: 2026-11-23T10:00:00.000Z\nupdated_at: 2026-11-23T10:00:00.000Z\n---\n\n## Goal\nEvery order has a region.\n\n## Steps\n1. [ ] S001 Add the region column\n2. [ ] S002 Backfill the region of old orders\n3. [ ] S003 Drop the legacy country column\n\n## Verification\n- every order has a region\n`;
+    fs.writeFileSync(ownFile(), ownText);
+    const unchanged = (when) => assert.equal(fs.readFileSync(ownFile(), 'utf8'), ownText, `nothing is written to the plan ${when}`);
+    // Its text, from the Plans view (plans open as text in this test's settings; Quick Open's
+    // file list may not know a file this new yet).
+    await page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Pi Plans"]') }).click();
+    await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name: /^Backfill the orders table/ }).first().click();
+    await page.locator('.tab.active', { hasText: `${own}.md` }).waitFor({ timeout: 20_000 });
+    await toTop();
+    await commentOn('S002 Backfill the region', 'Backfill in batches.');
+    const thread = page.locator('.review-widget').filter({ visible: true }).filter({ hasText: /S002 · draft/ }).first();
+    await thread.waitFor({ timeout: 20_000 });
+    const comments = thread.locator('.review-comment');
+    // Reply: the thread's reply box, then its "Add Comment".
+    await thread.locator('.review-thread-reply-button').click();
+    await thread.locator('.monaco-editor.focused').waitFor({ timeout: 10_000 });
+    await page.keyboard.type('And log the progress.');
+    await thread.locator('.monaco-button', { hasText: 'Add Comment' }).click();
+    await thread.locator('.review-comment .comment-body', { hasText: 'And log the progress.' }).waitFor({ timeout: 10_000 });
+    assert.equal(await comments.count(), 2, 'the reply is the thread\'s second comment');
+    assert.match(await comments.nth(0).innerText(), /Backfill in batches\./, 'the first comment stays first');
+    unchanged('after a reply');
+    // Edit the first comment: its "Edit Comment" action (shown on hover), new text, Save.
+    const first = comments.nth(0);
+    await first.hover();
+    await first.locator('.comment-actions .action-label[aria-label="Edit Comment"]').click();
+    const edit = first.locator('.edit-container');
+    await edit.locator('.monaco-editor').waitFor({ timeout: 10_000 });
+    await edit.locator('.monaco-editor .view-lines').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('Backfill in batches of 1000 rows.');
+    await edit.locator('.monaco-button', { hasText: 'Save' }).click();
+    await edit.waitFor({ state: 'detached', timeout: 10_000 });
+    await first.locator('.comment-body', { hasText: 'Backfill in batches of 1000 rows.' }).waitFor({ timeout: 10_000 });
+    assert.equal(await comments.count(), 2);
+    assert.doesNotMatch(await thread.innerText(), /Backfill in batches\.(?! of)/, 'the old text is gone');
+    unchanged('after an edit');
+    // Delete the reply: its "Delete Comment" action; the thread keeps the edited comment.
+    const reply = comments.filter({ hasText: 'And log the progress.' });
+    await reply.hover();
+    await reply.locator('.comment-actions .action-label[aria-label="Delete Comment"]').click();
+    await reply.waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await comments.count(), 1, 'one comment left in the thread');
+    assert.match(await comments.first().innerText(), /Backfill in batches of 1000 rows\./);
+    unchanged('after deleting a comment');
+    // A second thread, deleted whole with the thread's "Delete Thread" action.
+    await commentOn('S003 Drop the legacy', 'Keep the country column one more release.');
+    const other = page.locator('.review-widget').filter({ visible: true }).filter({ hasText: /S003 · draft/ }).first();
+    await other.waitFor({ timeout: 20_000 });
+    await other.locator('.head .action-label[aria-label="Delete Thread"]').click();
+    await page.locator('.review-widget .comment-body', { hasText: 'Keep the country column one more release.' }).waitFor({ state: 'detached', timeout: 10_000 });
+    await thread.waitFor({ timeout: 10_000 });
+    unchanged('after deleting a thread');
+    assert.equal(fs.existsSync(path.join(ws, '.pi', 'plans', 'reviews', own)), false, 'no reviewed version kept before a submission');
+  });
+
+  it('"Reject…" sends the edited comment as it was saved, and neither the deleted reply nor the deleted thread', async () => {
+    await page.locator('.tab', { hasText: `${own}.md` }).first().click();
+    await page.locator('.tab.active', { hasText: `${own}.md` }).waitFor({ timeout: 20_000 });
+    await runCommand(page, 'Pi Plans: Reject Plan…');
+    // One thread left in the draft, with one comment.
+    await page.locator('.quick-input-widget', { hasText: 'with 1 comment(s)' }).waitFor({ timeout: 20_000 });
+    await page.locator('.quick-input-widget input').fill('One thing.');
+    await page.keyboard.press('Enter');
+    const rejected = await until('the rejection of the test\'s plan on disk', () => {
+      const t = fs.readFileSync(ownFile(), 'utf8');
+      return t.includes('## Rejection (v1)') && t;
+    });
+    assert.match(rejected, /## Rejection \(v1\)\nOne thing\.\n\n- S002: Backfill in batches of 1000 rows\.\n/);
+    assert.doesNotMatch(rejected, /And log the progress|Keep the country column|Backfill in batches\.\n/, 'only the edited comment went with the review');
+    // The sent draft is gone from the editor.
+    await page.locator('.review-widget .comment-body', { hasText: 'Backfill in batches of 1000 rows.' }).waitFor({ state: 'detached', timeout: 20_000 });
+  });
 });
