@@ -24,8 +24,10 @@ const digest = (body: string) => createHash('sha256').update(body).digest('hex')
 export class PersistedOutlines implements ParserPort {
   /** Digests of the outlines on disk that this process read or wrote. */
   private readonly onDisk = new Set<string>();
-  /** The latest outline to keep (a run of updates writes only its last body's). */
-  private pending: { body: string; outline: Outline } | undefined;
+  /** The latest text whose outline to keep (a run of updates writes only its last body's). */
+  private pending: string | undefined;
+  /** The text last parsed here: the next update of the same process starts from it. */
+  private latest: string | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private exitHook = false;
   private writes = 0;
@@ -33,7 +35,8 @@ export class PersistedOutlines implements ParserPort {
   constructor(private readonly dir: string) {}
 
   async prepare(text: string): Promise<void> {
-    if (text.length < MIN_CHARS) return;
+    // The text this process parsed last (its own write, read back): known, nothing to look up.
+    if (text.length < MIN_CHARS || text === this.latest) return;
     const body = bodyOf(text);
     if (body !== undefined) await this.prepareBody(body);
   }
@@ -55,13 +58,11 @@ export class PersistedOutlines implements ParserPort {
     }
   }
 
-  /** Keeps the outline of a text this process parsed (read, created, written), off the caller's path. */
+  /** Keeps the outline of a text this process parsed (read, created, written); the work is done later, off the caller's path. */
   parsed(text: string): void {
     if (text.length < MIN_CHARS) return;
-    const body = bodyOf(text);
-    const outline = body !== undefined && body.length >= MIN_CHARS ? knownOutline(body) : undefined;
-    if (!outline) return;
-    this.pending = { body: body!, outline };
+    this.latest = text;
+    this.pending = text;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.flush(), QUIET_MS);
     this.timer.unref();
@@ -77,16 +78,18 @@ export class PersistedOutlines implements ParserPort {
   /** Writes the pending outline now (the quiet timer or the process's exit does it otherwise). */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
-    const p = this.pending;
+    const text = this.pending;
     this.pending = undefined;
-    if (!p) return;
-    const key = digest(p.body);
+    const body = text === undefined ? undefined : bodyOf(text);
+    const outline = body !== undefined && body.length >= MIN_CHARS ? knownOutline(body) : undefined;
+    if (!outline) return;
+    const key = digest(body!);
     if (this.onDisk.has(key)) return;
     this.onDisk.add(key);
     try {
       await fs.promises.mkdir(this.dir, { recursive: true });
       const tmp = `${this.file(key)}.${process.pid}.tmp`;
-      await fs.promises.writeFile(tmp, JSON.stringify(p.outline));
+      await fs.promises.writeFile(tmp, JSON.stringify(outline));
       await fs.promises.rename(tmp, this.file(key));
       if (this.writes++ % 50 === 0) await this.prune();
     } catch {

@@ -355,8 +355,11 @@ export class PlanStore {
       }
       result = op(before, { ...this.ctx(actor), agentMayApprove: opts.agentMayApprove });
       // What is written is checked by a parse of exactly that text (the operation's own, or a new one).
-      await this.prepare(result.text);
-      doc = result.doc && result.doc.text === result.text ? result.doc : parsePlan(result.text, this.rel(path));
+      if (result.doc && result.doc.text === result.text) doc = result.doc;
+      else {
+        await this.prepare(result.text);
+        doc = parsePlan(result.text, this.rel(path));
+      }
       if (doc.fm.id !== id || doc.fm.version !== before.fm.version + 1) {
         throw new PlanError('IO', `internal check failed: ${id} would be written as ${doc.fm.id} v${doc.fm.version}; nothing was written`);
       }
