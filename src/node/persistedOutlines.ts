@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bodyOf, knownOutline, type Outline, outlineFits, quickStepCounts, rememberOutline } from '../core';
+import { bodyOf, knownOutline, outlineFits, quickStepCounts, rememberOutline } from '../core';
 import type { ParserPort } from '../store';
 
 /** Bodies below this many characters parse in a few milliseconds: not worth a file. */
