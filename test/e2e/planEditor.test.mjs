@@ -55,7 +55,7 @@ describe('the plan editor (code-server + chromium)', function () {
     ws = freshWorkspace('plan-editor');
     // The title closes a script element and opens one: it must stay text in the page as well.
     fs.writeFileSync(path.join(ws, '.pi/plans/PLAN-0e2e0a55.md'), plan('PLAN-0e2e0a55', 'Hostile text, rendered inert </script><script>window.__xss = \'title\'</script>', 'proposed', 1, `## Goal\n${XSS}\n\n## Steps\n1. [ ] S001 Do <b onmouseover="alert(8)">it</b> [now](javascript:alert(9))\n\n## Verification\n${XSS}\n`));
-    server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'files.autoSave': 'off' } });
+    server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'piPlans.notifications.proposed': false, 'files.autoSave': 'off' } });
     browser = await startBrowser();
     page = browser.page;
     // A page opened by the browser itself (a link that navigated out of VS Code) is a failure.
