@@ -14,9 +14,8 @@ import type { EDITABLE_SECTIONS, InvalidView, PlanEditorCommand, PlanView, ViewN
 import type { AttentionFlag } from './attentionOrder';
 import { parsePlan, PlanDocument } from './document';
 import { isPlanError } from './errors';
-import { TRANSITIONS } from './lifecycle';
 import { planCommands, stepMarks } from './planActions';
-import { isReviewHistoryTitle, progressOf } from './policy';
+import { editedInPlace, isReviewHistoryTitle, progressOf } from './policy';
 import { commentAddressed, comparePlans, describeComparison, PlanComparison } from './review';
 import type { Checkpoint } from './schema';
 
@@ -236,7 +235,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     ...(fm.result_summary ? { resultSummary: fm.result_summary } : {}),
     commands,
     // Edited here only where an edit keeps the status (a draft, a proposal): never voids an approval.
-    editable: !ctx.readOnly && TRANSITIONS[fm.status].edit === fm.status,
+    editable: !ctx.readOnly && editedInPlace(fm.status),
     ...(goal ? { goalText: bodyOf(goal) } : {}),
     dirty: !!ctx.dirty,
     readOnly: !!ctx.readOnly,

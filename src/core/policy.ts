@@ -3,7 +3,13 @@
  * review history is headed, which version a person reviewed. The faces (tools, CLI, commands,
  * later the tree, CodeLens, custom editor and MCP) call these instead of restating them.
  */
-import type { StepStatus } from './schema';
+import { TRANSITIONS } from './lifecycle';
+import type { PlanStatus, StepStatus } from './schema';
+
+/** Whether an edit keeps a plan of this status as it is (a draft, a proposal): an editor edits such a plan in place, never voiding an approval. */
+export function editedInPlace(status: PlanStatus): boolean {
+  return TRANSITIONS[status].edit === status;
+}
 
 /** A step is finished when it is done or skipped: progress, completion and "the next step" all count this way. */
 export function isFinished(status: StepStatus): boolean {

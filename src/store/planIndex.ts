@@ -1,4 +1,4 @@
-import { Actor, decodePlanBytes, fileTooLarge, isPlanError, LIMITS, PlanError, PlanStatus, summarizePlan } from '../core';
+import { Actor, decodePlanBytes, detached, fileTooLarge, isPlanError, LIMITS, PlanError, PlanStatus, summarizePlan } from '../core';
 
 /** One row of the index: what a list or a tree shows without opening the plan. */
 export interface IndexEntry {
@@ -31,7 +31,7 @@ export interface IndexEntry {
  * alive, and the index must hold what the list shows, not the files.
  */
 function own<T extends string | undefined>(s: T): T {
-  return (s === undefined ? s : JSON.parse(JSON.stringify(s))) as T;
+  return (s === undefined ? s : detached(s)) as T;
 }
 
 /** File names the index tracks. Other names in the folder are ignored. */

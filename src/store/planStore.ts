@@ -875,7 +875,6 @@ export class PlanStore {
     return doc;
   }
 
-  /** A plan file's bytes; a file over the size cap is refused without being read. */
   /** True when `bytes` are what we wrote (compared byte for byte: no decode of a file we know). */
   private isOwn(own: OwnWrite, bytes: Uint8Array): boolean {
     return own.bytes ? this.sameBytes(own.bytes, bytes) : new TextDecoder().decode(bytes) === own.text;
@@ -886,6 +885,7 @@ export class PlanStore {
     return this.ports.fs.sameBytes ? this.ports.fs.sameBytes(a, b) : sameBytes(a, b);
   }
 
+  /** A plan file's bytes; a file over the size cap is refused without being read. */
   private async readPlanBytes(id: string, path: string): Promise<Uint8Array> {
     const st = await this.ports.fs.stat(path);
     if (st && isSpecial(st)) {

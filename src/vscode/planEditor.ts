@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewHistoryOf, setMetadata, StepOp, TRANSITIONS } from '../core';
+import { editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewHistoryOf, setMetadata, StepOp, editedInPlace } from '../core';
 import { planView } from '../core/planView';
 import { FromWebview, FromWebviewSchema, ToWebview } from '../protocol/planEditor';
 import { rejectPlan } from '../service';
@@ -250,7 +250,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
   private async edit(document: vscode.TextDocument, config: OpContext['config'], version: number, op: (doc: PlanDocument, ctx: OpContext) => OpResult): Promise<void> {
     const doc = parsePlan(document.getText());
     // The view offers edits only where they keep the status; a message that asks for more is refused here too.
-    if (!this.plans.writable || TRANSITIONS[doc.fm.status].edit !== doc.fm.status) {
+    if (!this.plans.writable || !editedInPlace(doc.fm.status)) {
       void vscode.window.showWarningMessage(vscode.l10n.t('{0} is {1}: it is edited here only as a draft or proposal, in a trusted workspace.', doc.fm.id, doc.fm.status));
       return;
     }
