@@ -119,8 +119,8 @@ async function runAgent(log, state) {
           await pause(delay(), token);
           await call(log, 'pi_plan_execute', { id, op: 'mark', step, status: 'done', note: `done by the sample agent at ${new Date().toLocaleTimeString()}` }, token);
         }
+        // Pi Plans itself says "PLAN-… completed." (with Open); a second toast would only be noise.
         log.appendLine(`Finished ${id}.`);
-        void vscode.window.showInformationMessage(`The sample agent finished ${id}.`);
       },
     );
   } catch (e) {
