@@ -384,10 +384,12 @@ export class PlanStore {
     await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
     this.lastUpdateTimings = { locked: t1 - t0, checkpoint: performance.now() - t1 };
     const name = `${id}.md`;
-    // Announced only if still ours: a refresh that ran meanwhile announced what replaced it.
-    if (ownEntry && this.entries.get(name) === ownEntry.next) {
-      const { prev, next } = ownEntry;
-      this.emit({ added: prev ? [] : [name], changed: prev && !sameEntry(prev, next) ? [name] : [], removed: [] });
+    // Announced here unless a refresh or re-scan that ran meanwhile compared the file with what
+    // listeners last heard of, and so announced it (see `unannounced`).
+    if (ownEntry && this.unannounced.has(name)) {
+      const heard = this.heard(name, undefined);
+      const now = this.entries.get(name);
+      this.emit({ added: !heard && now ? [name] : [], changed: heard && now && !sameEntry(heard, now) ? [name] : [], removed: [] });
     }
     await this.refreshEntries([...(ownEntry ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
     this.ports.parser?.parsed?.(result.text);
@@ -821,11 +823,14 @@ export class PlanStore {
       }
     }
     this.lastScanReads = reads;
-    for (const name of ev.removed) this.entries.delete(name);
+    for (const name of ev.removed) {
+      this.entries.delete(name);
+      this.unannounced.delete(name);
+    }
     for (const name of names) {
       const entry = next.get(name);
       if (!entry) continue;
-      const prev = this.entries.get(name);
+      const prev = this.heard(name, this.entries.get(name));
       this.entries.set(name, entry);
       if (!prev) ev.added.push(name);
       else if (!sameEntry(prev, entry)) ev.changed.push(name);
@@ -931,16 +936,18 @@ export class PlanStore {
     for (const name of names) {
       const path = `${this.plansDir}/${name}`;
       const st = await this.ports.fs.stat(path);
-      const prev = this.entries.get(name);
+      const current = this.entries.get(name);
       if (!st) {
-        if (prev) {
+        this.unannounced.delete(name);
+        if (current) {
           this.entries.delete(name);
           ev.removed.push(name);
         }
         continue;
       }
-      if (prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs) continue;
+      if (current && current.size === st.size && current.mtimeMs === st.mtimeMs) continue;
       const next = await this.entryFromDisk(name, path, st);
+      const prev = this.heard(name, this.entries.get(name));
       this.entries.set(name, next);
       if (!prev) ev.added.push(name);
       else if (!sameEntry(prev, next)) ev.changed.push(name);
@@ -954,8 +961,25 @@ export class PlanStore {
     if (!own) return undefined;
     const next = this.ownEntry(name, own, st);
     const prev = this.entries.get(name);
+    if (!this.unannounced.has(name)) this.unannounced.set(name, prev);
     this.entries.set(name, next);
     return { prev, next };
+  }
+
+  /**
+   * Index entries set for our own writes and not announced yet, each with the entry listeners last
+   * heard of (undefined: none). An update announces its change after its checkpoint, outside the
+   * store's queue, so a refresh or a re-scan may replace its entry first: whichever compares first
+   * compares with what listeners heard of, and announces.
+   */
+  private readonly unannounced = new Map<string, IndexEntry | undefined>();
+
+  /** What listeners last heard of for `name` (`current` unless an entry of ours is unannounced); forgets the unannounced one. */
+  private heard(name: string, current: IndexEntry | undefined): IndexEntry | undefined {
+    if (!this.unannounced.has(name)) return current;
+    const heard = this.unannounced.get(name);
+    this.unannounced.delete(name);
+    return heard;
   }
 
   /** The entry of a file that holds our own write (or its echo): summarized once from the text we wrote (no decode), reused for every echo. */
