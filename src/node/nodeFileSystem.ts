@@ -26,19 +26,22 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-async function writeTemp(target: string, data: Uint8Array): Promise<string> {
+async function writeTemp(target: string, data: Uint8Array, wantStat = false): Promise<{ tmp: string; stat?: FileStat }> {
   const tmp = tempPathFor(target);
   const h = await fs.promises.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+  let stat: FileStat | undefined;
   try {
     await h.writeFile(data);
     await h.sync();
+    // The written file's own stat: a rename keeps its size and modification time.
+    if (wantStat) stat = statOf(await h.stat());
   } catch (e) {
     await h.close().catch(() => undefined);
     await fs.promises.unlink(tmp).catch(() => undefined);
     throw e;
   }
   await h.close();
-  return tmp;
+  return { tmp, stat };
 }
 
 const SLICE = 200;
@@ -273,10 +276,10 @@ export class NodeFileSystem implements FileSystemPort {
     await fs.promises.mkdir(p, { recursive: true });
   }
 
-  async writeFileAtomic(target: string, data: Uint8Array): Promise<void> {
+  async writeFileAtomic(target: string, data: Uint8Array, opts: { stat?: boolean } = {}): Promise<FileStat | void> {
     const st = await this.stat(target);
     if (st?.isSymbolicLink) throw linkRefused(target);
-    const tmp = await writeTemp(target, data);
+    const { tmp, stat } = await writeTemp(target, data, opts.stat);
     try {
       await fs.promises.rename(tmp, target); // replaces a link itself, never its target
     } catch (e) {
@@ -284,10 +287,11 @@ export class NodeFileSystem implements FileSystemPort {
       throw e;
     }
     await fsyncDir(path.dirname(target));
+    return stat;
   }
 
   async createFileExclusive(target: string, data: Uint8Array): Promise<void> {
-    const tmp = await writeTemp(target, data);
+    const { tmp } = await writeTemp(target, data);
     try {
       await fs.promises.link(tmp, target); // fails with EEXIST: never clobbers
     } finally {

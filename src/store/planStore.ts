@@ -368,15 +368,19 @@ export class PlanStore {
       await this.ports.writeGuard?.(path);
       for (const c of result.created ?? []) await this.writeNew(c.id, c.text);
       const written = encoder.encode(result.text);
-      await this.ports.fs.writeFileAtomic(path, written);
+      const wrote = await this.ports.fs.writeFileAtomic(path, written, { stat: true });
       this.ownWrites.set(`${id}.md`, { text: result.text, bytes: written });
       // Our write's entry, from the text we wrote (no decode, no parse) and the stat of the file
-      // as it holds our bytes (stat and bytes from one open file, compared byte for byte: a
-      // writer that is not a store may have replaced it already). Set while we hold the lock, so
-      // a watcher event for any later write replaces it (its stat differs); announced once the
-      // checkpoint is written. Otherwise the file is read as any change is.
-      const got = (await this.ports.fs.readManyWithStats?.([path], LIMITS.fileBytes))?.[0];
-      if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) ownEntry = this.setOwnEntry(`${id}.md`, got.stat);
+      // that holds our bytes: the written file's own (a writer that is not a store may replace
+      // it at any time, and then its stat differs), or else stat and bytes read back from one
+      // open file and compared byte for byte. Set while we hold the lock, so a watcher event for
+      // any later write replaces it (its stat differs); announced once the checkpoint is written.
+      // Otherwise the file is read as any change is.
+      if (wrote) ownEntry = this.setOwnEntry(`${id}.md`, wrote);
+      else {
+        const got = (await this.ports.fs.readManyWithStats?.([path], LIMITS.fileBytes))?.[0];
+        if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) ownEntry = this.setOwnEntry(`${id}.md`, got.stat);
+      }
     } finally {
       await release();
     }

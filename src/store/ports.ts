@@ -76,8 +76,12 @@ export interface FileSystemPort {
   /**
    * Replaces a file atomically and durably: temp file in the same folder, fsync, rename,
    * folder fsync. After a crash the file is exactly the old or the new bytes. Refuses links.
+   * With `{ stat: true }` it may resolve to the stat of the file it wrote (size and modification
+   * time, taken from the written file before it was renamed into place), so the caller needs no
+   * second read to know the stat that goes with its bytes; a port that cannot tell resolves to
+   * nothing.
    */
-  writeFileAtomic(path: string, data: Uint8Array): Promise<void>;
+  writeFileAtomic(path: string, data: Uint8Array, opts?: { stat?: boolean }): Promise<FileStat | void>;
   /** Creates a file that must not exist yet (no clobber), atomically and durably. */
   createFileExclusive(path: string, data: Uint8Array): Promise<void>;
   /** Removes a file (a link itself, never its target) and syncs its folder; absent is not an error. */

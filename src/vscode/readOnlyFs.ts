@@ -22,7 +22,7 @@ export function readOnly(fs: FileSystemPort, locked: () => boolean, why: () => s
     ...(fs.sameBytes ? { sameBytes: (a: Uint8Array, b: Uint8Array) => fs.sameBytes!(a, b) } : {}),
     readDir: (p) => fs.readDir(p),
     mkdirp: guard((p) => fs.mkdirp(p)),
-    writeFileAtomic: guard((p, d) => fs.writeFileAtomic(p, d)),
+    writeFileAtomic: guard((p, d, o) => fs.writeFileAtomic(p, d, o)),
     createFileExclusive: guard((p, d) => fs.createFileExclusive(p, d)),
     removeFile: guard((p) => fs.removeFile(p)),
     appendFile: guard((p, d) => fs.appendFile(p, d)),

@@ -40,6 +40,23 @@ describe(`NodeFileSystem (real disk, ${blocking ? 'synchronous reads: the CLI' :
     assert.deepEqual(Buffer.from((await nfs.readFile(p))!), Buffer.from('newer\n'));
   });
 
+  it('writeFileAtomic with { stat: true } gives the stat the file has in place (the store trusts it instead of a second read)', async () => {
+    const p = path.join(dir, 'PLAN-0000000a.md');
+    fs.writeFileSync(p, 'old content\n');
+    for (const text of ['new content, longer than before\n', 'short\n', 'é → ✓ two-byte text\n']) {
+      const got = await nfs.writeFileAtomic(p, enc(text), { stat: true });
+      const st = fs.lstatSync(p);
+      assert.ok(got, 'a stat');
+      assert.deepEqual([got.size, got.mtimeMs, got.isFile, got.isSymbolicLink], [st.size, st.mtimeMs, true, false]);
+      assert.equal(fs.readFileSync(p, 'utf8'), text);
+      // What the store's own reads (stat, read with stat) say of it: the same.
+      const again = await nfs.stat(p);
+      assert.deepEqual([again?.size, again?.mtimeMs], [got.size, got.mtimeMs]);
+    }
+    // Without the option: nothing (the floor the bench compares with does no stat).
+    assert.equal(await nfs.writeFileAtomic(p, enc('x')), undefined);
+  });
+
   it('writeFileAtomic creates a missing file', async () => {
     const p = path.join(dir, 'PLAN-0000000a.md');
     await nfs.writeFileAtomic(p, enc('x'));
