@@ -1,13 +1,35 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { PlanError } from '../core';
 import type { LockPort } from '../store';
 
 /**
+ * The calls proper-lockfile makes, in its callback style, done with Node's synchronous calls:
+ * what its `lockSync` does, as one object kept for the process (see `acquire`).
+ */
+const SYNC_FS = Object.fromEntries(
+  (['mkdir', 'realpath', 'stat', 'rmdir', 'utimes'] as const).map((name) => [
+    name,
+    (...args: unknown[]) => {
+      const callback = args.pop() as (err: unknown, result?: unknown) => void;
+      let result: unknown;
+      try {
+        result = (fs[`${name}Sync`] as (...a: unknown[]) => unknown)(...args);
+      } catch (e) {
+        callback(e);
+        return;
+      }
+      callback(null, result);
+    },
+  ]),
+);
+
+/**
  * A cross-process lock per plan file (proper-lockfile: an atomic mkdir, refreshed while held,
  * taken over when its holder died and it went stale). The lock folder sits beside the plan as
  * `.<name>.lock`. With `blocking` (the CLI), an uncontended lock is taken and released with
- * proper-lockfile's synchronous calls (microseconds); otherwise (the extension host) and when
+ * synchronous file-system calls (microseconds); otherwise (the extension host) and when
  * contended, with its asynchronous calls and retries.
  */
 export class NodeLock implements LockPort {
@@ -21,8 +43,10 @@ export class NodeLock implements LockPort {
     };
     if (this.opts.blocking ?? true) {
       try {
-        const release = lockfile.lockSync(file, options);
-        return async () => release();
+        // With one file-system object for every call, proper-lockfile learns the folder's mtime
+        // precision once per process (`lockSync` builds a new one per call and probes again: a
+        // utimes and a stat on every lock).
+        return await lockfile.lock(file, { ...options, fs: SYNC_FS });
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ELOCKED') throw e;
       }
