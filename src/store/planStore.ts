@@ -338,7 +338,7 @@ export class PlanStore {
     const release = await this.ports.lock.acquire(path);
     let result: OpResult;
     let doc: PlanDocument;
-    let ownEntry: { prev?: IndexEntry; next: IndexEntry } | undefined;
+    let entrySet = false;
     try {
       const bytes = await this.readPlanBytes(id, path);
       // The bytes we wrote last (the next step of an agent's run, most often): their text is known,
@@ -390,10 +390,10 @@ export class PlanStore {
       // open file and compared byte for byte. Set while we hold the lock, so a watcher event for
       // any later write replaces it (its stat differs); announced once the checkpoint is written.
       // Otherwise the file is read as any change is.
-      if (wrote) ownEntry = this.setOwnEntry(`${id}.md`, wrote);
+      if (wrote) entrySet = this.setOwnEntry(`${id}.md`, wrote);
       else {
         const got = (await this.ports.fs.readManyWithStats?.([path], LIMITS.fileBytes))?.[0];
-        if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) ownEntry = this.setOwnEntry(`${id}.md`, got.stat);
+        if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) entrySet = this.setOwnEntry(`${id}.md`, got.stat);
       }
     } finally {
       await release();
@@ -404,12 +404,12 @@ export class PlanStore {
     const name = `${id}.md`;
     // Announced here unless a refresh or re-scan that ran meanwhile compared the file with what
     // listeners last heard of, and so announced it (see `unannounced`).
-    if (ownEntry && this.unannounced.has(name)) {
+    if (entrySet && this.unannounced.has(name)) {
       const heard = this.heard(name, undefined);
       const now = this.entries.get(name);
       this.emit({ added: !heard && now ? [name] : [], changed: heard && now && !sameEntry(heard, now) ? [name] : [], removed: [] });
     }
-    await this.refreshEntries([...(ownEntry ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
+    await this.refreshEntries([...(entrySet ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
     this.ports.parser?.parsed?.(result.text);
     return { doc, result };
   }
@@ -973,16 +973,15 @@ export class PlanStore {
     this.emit(ev);
   }
 
-  /** Sets the entry of a file we just wrote (see `ownWrites`), with its stat, without announcing it. */
-  private setOwnEntry(name: string, st: FileStat): { prev?: IndexEntry; next: IndexEntry } | undefined {
+  /** Sets the entry of a file we just wrote (see `ownWrites`), with its stat, without announcing it (see `unannounced`); false when no write of ours is known. */
+  private setOwnEntry(name: string, st: FileStat): boolean {
     const own = this.ownWrites.get(name);
-    if (!own) return undefined;
-    const next = this.ownEntry(name, own, st);
-    const prev = this.entries.get(name);
-    if (!this.unannounced.has(name)) this.unannounced.set(name, prev);
-    this.entries.set(name, next);
-    return { prev, next };
+    if (!own) return false;
+    if (!this.unannounced.has(name)) this.unannounced.set(name, this.entries.get(name));
+    this.entries.set(name, this.ownEntry(name, own, st));
+    return true;
   }
+
 
   /**
    * Index entries set for our own writes and not announced yet, each with the entry listeners last
