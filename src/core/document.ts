@@ -273,7 +273,7 @@ function frontmatterOf(text: string, use: 'cache' | 'fresh' | 'lookup' = 'cache'
   // parsed from it would otherwise be slices of the whole text and keep every version of a large
   // plan alive (an update process on a 1,000-step plan held 150 MB after 600 updates).
   const own = key !== undefined && use === 'cache' ? detached(key) : undefined;
-  const { data, block } = splitFrontmatter(own ?? text);
+  const { data, block } = splitFrontmatter(own ?? text, use === 'lookup');
   const fm = validateFrontmatter(data, block, text);
   // Only what the cache shares is frozen; an index scan ('lookup') reads thousands of heads once each.
   if (own === undefined || block.bodyStart !== end) return { fm, block };
