@@ -2,7 +2,8 @@
  * `npm run bench`: prints figures, asserts nothing. Generates a corpus (default 10,000 plans x
  * 12 steps plus one 200-step plan) and measures, each as a ratio to its floor:
  *   in processes of their own (bench/child.ts; medians of three, each with its peak memory):
- *     read floor (every plan file's bytes, plain loop) | cold index build | warm start
+ *     read floor (every plan file's bytes, plain loop) | cold index build (the CLI's way; the
+ *     extension host's, with and without its worker) | warm start
  *     step updates on 12-, 200- and 1,000-step plans (under the lock, the whole call) beside a
  *     bare fsynced write of the same bytes through the same file API, interleaved with them
  *   in this process: re-scan | list | get | parse | the host's longest stall
@@ -183,6 +184,12 @@ async function main() {
   const loadedRun = medianOf3(() => child<Record<string, never>>(script, ['loaded', root]));
   const coldRun = medianOf3(() => child<{ ms: number }>(script, ['index', root]));
   const cold = coldRun.ms;
+  // The same in the extension host's configuration: no synchronous I/O on its thread, and its
+  // worker (dist/outlineWorker.js) reading and summarizing the files; and without the worker.
+  const workerScript = path.join(cacheDir, 'outlineWorker.js');
+  await esbuild.build({ entryPoints: [path.resolve(__dirname, '../src/node/outlineWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: workerScript, logLevel: 'error' });
+  const hostColdRun = medianOf3(() => child<{ ms: number }>(script, ['index', root, '-', workerScript, 'async']));
+  const hostAloneRun = medianOf3(() => child<{ ms: number }>(script, ['index', root, '-', '-', 'async']));
   child(script, ['index', root, cacheDir]); // writes the warm index
   const warmRun = medianOf3(() => child<{ ms: number }>(script, ['index', root, cacheDir]));
   const warm = warmRun.ms;
@@ -231,6 +238,8 @@ async function main() {
   const rows = [
     { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },
     { measure: 'cold index build (no persisted index)', ms: cold, floor },
+    { measure: 'cold index, extension host (its worker reads)', ms: hostColdRun.ms, floor },
+    { measure: 'cold index, extension host, no worker', ms: hostAloneRun.ms, floor },
     { measure: 'warm start (persisted index)', ms: warm, floor },
     { measure: 're-scan, nothing changed (listing + stats)', ms: reconcile, floor },
     { measure: 're-scan, one file changed', ms: reconcileOne, floor },
@@ -256,7 +265,7 @@ async function main() {
     machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
     rows: rows.map((r) => ({ ...r, ratio: r.ms / r.floor })),
     cli,
-    processes: { floor: floorRun, loaded: loadedRun, cold: coldRun, warm: warmRun, updates },
+    processes: { floor: floorRun, loaded: loadedRun, cold: coldRun, hostCold: hostColdRun, hostColdAlone: hostAloneRun, warm: warmRun, updates },
     targets: {
       coldIndexVsFloor: { value: cold / floor, target: 3 },
       warmStartVsFloor: { value: warm / floor, target: 1 },
@@ -281,7 +290,7 @@ async function main() {
     console.log('');
     console.log(`pi-plans on one plan of the ${names.length}-plan folder (a process of its own; bare Node: ${cli.bareNodeMb.toFixed(0)} MB):`);
     for (const c of cli.commands) console.log(`  ${c.command.padEnd(8)} ${c.ms.toFixed(0).padStart(5)} ms, peak memory ${c.peakMb.toFixed(0)} MB (target <= 70 MB)`);
-    console.log(`Peak memory of each process: read floor (bare Node) ${floorRun.peakMb.toFixed(0)} MB, Node with our code loaded ${loadedRun.peakMb.toFixed(0)} MB, cold index ${coldRun.peakMb.toFixed(0)} MB, warm start ${warmRun.peakMb.toFixed(0)} MB; updates ${updates.map((u) => `${u.n} steps ${u.peakMb.toFixed(0)} MB (the first process to touch the plan, parsing it: ${u.firstTouchPeakMb.toFixed(0)} MB)`).join(', ')}`);
+    console.log(`Peak memory of each process: read floor (bare Node) ${floorRun.peakMb.toFixed(0)} MB, Node with our code loaded ${loadedRun.peakMb.toFixed(0)} MB, cold index ${coldRun.peakMb.toFixed(0)} MB (extension host's configuration: ${hostColdRun.peakMb.toFixed(0)} MB with its worker, ${hostAloneRun.peakMb.toFixed(0)} MB without), warm start ${warmRun.peakMb.toFixed(0)} MB; updates ${updates.map((u) => `${u.n} steps ${u.peakMb.toFixed(0)} MB (the first process to touch the plan, parsing it: ${u.firstTouchPeakMb.toFixed(0)} MB)`).join(', ')}`);
     for (const [k, v] of Object.entries(out.targets)) console.log(`${k.padEnd(24)} ${v.value.toFixed(2)}x (target <= ${v.target}x) ${v.value <= v.target ? 'met' : 'NOT met'}`);
     for (const [k, v] of Object.entries(out.memory)) console.log(`${k.padEnd(24)} ${v.value.toFixed(0)} MB (target <= ${v.target} MB) ${v.value <= v.target ? 'met' : 'NOT met'}`);
     const v = (out as { vscode?: ReturnType<typeof vscodeFigures> }).vscode;

@@ -3,7 +3,9 @@
  * figure comes with that process's peak memory and nothing of another measurement's heap or JIT.
  * Prints one JSON line. Modes:
  *   loaded                          nothing: the peak memory of Node with our code loaded
- *   index <root> [cacheDir]         PlanStore.open: the cold index, or the warm start from cacheDir
+ *   index <root> [cacheDir|-] [worker [async]]  PlanStore.open: the cold index, or the warm start
+ *                                   from cacheDir; with the worker script, its thread helps (as in
+ *                                   the CLI); `async`: the extension host's ports (no synchronous I/O)
  *   setup <root> <steps> [outlines] a new approved, executing <steps>-step plan (its id printed):
  *                                   what an agent's earlier calls (another process) did
  *   update <root> <id> <runs> [outlines]  step updates on that plan, each followed by a bare write
@@ -16,7 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { approve, markStep, startExecution } from '../src/core';
-import { fileIndexCache, NodeFileSystem, nodePorts, PersistedOutlines } from '../src/node';
+import { fileIndexCache, NodeFileSystem, nodePorts, OffThreadParser, PersistedOutlines } from '../src/node';
 import { PlanStore } from '../src/store';
 
 const [mode, root, ...rest] = process.argv.slice(2);
@@ -30,11 +32,17 @@ const print = (o: object): void => {
 async function main(): Promise<void> {
   if (mode === 'loaded') return print({});
   if (mode === 'index') {
-    const cacheDir = rest[0];
-    const ports = { ...nodePorts(root, { indexCache: false }), ...(cacheDir ? { indexCache: fileIndexCache(root, cacheDir) } : {}) };
+    const cacheDir = rest[0] && rest[0] !== '-' ? rest[0] : undefined;
+    const helper = rest[1] && rest[1] !== '-' ? new OffThreadParser(rest[1]) : undefined;
+    const ports = {
+      ...nodePorts(root, { indexCache: false, blocking: rest[2] !== 'async' }),
+      ...(cacheDir ? { indexCache: fileIndexCache(root, cacheDir) } : {}),
+      ...(helper ? { parser: helper, indexHelper: helper } : {}),
+    };
     const t = performance.now();
     const store = await PlanStore.open(root, ports);
     const ms = performance.now() - t;
+    helper?.dispose();
     const mem = process.memoryUsage();
     (globalThis as { gc?: () => void }).gc?.();
     const after = process.memoryUsage();

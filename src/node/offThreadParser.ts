@@ -1,18 +1,28 @@
 import { Worker } from 'node:worker_threads';
 import { bodyOf, hasOutline, type Outline, rememberOutline } from '../core';
-import type { ParserPort } from '../store';
+import type { IndexEntry, IndexHelperPort, ParserPort } from '../store';
+
+/** What the worker answers: an outline, or the entries of an index request; neither when it failed. */
+interface Reply {
+  id: number;
+  outline?: Outline;
+  entries?: (IndexEntry | undefined)[];
+}
 
 /**
- * Markdown parses of plan bodies on a worker thread, for a process other code shares (the
- * extension host): `prepare(text)` computes the body's outline there and caches it here, so the
- * parse of `text` that follows is only the frontmatter and the step lines. Bodies below
- * `minChars`, and bodies whose outline is cached already, are left to the caller (a round trip
- * costs more than their parse). If the worker fails, the caller parses as it would without it.
+ * Work on plans on a worker thread, for a process other code shares (the extension host) and for
+ * a cold index anywhere:
+ * - `prepare(text)` computes the body's outline (the Markdown parse) there and caches it here, so
+ *   the parse of `text` that follows is only the frontmatter and the step lines. Bodies below
+ *   `minChars`, and bodies whose outline is cached already, are left to the caller (a round trip
+ *   costs more than their parse).
+ * - `entries(files)` reads plan files there and returns their index entries (`IndexHelperPort`).
+ * If the worker fails, the caller does the work as it would without it.
  */
-export class OffThreadParser implements ParserPort {
+export class OffThreadParser implements ParserPort, IndexHelperPort {
   private worker: Worker | undefined;
   private seq = 0;
-  private readonly waiting = new Map<number, (o: Outline | undefined) => void>();
+  private readonly waiting = new Map<number, (r: Reply | undefined) => void>();
 
   constructor(
     private readonly script: string,
@@ -29,11 +39,16 @@ export class OffThreadParser implements ParserPort {
 
   async prepareBody(body: string): Promise<void> {
     if (body.length < this.minChars || hasOutline(body)) return;
-    const outline = await this.request(body);
+    const outline = (await this.request({ body }))?.outline;
     if (outline) rememberOutline(body, outline);
   }
 
-  private request(body: string): Promise<Outline | undefined> {
+  async entries(files: readonly { name: string; path: string }[], maxBytes: number): Promise<(IndexEntry | undefined)[] | undefined> {
+    const entries = (await this.request({ index: { files, maxBytes } }))?.entries;
+    return entries?.length === files.length ? entries : undefined;
+  }
+
+  private request(message: { body: string } | { index: { files: readonly { name: string; path: string }[]; maxBytes: number } }): Promise<Reply | undefined> {
     let w: Worker;
     try {
       w = this.start();
@@ -45,7 +60,7 @@ export class OffThreadParser implements ParserPort {
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
       w.ref();
-      w.postMessage({ id, body });
+      w.postMessage({ id, ...message });
     });
   }
 
@@ -53,8 +68,8 @@ export class OffThreadParser implements ParserPort {
     if (this.worker) return this.worker;
     const w = new Worker(this.script);
     w.unref();
-    w.on('message', (m: { id: number; outline?: Outline }) => {
-      this.waiting.get(m.id)?.(m.outline);
+    w.on('message', (m: Reply) => {
+      this.waiting.get(m.id)?.(m);
       this.waiting.delete(m.id);
       if (!this.waiting.size) w.unref();
     });

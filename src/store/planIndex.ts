@@ -1,4 +1,5 @@
 import { Actor, decodePlanBytes, detached, fileTooLarge, isPlanError, LIMITS, PlanError, PlanStatus, summarizePlan } from '../core';
+import { describeKind, type FileStat, type FileSystemPort } from './ports';
 
 /** One row of the index: what a list or a tree shows without opening the plan. */
 export interface IndexEntry {
@@ -123,4 +124,38 @@ export function sameEntry(a: IndexEntry | undefined, b: IndexEntry | undefined):
   if ((a.approvedHash || b.approvedHash) && (a.size !== b.size || a.mtimeMs !== b.mtimeMs)) return false;
   const strip = ({ size: _s, mtimeMs: _m, ...rest }: IndexEntry) => rest;
   return JSON.stringify(strip(a)) === JSON.stringify(strip(b));
+}
+
+/** A path that is neither a regular file nor a link: a folder, FIFO, socket or device named like a plan. */
+export function isSpecial(st: FileStat): boolean {
+  return !st.isSymbolicLink && (st.kind ? st.kind !== 'file' : !st.isFile);
+}
+
+/** The entry a stat alone gives (a link, a special file, a file over the cap); undefined when the bytes are needed. */
+export function entryOfStat(file: string, st: FileStat): IndexEntry | undefined {
+  if (st.isSymbolicLink) return indexEntryFor(file, undefined, st, true);
+  if (isSpecial(st)) return notAFileEntry(file, st, describeKind(st.kind ?? (st.isDirectory ? 'directory' : 'other')));
+  if (st.size > LIMITS.fileBytes) return indexEntryFor(file, undefined, st);
+  return undefined;
+}
+
+/** The entry of a file from what reading it gave: its bytes, or the refusal of the read. */
+export function entryOfRead(file: string, st: FileStat, bytes: Uint8Array | undefined | Error): IndexEntry {
+  if (isPlanError(bytes, 'UNSAFE_PATH')) return indexEntryFor(file, undefined, st, true);
+  if (isPlanError(bytes, 'NOT_A_FILE')) return notAFileEntry(file, st, bytes.message);
+  return indexEntryFor(file, bytes instanceof Error ? undefined : bytes, st);
+}
+
+/**
+ * Reads plan files with their stats in one pass and makes their entries: what a cold index does
+ * per file, in a form a worker thread runs as well (see `IndexHelperPort`). `undefined` for a
+ * file that could not be opened or is gone: the caller looks at it again itself.
+ */
+export async function readEntries(fs: FileSystemPort, files: readonly { name: string; path: string }[], maxBytes: number): Promise<(IndexEntry | undefined)[]> {
+  if (!fs.readManyWithStats) return files.map(() => undefined);
+  const results = await fs.readManyWithStats(
+    files.map((f) => f.path),
+    maxBytes,
+  );
+  return results.map((r, k) => (!r || r instanceof Error ? undefined : (entryOfStat(files[k].name, r.stat) ?? entryOfRead(files[k].name, r.stat, r.bytes))));
 }

@@ -31,7 +31,7 @@ import {
   changeStatus,
   problemFromError,
 } from '../core';
-import { IndexEntry, indexEntryFor, notAFileEntry, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
+import { entryOfRead, entryOfStat, IndexEntry, indexEntryFor, isSpecial, notAFileEntry, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
 import { describeKind, Disposable, FileStat, StorePorts, WatcherPort } from './ports';
 
 /** How a store follows its folder; see `PlanStore.watch`. */
@@ -75,6 +75,8 @@ const encoder = new TextEncoder();
 // 2: entries carry `approvedHash`.
 const CACHE_FORMAT = 2;
 const READ_CHUNK = 256;
+/** A scan reading fewer new files than this does it alone: a helper's start costs more than it saves. */
+const HELPER_MIN_FILES = 4 * READ_CHUNK;
 
 /** How many decided versions of a plan are kept for comparison, and the largest kept. */
 export const SNAPSHOTS_KEPT = 10;
@@ -777,15 +779,7 @@ export class PlanStore {
     const known: number[] = [];
     const unknown: number[] = [];
     names.forEach((name, i) => (!oneScan || this.entries.has(name) || cache?.has(name) ? known : unknown).push(i));
-    // The entry a stat alone gives (a link, a special file, a file over the cap); undefined when the bytes are needed.
-    const byStat = (name: string, st: FileStat): IndexEntry | undefined =>
-      st.isSymbolicLink
-        ? indexEntryFor(name, undefined, st, true)
-        : isSpecial(st)
-          ? notAFileEntry(name, st, describeKind(st.kind ?? (st.isDirectory ? 'directory' : 'other')))
-          : st.size > LIMITS.fileBytes
-            ? indexEntryFor(name, undefined, st)
-            : undefined;
+    const byStat = entryOfStat;
     const stats = new Map<number, FileStat>();
     const knownStats = await this.ports.fs.statMany(known.map((i) => paths[i]));
     const toRead: number[] = [];
@@ -805,14 +799,7 @@ export class PlanStore {
       const own = this.ownWrites.get(name);
       if (own && b && !(b instanceof Error) && this.isOwn(own, b)) this.lastFromUs.add(name);
       else this.lastFromUs.delete(name);
-      next.set(
-        name,
-        isPlanError(b, 'UNSAFE_PATH')
-          ? indexEntryFor(name, undefined, st, true)
-          : isPlanError(b, 'NOT_A_FILE')
-            ? notAFileEntry(name, st, b.message)
-            : indexEntryFor(name, b instanceof Error ? undefined : b, st),
-      );
+      next.set(name, entryOfRead(name, st, b));
     };
     let reads = toRead.length;
     // Read and summarize in chunks: only a chunk's bytes are alive at a time.
@@ -821,9 +808,9 @@ export class PlanStore {
       const bytes = await this.ports.fs.readMany(chunk.map((i) => paths[i]));
       chunk.forEach((i, k) => fromBytes(i, stats.get(i)!, bytes[k]));
     }
-    for (let c = 0; oneScan && c < unknown.length; c += READ_CHUNK) {
-      const chunk = unknown.slice(c, c + READ_CHUNK);
-      const results = await oneScan.call(this.ports.fs, chunk.map((i) => paths[i]), LIMITS.fileBytes);
+    // Files never seen (a cold index): read with their stats in one pass, in chunks.
+    const scan = async (chunk: number[]) => {
+      const results = await oneScan!.call(this.ports.fs, chunk.map((i) => paths[i]), LIMITS.fileBytes);
       for (const [k, i] of chunk.entries()) {
         const r = results[k];
         const name = names[i];
@@ -839,7 +826,43 @@ export class PlanStore {
         if (entry) next.set(name, entry);
         else fromBytes(i, r.stat, r.bytes);
       }
-    }
+    };
+    // Many of them, and a helper (a worker thread): it takes every chunk, two at a time, so this
+    // thread (the extension host's) only waits; its synchronous reads there also cost a fraction
+    // of this thread's asynchronous ones. Files this store wrote stay here (their entry says
+    // whether the bytes are ours); a chunk the helper cannot take is done here.
+    const helper = oneScan && unknown.length >= HELPER_MIN_FILES ? this.ports.indexHelper : undefined;
+    const chunks: number[][] = [];
+    for (let c = 0; oneScan && c < unknown.length; c += READ_CHUNK) chunks.push(unknown.slice(c, c + READ_CHUNK));
+    let taken = 0;
+    const here = async () => {
+      for (let chunk = chunks[taken++]; chunk; chunk = chunks[taken++]) await scan(chunk);
+    };
+    const helped = async () => {
+      const left: number[] = [];
+      for (let chunk = chunks[taken++]; chunk; chunk = chunks[taken++]) {
+        const mine = chunk.filter((i) => this.ownWrites.has(names[i]));
+        const theirs = mine.length ? chunk.filter((i) => !this.ownWrites.has(names[i])) : chunk;
+        const got = await helper!.entries(
+          theirs.map((i) => ({ name: names[i], path: paths[i] })),
+          LIMITS.fileBytes,
+        );
+        if (!got) {
+          await scan(chunk); // the helper is gone: this loop goes on like the other
+          continue;
+        }
+        left.push(...mine);
+        theirs.forEach((i, k) => {
+          const entry = got[k];
+          if (!entry) return void left.push(i);
+          reads++;
+          this.lastFromUs.delete(names[i]);
+          next.set(names[i], entry);
+        });
+      }
+      if (left.length) await scan(left);
+    };
+    await Promise.all(helper ? [helped(), helped()] : [here()]);
     this.lastScanReads = reads;
     for (const name of ev.removed) {
       this.entries.delete(name);
@@ -1076,11 +1099,6 @@ export class PlanStore {
     await this.checkFolders();
     await this.ports.fs.mkdirp(this.plansDir);
   }
-}
-
-/** A path that is neither a regular file nor a link: a folder, FIFO, socket or device named like a plan. */
-function isSpecial(st: FileStat): boolean {
-  return !st.isSymbolicLink && (st.kind ? st.kind !== 'file' : !st.isFile);
 }
 
 /** What this store last wrote to a plan file: its text, its bytes, and the entry made from them. */

@@ -4,6 +4,8 @@
  * Paths are absolute, with "/" separators.
  */
 
+import type { IndexEntry } from './planIndex';
+
 /** What a path is. Only a `file` is ever opened for reading. */
 export type FileKind = 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'blockDevice' | 'charDevice' | 'other';
 
@@ -153,6 +155,17 @@ export interface ParserPort {
   parsed?(text: string): void;
 }
 
+/**
+ * Index entries made away from the caller's thread (optional; a worker thread): the helper reads
+ * the files and summarizes them itself (`readEntries`), so a cold index of thousands of plans
+ * runs on two threads and leaves most of the work off the caller's. One entry per file, or
+ * `undefined` for a file the caller must read itself; undefined altogether when the helper cannot
+ * help (it failed to start, it died). Never throws.
+ */
+export interface IndexHelperPort {
+  entries(files: readonly { name: string; path: string }[], maxBytes: number): Promise<(IndexEntry | undefined)[] | undefined>;
+}
+
 /** Everything the store needs. */
 export interface StorePorts {
   fs: FileSystemPort;
@@ -162,6 +175,7 @@ export interface StorePorts {
   indexCache?: IndexCachePort;
   writeGuard?: WriteGuard;
   parser?: ParserPort;
+  indexHelper?: IndexHelperPort;
   /** Told of every error a store operation throws (the VS Code face logs them). */
   onError?: (operation: string, error: unknown) => void;
 }

@@ -286,6 +286,8 @@ export class WorkspacePlans extends DisposableScope {
       indexCache: this.cacheDir ? fileIndexCache(root, this.cacheDir) : undefined,
       writeGuard: dirtyDocumentGuard,
       parser: this.parser,
+      // A first load of many plans reads and summarizes them on the worker: this thread only waits.
+      indexHelper: this.parser,
       onError: (op, e) => this.logError(`${folder.name}: ${op}`, e),
     };
     const t0 = Date.now();
