@@ -1,5 +1,5 @@
 import { PlanError } from './errors';
-import { FrontmatterBlock, FrontmatterValue, frontmatterHeadEnd, patchFrontmatterYaml, splitFrontmatter } from './frontmatter';
+import { FrontmatterBlock, FrontmatterValue, frontmatterHeadEnd, patchFrontmatterYaml, plainMapping, splitFrontmatter } from './frontmatter';
 import { LIMITS } from './limits';
 import { rejectedVersionOf } from './policy';
 import { computeOutline, Outline } from './outline';
@@ -273,13 +273,41 @@ function frontmatterOf(text: string, use: 'cache' | 'fresh' | 'lookup' = 'cache'
   // parsed from it would otherwise be slices of the whole text and keep every version of a large
   // plan alive (an update process on a 1,000-step plan held 150 MB after 600 updates).
   const own = key !== undefined && use === 'cache' ? detached(key) : undefined;
-  const { data, block } = splitFrontmatter(own ?? text, use === 'lookup');
+  const { data, block } = splitFrontmatter(own ?? text, use !== 'fresh');
   const fm = validateFrontmatter(data, block, text);
   // Only what the cache shares is frozen; an index scan ('lookup') reads thousands of heads once each.
   if (own === undefined || block.bodyStart !== end) return { fm, block };
   const head = { fm: freezeFrontmatter(fm), block };
   rememberHead(own, head);
   return head;
+}
+
+/**
+ * The head of a patched text, known without a parse: the document's frontmatter with the patch
+ * applied, checked by the schema, and the block moved by the patch. `patchFrontmatterYaml` writes
+ * YAML that reads back as the patch (its property test), so a YAML parse of the new head would
+ * give the same when the old YAML is a plain mapping (`plainMapping`); the property tests in
+ * frontmatterPatch.test.ts and reviewFindings.test.ts hold the two equal on random plans, patches
+ * and hand-written heads. Remembered only where the full parse would cache the head, under the
+ * size cap; anything else (and anything the schema refuses) is left to that parse and its error.
+ */
+function rememberPatchedHead(doc: PlanDocument, patch: Readonly<Record<string, FrontmatterValue | undefined>>, head: string, yaml: string): void {
+  const oldEnd = frontmatterHeadEnd(doc.text);
+  if (oldEnd !== doc.block.bodyStart || yaml.length + 4 > LIMITS.frontmatterChars || !plainMapping(doc.block.yaml)) return;
+  const key = detached(head);
+  if (frontmatterHeadEnd(key) !== key.length || headCache.has(key)) return;
+  const merged: Record<string, unknown> = { ...doc.fm };
+  for (const k in patch) {
+    if (patch[k] === undefined) delete merged[k];
+    else merged[k] = patch[k];
+  }
+  const r = FrontmatterSchema.safeParse(merged);
+  if (!r.success) return;
+  const fm = r.data as Record<string, unknown>;
+  for (const k in fm) if (fm[k] === null) fm[k] = undefined;
+  const { yamlStart } = doc.block;
+  const block = { yamlStart, yamlEnd: yamlStart + yaml.length, bodyStart: key.length, yaml: key.slice(yamlStart, yamlStart + yaml.length) };
+  rememberHead(key, { fm: freezeFrontmatter(fm as Frontmatter), block });
 }
 
 /** A string that holds its own characters, not a slice that keeps a larger one alive. */
@@ -421,8 +449,10 @@ export function applyEdits(
   fmPatch: Readonly<Record<string, FrontmatterValue | undefined>>,
   bodyEdits: readonly BodyEdit[] = [],
 ): { text: string; body: string } {
-  const yaml = Object.keys(fmPatch).length ? patchFrontmatterYaml(doc.block.yaml, fmPatch, doc.eol) : doc.block.yaml;
+  const patched = Object.keys(fmPatch).length > 0;
+  const yaml = patched ? patchFrontmatterYaml(doc.block.yaml, fmPatch, doc.eol) : doc.block.yaml;
   const head = doc.text.slice(0, doc.block.yamlStart) + yaml + doc.text.slice(doc.block.yamlEnd, doc.block.bodyStart);
+  if (patched) rememberPatchedHead(doc, fmPatch, head, yaml);
   if (!bodyEdits.length) return { text: head + doc.body, body: doc.body };
   // One pass over the old body, in order: every piece is a slice of the old body or an edit's
   // text, so nothing is copied here (a splice of a splice would copy the whole body each time).

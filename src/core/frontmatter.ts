@@ -266,6 +266,37 @@ function rememberEntries(yaml: string, e: Entry[]): void {
   if (entriesCache.size > 64) entriesCache.delete(entriesCache.keys().next().value as string);
 }
 
+/**
+ * True when a frontmatter YAML is a plain block mapping: its top-level keys start their lines at
+ * column 0, unquoted and followed by their colon, and every other line is blank, a comment, or indented (a value's continuation). In
+ * that shape, and only there, what `patchFrontmatterYaml` writes reads back as the old mapping
+ * with the patch applied (a key appended after an indented mapping, a "..." end or a flow
+ * mapping would not), so the new head's fields can be known without parsing it.
+ */
+export function plainMapping(yaml: string): boolean {
+  let entries: Entry[];
+  try {
+    entries = entriesOf(yaml);
+  } catch {
+    return false; // not YAML at all
+  }
+  const starts = new Set<number>();
+  for (const e of entries) {
+    // The key itself, unquoted, at column 0, then its colon (a "..." end reads as an entry too).
+    if (!yaml.startsWith(`${e.key}:`, e.start) || !/^[A-Za-z_]/.test(e.key)) return false;
+    starts.add(e.start);
+  }
+  for (let pos = 0; pos < yaml.length; ) {
+    let end = yaml.indexOf('\n', pos);
+    if (end === -1) end = yaml.length;
+    const c = yaml.charCodeAt(pos);
+    const blank = yaml.slice(pos, end).trim() === '';
+    if (!blank && c !== 0x23 /* # */ && c !== 0x20 && !starts.has(pos)) return false;
+    pos = end + 1;
+  }
+  return true;
+}
+
 export interface Entry {
   key: string;
   /** Start of the key's first line. */
