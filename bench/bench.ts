@@ -312,6 +312,7 @@ async function main() {
         console.log(`  outside change on screen (median of ${x.changeRunsMs.length}, new row)   ${ms(x.changeMs, 500)}`);
         console.log(`  the same change in the status bar                 ${x.changeStatusMs?.toFixed(0)} ms`);
         console.log(`  longest page task: first render ${x.firstRenderLongestTaskMs.toFixed(0)} ms, changes ${x.changeLongestTaskMs?.toFixed(0)} ms; index loaded ${(x.indexLoadedMs / 1000).toFixed(1)} s after opening`);
+        console.log(`  the extension host's cold index (its log: the store's load, the worker reading the files): ${x.hostIndexMs ?? 'n/a'} ms, ${x.hostIndexIdleMs ?? 'n/a'} ms in the second window`);
         const problems = [...new Set(x.logProblems.map((l) => l.replace(/^\S+ \S+ /, '')))];
         for (const l of problems) console.log(`  log: ${l}`);
       }
@@ -350,6 +351,8 @@ function vscodeFigures() {
 interface ExplorerFigures {
   plans: number;
   indexLoadedMs: number;
+  hostIndexMs?: number;
+  hostIndexIdleMs?: number;
   firstRenderMs: number;
   firstRenderLongestTaskMs: number;
   firstRenderIdleMs?: number;

@@ -107,6 +107,24 @@ function extensionLogProblems(userData) {
   return found;
 }
 
+/** What the extension logged of its first load: "<folder>: N plan(s) indexed in M ms" (the store's load in the extension host). */
+function hostIndexMs(userData) {
+  let ms;
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name === 'Pi Plans.log') ms ??= Number(/plan\(s\) indexed in (\d+) ms/.exec(fs.readFileSync(p, 'utf8'))?.[1] ?? NaN);
+    }
+  };
+  try {
+    walk(path.join(userData, 'logs'));
+  } catch {
+    /* no logs */
+  }
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
 async function main() {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   const vsix = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
@@ -120,7 +138,7 @@ async function main() {
   const atLoad = await session(vsix, { settleMs: 0, changes });
   if (args.includes('--no-idle')) return atLoad;
   const idle = await session(vsix, { settleMs: 10_000, changes: 0 });
-  return { ...atLoad, firstRenderIdleMs: idle.firstRenderMs, firstRenderIdleLongestTaskMs: idle.firstRenderLongestTaskMs, logProblems: [...new Set([...atLoad.logProblems, ...idle.logProblems])] };
+  return { ...atLoad, firstRenderIdleMs: idle.firstRenderMs, firstRenderIdleLongestTaskMs: idle.firstRenderLongestTaskMs, hostIndexIdleMs: idle.hostIndexMs, logProblems: [...new Set([...atLoad.logProblems, ...idle.logProblems])] };
 }
 
 /** One window on a fresh copy of the corpus: the first render (clicked `settleMs` after the load), then `changes` outside changes. Removes all it made. */
@@ -217,6 +235,7 @@ async function sessionIn(vsix, { settleMs, changes }, undo) {
     statusText,
     statusAfter: status2,
     indexLoadedMs,
+    hostIndexMs: hostIndexMs(server.dirs.userData),
     firstRenderMs,
     firstRenderRows: first.rows,
     firstRenderLongestTaskMs: first.longest,
