@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isPlanId } from '../core';
 import { NodeWatcher, openNodeStore } from '../node';
@@ -141,7 +141,7 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; store: (
   for (const strategy of PLANNING_STRATEGIES) {
     server.registerPrompt(
       `plan-${strategy}`,
-      { title: `Plan: ${STRATEGY_TITLES[strategy]}`, description: `Plan the task with the Pi Plans tools, ${STRATEGY_TITLES[strategy]}.`, argsSchema: { task: z.string().max(4000).optional() } },
+      { title: `Plan: ${STRATEGY_TITLES[strategy]}`, description: `Plan the task with the Pi Plans tools, ${STRATEGY_TITLES[strategy]}.`, argsSchema: { task: z.optional(z.string().check(z.maxLength(4000))) } },
       ({ task }) => ({
         messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `${renderPlanningSection(strategy)}${task ? `\nThe task:\n\n${task}\n` : ''}` } }],
       }),

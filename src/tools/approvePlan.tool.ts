@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { PlanError } from '../core';
 import { approvePlan } from '../service';
 import { defineTool, guarded, idField, locate, placeOf, result, versionField } from './toolkit';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { changePlanStatus } from '../service';
 import { defineTool, guarded, idField, locate, placeOf, result, text, versionField } from './toolkit';
 
@@ -10,7 +10,7 @@ export const cancelPlanTool = defineTool({
   modelDescription: 'Cancel a plan (withdraw your own proposal, or stop a draft, approved or executing plan) with a reason. Final: clone it to start again.',
   icon: '$(close)',
   gated: false,
-  schema: z.object({ id: idField.optional(), reason: text(1000).optional(), version: versionField.optional() }),
+  schema: z.object({ id: z.optional(idField), reason: z.optional(text(1000)), version: z.optional(versionField) }),
   invocationMessage: (i) => `Cancelling ${i.id ?? 'the active plan'}`,
   confirmation: (i) => ({ title: `Cancel ${i.id ?? 'the active plan'}?`, message: `The plan becomes cancelled (final).${i.reason ? ` Reason: ${i.reason}` : ''}` }),
   run: (i, ctx) =>

@@ -1,14 +1,14 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { PlanError, reviewProblems } from '../core';
 import { submitPlan } from '../service';
 import { defineTool, guarded, result, sectionFields, text } from './toolkit';
 
 const stepInput = z.object({
-  text: text(500).min(1),
-  tool: text(60).optional(),
-  operation: text(60).optional(),
-  target: text(200).optional(),
-  details: text(2000).optional(),
+  text: text(500).check(z.minLength(1)),
+  tool: z.optional(text(60)),
+  operation: z.optional(text(60)),
+  target: z.optional(text(200)),
+  details: z.optional(text(2000)),
 });
 
 export const createPlanTool = defineTool({
@@ -21,11 +21,11 @@ export const createPlanTool = defineTool({
   icon: '$(new-file)',
   gated: false,
   schema: z.object({
-    title: text(200).min(1),
-    steps: z.array(stepInput).max(100).optional(),
+    title: text(200).check(z.minLength(1)),
+    steps: z.optional(z.array(stepInput).check(z.maxLength(100))),
     ...sectionFields,
-    propose: z.boolean().optional(),
-    folder: text(200).optional(),
+    propose: z.optional(z.boolean()),
+    folder: z.optional(text(200)),
   }),
   invocationMessage: (i) => `${i.propose ? 'Proposing' : 'Creating'} plan "${i.title}"`,
   run: (i, ctx) =>

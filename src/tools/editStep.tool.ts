@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { editPlanStep } from '../service';
 import { defineTool, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
 
@@ -12,16 +12,16 @@ export const editStepTool = defineTool({
   icon: '$(list-ordered)',
   gated: true,
   schema: z.object({
-    id: idField.optional(),
+    id: z.optional(idField),
     op: z.enum(['add', 'update', 'remove', 'move']),
-    step: stepIdField.optional(),
-    text: text(500).optional(),
-    tool: text(60).optional(),
-    operation: text(60).optional(),
-    target: text(200).optional(),
-    details: text(2000).optional(),
-    after: z.union([stepIdField, z.literal('start')]).optional(),
-    version: versionField.optional(),
+    step: z.optional(stepIdField),
+    text: z.optional(text(500)),
+    tool: z.optional(text(60)),
+    operation: z.optional(text(60)),
+    target: z.optional(text(200)),
+    details: z.optional(text(2000)),
+    after: z.optional(z.union([stepIdField, z.literal('start')])),
+    version: z.optional(versionField),
   }),
   invocationMessage: (i) => `${{ add: 'Adding a step to', update: `Updating ${i.step} in`, remove: `Removing ${i.step} from`, move: `Moving ${i.step} in` }[i.op]} ${i.id ?? 'the active plan'}`,
   confirmation: (i) => (i.op === 'remove' ? { title: `Remove step ${i.step}?`, message: `Step ${i.step} is removed from ${i.id ?? 'the active plan'}; its id is never reused.` } : undefined),

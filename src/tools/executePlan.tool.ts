@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { openReview, PlanError } from '../core';
 import { finishPlan, markPlanStep, startPlan } from '../service';
 import { approvalSuggestions, defineTool, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
@@ -13,13 +13,13 @@ export const executePlanTool = defineTool({
   icon: '$(run)',
   gated: true,
   schema: z.object({
-    id: idField.optional(),
+    id: z.optional(idField),
     op: z.enum(['start', 'mark', 'complete', 'fail']),
-    step: stepIdField.optional(),
-    status: z.enum(['in_progress', 'done', 'blocked', 'failed', 'skipped', 'pending']).optional(),
-    note: z.string().max(1000).optional(),
-    summary: text(4000).optional(),
-    version: versionField.optional(),
+    step: z.optional(stepIdField),
+    status: z.optional(z.enum(['in_progress', 'done', 'blocked', 'failed', 'skipped', 'pending'])),
+    note: z.optional(z.string().check(z.maxLength(1000))),
+    summary: z.optional(text(4000)),
+    version: z.optional(versionField),
   }),
   invocationMessage: (i) =>
     i.op === 'mark' ? `Marking ${i.step} ${i.status?.replace('_', ' ')} in ${i.id ?? 'the active plan'}` : `${{ start: 'Starting', complete: 'Completing', fail: 'Failing' }[i.op]} ${i.id ?? 'the active plan'}`,

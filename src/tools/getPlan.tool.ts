@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { analyze, openReview, rejectionTitle, SECTION_NAMES } from '../core';
 import { approvalSuggestions, asData, attentionNote, bodyFor, commentLines, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
 
@@ -12,7 +12,7 @@ export const getPlanTool = defineTool({
   icon: '$(book)',
   gated: false,
   readOnly: true,
-  schema: z.object({ id: idField.optional(), section: z.enum([...SECTION_NAMES, 'Rejection']).optional() }),
+  schema: z.object({ id: z.optional(idField), section: z.optional(z.enum([...SECTION_NAMES, 'Rejection'])) }),
   invocationMessage: (i) => `Reading ${i.id ?? 'the active plan'}`,
   run: (i, ctx) =>
     guarded(i.id, async () => {

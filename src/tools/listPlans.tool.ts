@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { PLAN_STATUSES } from '../core';
 import { attentionNote, defineTool, guarded } from './toolkit';
 
@@ -11,7 +11,7 @@ export const listPlansTool = defineTool({
   icon: '$(list-unordered)',
   gated: false,
   readOnly: true,
-  schema: z.object({ status: z.array(z.enum(PLAN_STATUSES)).max(11).optional() }),
+  schema: z.object({ status: z.optional(z.array(z.enum(PLAN_STATUSES)).check(z.maxLength(11))) }),
   invocationMessage: (i) => `Listing plans${i.status?.length ? ` (${i.status.join(', ')})` : ''}`,
   run: (i, ctx) =>
     guarded(undefined, async () => {

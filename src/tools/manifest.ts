@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ALL_TOOLS } from './index';
 import type { PlanTool } from './toolkit';
 

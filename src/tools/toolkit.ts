@@ -1,11 +1,12 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import { $ZodError } from 'zod/v4/core';
 import { AttentionFlag, changedSinceApproval, isPlanError, nextOpenStep, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, sectionText } from '../core';
 import type { Place } from '../service';
 import type { PlanStore } from '../store';
 import type { ToolContext } from './context';
 
 /** A language-model tool: one zod schema, one handler, the manifest's words. */
-export interface PlanTool<S extends z.ZodObject = z.ZodObject> {
+export interface PlanTool<S extends z.ZodMiniObject = z.ZodMiniObject> {
   /** `contributes.languageModelTools[].name`. */
   readonly name: string;
   readonly displayName: string;
@@ -29,27 +30,27 @@ export interface PlanTool<S extends z.ZodObject = z.ZodObject> {
 }
 
 /** Defines a tool (keeps the schema's type on the handler). */
-export function defineTool<S extends z.ZodObject>(t: PlanTool<S>): PlanTool<S> {
+export function defineTool<S extends z.ZodMiniObject>(t: PlanTool<S>): PlanTool<S> {
   return t;
 }
 
 /** A plan id (the active plan when omitted: the model descriptions say so). */
-export const idField = z.string().max(20).regex(PLAN_ID_PATTERN, 'PLAN- and 8 lowercase hex digits');
+export const idField = z.string().check(z.maxLength(20), z.regex(PLAN_ID_PATTERN, 'PLAN- and 8 lowercase hex digits'));
 /** The version the model last saw; a changed plan is refused with a conflict. */
-export const versionField = z.number().int().min(0).max(1e9);
-export const stepIdField = z.string().max(6).regex(/^S\d{3,4}$/, 'S and 3 digits, e.g. S001');
-export const text = (max: number) => z.string().max(max);
-export const list = (max: number, items = 50) => z.array(z.string().max(max)).max(items);
+export const versionField = z.int().check(z.minimum(0), z.maximum(1e9));
+export const stepIdField = z.string().check(z.maxLength(6), z.regex(/^S\d{3,4}$/, 'S and 3 digits, e.g. S001'));
+export const text = (max: number) => z.string().check(z.maxLength(max));
+export const list = (max: number, items = 50) => z.array(z.string().check(z.maxLength(max))).check(z.maxLength(items));
 
 /** The metadata sections a plan author writes (create and update take the same shapes). */
 export const sectionFields = {
-  goal: text(20000).optional(),
-  assumptions: list(500).optional(),
-  risks: list(500).optional(),
-  verification: list(500).optional(),
-  files: list(300).optional(),
-  context: text(50000).optional(),
-  tools_required: list(100, 20).optional(),
+  goal: z.optional(text(20000)),
+  assumptions: z.optional(list(500)),
+  risks: z.optional(list(500)),
+  verification: z.optional(list(500)),
+  files: z.optional(list(300)),
+  context: z.optional(text(50000)),
+  tools_required: z.optional(list(100, 20)),
 };
 
 /** Next-call hints per refusal, appended to the core's message. */
@@ -89,7 +90,7 @@ export async function guarded<T>(id: string | undefined, fn: () => Promise<T>): 
       const msg = e.toLocatedString();
       throw new Error(`${msg}${h ? `${/[.!?]$/.test(msg) ? '' : '.'} ${h}` : ''}`, { cause: e });
     }
-    if (e instanceof z.ZodError) throw new Error(`Invalid input: ${e.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}. Fix the arguments and call again.`, { cause: e });
+    if (e instanceof $ZodError) throw new Error(`Invalid input: ${e.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}. Fix the arguments and call again.`, { cause: e });
     throw e;
   }
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { updatePlan } from '../service';
 import { defineTool, guarded, idField, locate, placeOf, result, sectionFields, text, versionField } from './toolkit';
 
@@ -12,11 +12,11 @@ export const updatePlanTool = defineTool({
   icon: '$(edit)',
   gated: true,
   schema: z.object({
-    id: idField.optional(),
-    title: text(200).optional(),
+    id: z.optional(idField),
+    title: z.optional(text(200)),
     ...sectionFields,
-    executor_model: text(200).optional(),
-    version: versionField.optional(),
+    executor_model: z.optional(text(200)),
+    version: z.optional(versionField),
   }),
   invocationMessage: (i) => `Updating ${i.id ?? 'the active plan'}`,
   run: (i, ctx) =>
