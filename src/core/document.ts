@@ -264,10 +264,10 @@ function freezeFrontmatter(fm: Frontmatter): Frontmatter {
  * The frontmatter of a text: gray-matter, safe YAML and zod the first time a head is seen, a
  * lookup after that (an update re-reads the head it has just written, three or four times over).
  */
-function frontmatterOf(text: string, use: 'cache' | 'fresh' | 'lookup' = 'cache'): { fm: Frontmatter; block: FrontmatterBlock } {
+function frontmatterOf(text: string, use: HeadUse = 'cache'): { fm: Frontmatter; block: FrontmatterBlock } {
   const end = frontmatterHeadEnd(text);
   const key = end > 0 ? text.slice(0, end) : undefined;
-  const hit = key === undefined || use === 'fresh' ? undefined : headCache.get(key);
+  const hit = key === undefined || use === 'fresh' || use === 'scan' ? undefined : headCache.get(key);
   if (hit) return hit;
   // A head kept in the cache is parsed from a copy of its own: the key, the YAML and the values
   // parsed from it would otherwise be slices of the whole text and keep every version of a large
@@ -275,7 +275,7 @@ function frontmatterOf(text: string, use: 'cache' | 'fresh' | 'lookup' = 'cache'
   const own = key !== undefined && use === 'cache' ? detached(key) : undefined;
   const { data, block } = splitFrontmatter(own ?? text, use !== 'fresh');
   const fm = validateFrontmatter(data, block, text);
-  // Only what the cache shares is frozen; an index scan ('lookup') reads thousands of heads once each.
+  // Only what the cache shares is frozen; an index scan reads thousands of heads once each.
   if (own === undefined || block.bodyStart !== end) return { fm, block };
   const head = { fm: freezeFrontmatter(fm), block };
   rememberHead(own, head);
@@ -325,7 +325,14 @@ function rememberHead(key: string, head: { fm: Frontmatter; block: FrontmatterBl
  * frontmatter (gray-matter, safe YAML, zod), and the step count (cheap scan) against its cap.
  * `counts: false` skips the scan (the caller knows the count, or does not need it).
  */
-function readHead(text: string, counts = true, use: 'cache' | 'fresh' | 'lookup' = 'cache'): { fm: Frontmatter; block: FrontmatterBlock; body: string; quick: { total: number; done: number } } {
+/**
+ * How a read uses the head cache: `cache` looks up and remembers; `lookup` only looks up (a text
+ * this process wrote); `scan` neither (an index scan reads thousands of heads once each, and a
+ * lookup hashes the head); `fresh` neither, and splits with gray-matter (a check that trusts nothing).
+ */
+type HeadUse = 'cache' | 'fresh' | 'lookup' | 'scan';
+
+function readHead(text: string, counts = true, use: HeadUse = 'cache'): { fm: Frontmatter; block: FrontmatterBlock; body: string; quick: { total: number; done: number } } {
   if (text.length > LIMITS.fileBytes) {
     throw new PlanError('TOO_LARGE', `the plan is ${text.length} characters, over the ${LIMITS.fileBytes} limit: split it`, { rule: 'file-too-large' });
   }
@@ -496,11 +503,12 @@ export interface PlanSummary {
 
 /**
  * Reads frontmatter and counts steps without remark: the index's fast path. Refuses what
- * parsePlan refuses in the frontmatter (same errors); the body is only scanned.
+ * parsePlan refuses in the frontmatter (same errors); the body is only scanned. `known`: a text
+ * this process parsed (one it wrote), whose head is looked up in the cache rather than parsed.
  */
-export function summarizePlan(text: string, file?: string): PlanSummary {
+export function summarizePlan(text: string, file?: string, known = false): PlanSummary {
   try {
-    const { fm, quick } = readHead(text, true, 'lookup');
+    const { fm, quick } = readHead(text, true, known ? 'lookup' : 'scan');
     return { fm, steps: quick.total, stepsDone: quick.done };
   } catch (e) {
     if (e instanceof PlanError) throw file ? e.inFile(file) : e;

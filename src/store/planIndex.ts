@@ -79,7 +79,8 @@ export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat:
   if (!bytes) return invalid(new PlanError('NOT_FOUND', 'the file could not be read'));
   try {
     // `text`: the caller's decode of exactly these bytes (the text it wrote).
-    const s = summarizePlan(text !== undefined && bytes.byteLength <= LIMITS.fileBytes ? text : decodePlanBytes(bytes));
+    const mine = text !== undefined && bytes.byteLength <= LIMITS.fileBytes;
+    const s = summarizePlan(mine ? text : decodePlanBytes(bytes), undefined, mine);
     const id = file.slice(0, -3);
     if (s.fm.id !== id) {
       return invalid(new PlanError('INVALID_FILE', `the id in the file (${s.fm.id}) is not the file name's (${id}): make them the same`, { line: 2 }));
