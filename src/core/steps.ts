@@ -196,18 +196,16 @@ export function quickStepCounts(body: string): { total: number; done: number } {
     if (end === -1) end = body.length;
     const c = body.charCodeAt(pos);
     if (c === 0x60 /* ` */ || c === 0x7e /* ~ */ || c === 0x20) {
-      FENCE_AT.lastIndex = pos;
-      if (FENCE_AT.test(body)) inFence = !inFence;
+      if (fenceAt(body, pos)) inFence = !inFence;
     } else if (!inFence) {
       if (c === 0x23 /* # */ && SECTION_HEADING.test(body.slice(pos, Math.min(end, pos + 3)))) break;
       if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2a || c === 0x2b) {
-        // An item marker and its blanks, matched in place (no copy of the line, no match array:
-        // a 1,000-step plan made 150 KB of them per count); a checkbox counts within the line's
+        // An item marker and its blanks, read in place (no copy of the line, no match array: a
+        // 1,000-step plan made 150 KB of them per count); a checkbox counts within the line's
         // first 16 characters.
-        ITEM_AT.lastIndex = pos;
-        if (ITEM_AT.test(body)) {
+        const box = afterItemMarker(body, pos);
+        if (box !== -1) {
           total++;
-          const box = ITEM_AT.lastIndex;
           if (box + 3 <= Math.min(end, pos + 16) && body.charCodeAt(box) === 0x5b && (body.charCodeAt(box + 1) | 0x20) === 0x78 && body.charCodeAt(box + 2) === 0x5d) done++;
         }
       }
@@ -217,9 +215,32 @@ export function quickStepCounts(body: string): { total: number; done: number } {
   return { total, done };
 }
 
+/** True when a fence (three backticks or tildes after at most three spaces) opens or closes at `pos`. */
+function fenceAt(s: string, pos: number): boolean {
+  let i = pos;
+  while (i < pos + 3 && s.charCodeAt(i) === 0x20) i++;
+  const c = s.charCodeAt(i);
+  return (c === 0x60 || c === 0x7e) && s.charCodeAt(i + 1) === c && s.charCodeAt(i + 2) === c;
+}
+
+/**
+ * Where the text after a list item's marker and its blanks starts (`1. `, `1) `, `- `, `* `, `+ `,
+ * at most nine digits), or -1 when the line at `pos` does not start with one.
+ */
+function afterItemMarker(s: string, pos: number): number {
+  let i = pos;
+  const c = s.charCodeAt(i);
+  if (c === 0x2d || c === 0x2a || c === 0x2b) i++;
+  else {
+    while (i < pos + 9 && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39) i++;
+    const d = s.charCodeAt(i);
+    if (i === pos || (d !== 0x2e && d !== 0x29)) return -1;
+    i++;
+  }
+  const blank = i;
+  while (s.charCodeAt(i) === 0x20 || s.charCodeAt(i) === 0x09) i++;
+  return i === blank ? -1 : i;
+}
+
 const STEPS_HEADING = /^##[ \t]+Steps[ \t]*\r?$/im;
-/** A fence opening or closing at a line start in the whole text (sticky: no copy of the line; it never looks past a line break). */
-const FENCE_AT = / {0,3}(```|~~~)/y;
 const SECTION_HEADING = /^#{1,2}[ \t\r]|^#{1,2}$/;
-/** A list item's marker and the blanks after it, at a line start (sticky: it never looks past the line, as neither part matches a line break). */
-const ITEM_AT = /(?:\d{1,9}[.)]|[-*+])[ \t]+/y;
