@@ -110,6 +110,8 @@ export class PlanStore {
   private loaded = false;
   /** How many files the last scan had to read (0: everything came from the index or the cache). */
   private lastScanReads = 0;
+  /** Of those, how many the index helper (a worker thread) read and summarized. */
+  private lastScanHelped = 0;
 
   constructor(
     readonly root: string,
@@ -711,6 +713,11 @@ export class PlanStore {
     };
   }
 
+  /** What the latest scan of the folder read: files read, and how many of them the index helper read and summarized. */
+  get lastScan(): { reads: number; helped: number } {
+    return { reads: this.lastScanReads, helped: this.lastScanHelped };
+  }
+
   /** Re-scans the folder and reconciles the index with it (after missed watcher events), in the store's queue. */
   async rescan(cache?: Map<string, IndexEntry>, emit = true, listed?: readonly string[]): Promise<PlansChangeEvent> {
     return this.queued(() => this.rescanNow(cache, emit, listed));
@@ -802,6 +809,7 @@ export class PlanStore {
       next.set(name, entryOfRead(name, st, b));
     };
     let reads = toRead.length;
+    let byHelper = 0;
     // Read and summarize in chunks: only a chunk's bytes are alive at a time.
     for (let c = 0; c < toRead.length; c += READ_CHUNK) {
       const chunk = toRead.slice(c, c + READ_CHUNK);
@@ -856,6 +864,7 @@ export class PlanStore {
           const entry = got[k];
           if (!entry) return void left.push(i);
           reads++;
+          byHelper++;
           this.lastFromUs.delete(names[i]);
           next.set(names[i], entry);
         });
@@ -864,6 +873,7 @@ export class PlanStore {
     };
     await Promise.all(helper ? [helped(), helped()] : [here()]);
     this.lastScanReads = reads;
+    this.lastScanHelped = byHelper;
     for (const name of ev.removed) {
       this.entries.delete(name);
       this.unannounced.delete(name);

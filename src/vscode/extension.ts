@@ -38,6 +38,8 @@ export interface PiPlansApi {
   readonly activationMs: number;
   /** @internal The store of a folder, for this extension's own tests. Not a stable API. */
   _storeFor(folder: vscode.Uri): PlanStore | undefined;
+  /** @internal What a folder's first load read (files, and how many on the worker thread), for this extension's own tests. */
+  _firstLoad(folder: vscode.Uri): { plans: number; ms: number; reads: number; helped: number } | undefined;
   /** @internal The latest lines logged as errors, for this extension's own tests. */
   _recentErrors(): readonly string[];
   /** @internal Resolves once every store has applied the watcher events and re-scans pending now. */
@@ -94,6 +96,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
     onDidChangePlanStatus: plans.onDidChangePlanStatus,
     activationMs,
     _storeFor: (folder) => plans.storeFor(folder),
+    _firstLoad: (folder) => plans.firstLoads.get(folder.toString()),
     _recentErrors: () => [...plans.recentErrors],
     _settled: () => plans.settled(),
     _explorerTimings: () => ({ ...explorer.timings }),

@@ -209,6 +209,9 @@ export class WorkspacePlans extends DisposableScope {
   }
 
   /** The store of a folder. */
+  /** What each folder's first load read: files read, and how many of them on the worker thread (the tests read it). */
+  readonly firstLoads = new Map<string, { plans: number; ms: number; reads: number; helped: number }>();
+
   storeFor(folder: vscode.Uri): PlanStore | undefined {
     return this.folders_.get(folder.toString())?.store;
   }
@@ -310,7 +313,9 @@ export class WorkspacePlans extends DisposableScope {
     this.folders_.set(folder.uri.toString(), { folder, store, following, subs });
     for (const e of store.list()) this.statusSeen.set(`${folder.uri.toString()}/${e.file}`, e.status);
     const invalid = store.list().filter((e) => !e.valid);
-    this.log.info(`${folder.name}: ${store.list().length} plan(s) indexed in ${Date.now() - t0} ms${this.writable ? '' : ' (read-only: Restricted Mode)'}.`);
+    const { reads, helped } = store.lastScan;
+    this.firstLoads.set(folder.uri.toString(), { plans: store.list().length, ms: Date.now() - t0, reads, helped });
+    this.log.info(`${folder.name}: ${store.list().length} plan(s) indexed in ${Date.now() - t0} ms${helped ? ` (${helped} read on the worker thread)` : ''}${this.writable ? '' : ' (read-only: Restricted Mode)'}.`);
     for (const e of invalid) this.log.warn(`${folder.name}: .pi/plans/${e.file}${e.error?.line ? `:${e.error.line}` : ''}: ${e.error?.message}`);
     if (store.configError) this.log.warn(`${folder.name}: ${store.configError.message}`);
     this.changed.fire({ folder: folder.uri, added: store.list().map((e) => e.file), changed: [], removed: [] });
@@ -348,6 +353,7 @@ export class WorkspacePlans extends DisposableScope {
     if (!f) return;
     for (const s of f.subs) s.dispose();
     this.folders_.delete(key);
+    this.firstLoads.delete(key);
     for (const k of this.statusSeen.keys()) if (k.startsWith(`${key}/`)) this.statusSeen.delete(k);
     this.changed.fire({ folder: f.folder.uri, added: [], changed: [], removed: f.store.list().map((e) => e.file) });
   }

@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { nodePorts } from '../../src/node';
+import { PlanStore } from '../../src/store';
 import { api, say, until } from './helpers';
 
 async function invoke(name: string, input: Record<string, unknown>): Promise<string> {
@@ -33,6 +35,55 @@ describe('Pi Plans in a multi-root workspace', function () {
     assert.ok(fs.existsSync(path.join(web, '.pi', 'plans', `${id}.md`)));
     assert.match(await invoke('pi_plan_list', {}), new RegExp(`- ${id} \\(active\\) · draft · v1 · 0/0 steps · "Web plan" · web`));
     say(`created ${id} in web`);
+  });
+});
+
+/** Applies a workspace-folder change and waits for VS Code to have done it (it must not be called again before). */
+async function changeWorkspaceFolders(start: number, deleteCount: number, ...add: { uri: vscode.Uri }[]): Promise<void> {
+  const done = new Promise<void>((r) => {
+    const sub = vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      sub.dispose();
+      r();
+    });
+  });
+  assert.ok(vscode.workspace.updateWorkspaceFolders(start, deleteCount, ...add), 'VS Code accepted the folder change');
+  await done;
+}
+
+describe('a large folder: the extension host reads and summarizes its plans on its worker thread', function () {
+  this.timeout(120_000);
+
+  it('indexes a folder of 1,100 plans added to the window: every entry as a store on one thread makes it, all read on the worker', async () => {
+    const a = await api();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-large-'));
+    const plans = path.join(dir, '.pi', 'plans');
+    fs.mkdirSync(plans, { recursive: true });
+    const statuses = ['draft', 'proposed', 'approved', 'executing', 'completed'];
+    for (let i = 1; i <= 1100; i++) {
+      const id = `PLAN-${(0xb0000000 + i).toString(16)}`;
+      fs.writeFileSync(
+        path.join(plans, `${id}.md`),
+        `---\nid: ${id}\ntitle: "Large ${i} →"\nstatus: ${statuses[i % 5]}\nversion: ${i}\ncreated_at: 2026-11-22T10:00:00.000Z\nupdated_at: 2026-11-22T10:00:00.000Z\n---\n\n## Goal\nG\n\n## Steps\n1. [x] S001 one\n2. [ ] S002 two\n`,
+      );
+    }
+    fs.writeFileSync(path.join(plans, 'PLAN-badbad01.md'), '---\nid: PLAN-badbad01\ntitle: [unclosed\n---\n');
+    const uri = vscode.Uri.file(dir);
+    const index = vscode.workspace.workspaceFolders!.length;
+    await changeWorkspaceFolders(index, 0, { uri });
+    try {
+      const load = await until('the large folder loaded', () => a._firstLoad(uri), 60_000);
+      assert.deepEqual({ plans: load.plans, reads: load.reads, helped: load.helped }, { plans: 1101, reads: 1101, helped: 1101 });
+      const store = a._storeFor(uri)!;
+      const alone = await PlanStore.open(dir, nodePorts(dir, { indexCache: false }));
+      const plain = (s: PlanStore) => s.list().map((e) => ({ ...e }));
+      assert.deepEqual(plain(store), plain(alone));
+      assert.equal(store.entry('PLAN-badbad01')?.valid, false);
+      assert.deepEqual([store.entry('PLAN-b0000003')?.status, store.entry('PLAN-b0000003')?.stepsDone], ['executing', 1]);
+      say(`1,101 plans indexed in ${load.ms} ms, ${load.helped} read on the worker thread`);
+    } finally {
+      await changeWorkspaceFolders(index, 1);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

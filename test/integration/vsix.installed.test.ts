@@ -22,5 +22,8 @@ describe('Pi Plans installed from its .vsix', function () {
     const names = entries.map(([n]) => n).sort();
     for (const n of ['src', 'test', 'node_modules', '.tools', 'bench']) assert.ok(!names.includes(n), `${n} shipped: ${names.join(', ')}`);
     assert.ok(names.includes('dist') && names.includes('package.json'), names.join(', '));
+    // The worker thread's script (large parses, a cold index of many plans) ships beside the bundle.
+    const dist = (await vscode.workspace.fs.readDirectory(vscode.Uri.joinPath(ext.extensionUri, 'dist'))).map(([n]) => n);
+    assert.ok(dist.includes('extension.js') && dist.includes('outlineWorker.js'), dist.join(', '));
   });
 });

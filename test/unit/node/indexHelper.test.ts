@@ -50,9 +50,11 @@ describe('a cold index with a helper thread', function () {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+  let lastScan = { reads: 0, helped: 0 };
   /** The index a store builds with these ports, as plain data. */
   async function index(blocking: boolean, helper?: IndexHelperPort): Promise<IndexEntry[]> {
     const store = await PlanStore.open(root, { ...nodePorts(root, { indexCache: false, blocking }), ...(helper ? { indexHelper: helper } : {}) });
+    lastScan = store.lastScan;
     return store.list().map((e) => ({ ...e }));
   }
 
@@ -77,6 +79,7 @@ describe('a cold index with a helper thread', function () {
         // Every file went to the worker, and it made the entries (the FIFO, opened by nobody, too).
         assert.equal(asked, COUNT + BROKEN.length);
         assert.equal(made, COUNT + BROKEN.length);
+        assert.deepEqual(lastScan, { reads: COUNT + BROKEN.length, helped: COUNT + BROKEN.length });
         // The broken ones are there with their reasons, as this thread gives them.
         const byFile = new Map(helped.map((e) => [e.file, e]));
         for (const [name] of BROKEN) assert.equal(byFile.get(name)?.valid, false, name);
@@ -112,6 +115,8 @@ describe('a cold index with a helper thread', function () {
     try {
       assert.deepEqual(await index(false, flaky), alone);
       assert.ok(calls > 2);
+      // Half of the first two chunks came from the helper; everything else was read here.
+      assert.deepEqual(lastScan, { reads: COUNT + BROKEN.length, helped: 256 });
     } finally {
       parser.dispose();
     }
