@@ -24,12 +24,29 @@ export class OffThreadParser implements ParserPort, IndexHelperPort {
   private seq = 0;
   private readonly waiting = new Map<number, (r: Reply | undefined) => void>();
 
+  /** Ends the worker once it has had nothing to do for `idleMs`: its heap is given back, and the next request starts it again. */
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly retired = new WeakSet<Worker>();
+
   constructor(
     private readonly script: string,
     private readonly minChars = 2048,
     /** Told when the worker cannot start or dies (parses then run on the caller's thread). */
     private readonly onFailure?: (e: Error) => void,
+    /** How long an idle worker is kept (ms): a start costs about 50 ms, an idle worker 10–20 MB. */
+    private readonly idleMs = 60_000,
   ) {}
+
+  /** True while the worker thread is running (started by a request, ended when idle or disposed). */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
+
+  /** How many worker threads this parser has started. */
+  get started(): number {
+    return this.starts;
+  }
+  private starts = 0;
 
   async prepare(text: string): Promise<void> {
     if (text.length < this.minChars) return;
@@ -57,6 +74,7 @@ export class OffThreadParser implements ParserPort, IndexHelperPort {
       return Promise.resolve(undefined); // no worker (a bad script path): the caller parses
     }
     const id = ++this.seq;
+    clearTimeout(this.idleTimer);
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
       w.ref();
@@ -64,16 +82,33 @@ export class OffThreadParser implements ParserPort, IndexHelperPort {
     });
   }
 
+  /** Ends the worker after `idleMs` with nothing asked of it (a request in between keeps it). */
+  private idleLater(w: Worker): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.worker !== w || this.waiting.size) return;
+      this.worker = undefined;
+      this.retired.add(w); // its exit is no failure, and nothing waits on it
+      void w.terminate();
+    }, this.idleMs);
+    this.idleTimer.unref?.();
+  }
+
   private start(): Worker {
     if (this.worker) return this.worker;
     const w = new Worker(this.script);
+    this.starts++;
     w.unref();
     w.on('message', (m: Reply) => {
       this.waiting.get(m.id)?.(m);
       this.waiting.delete(m.id);
-      if (!this.waiting.size) w.unref();
+      if (!this.waiting.size) {
+        w.unref();
+        this.idleLater(w);
+      }
     });
     const fail = (e?: unknown) => {
+      if (this.retired.has(w)) return;
       if (this.worker === w) this.worker = undefined;
       if (e instanceof Error || (typeof e === 'number' && e !== 0 && this.waiting.size)) this.onFailure?.(e instanceof Error ? e : new Error(`the parser worker exited with code ${e}`));
       for (const resolve of this.waiting.values()) resolve(undefined);
@@ -85,6 +120,7 @@ export class OffThreadParser implements ParserPort, IndexHelperPort {
   }
 
   dispose(): void {
+    clearTimeout(this.idleTimer);
     void this.worker?.terminate();
     this.worker = undefined;
   }

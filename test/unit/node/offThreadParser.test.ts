@@ -61,6 +61,34 @@ describe('OffThreadParser: Markdown parses of large plans on a worker thread', f
     broken.dispose();
   });
 
+  it('an idle worker ends (its memory is given back) and the next request starts another; requests in time keep it', async () => {
+    // Kept: requests one after the other, well within the idle time, go to one worker.
+    const keeping = new OffThreadParser(script, 2048, undefined, 60_000);
+    try {
+      await keeping.prepare(bigPlan('PLAN-0000eeee', 20, 'e1'));
+      await keeping.prepare(bigPlan('PLAN-0000eeee', 20, 'e2'));
+      assert.deepEqual([keeping.running, keeping.started], [true, 1]);
+    } finally {
+      keeping.dispose();
+    }
+    assert.equal(keeping.running, false);
+    // Ended: with a short idle time the worker goes, and the next request starts another, whose
+    // answer arrives (the old worker's exit settles nothing of the new one's).
+    const parser = new OffThreadParser(script, 2048, undefined, 50);
+    try {
+      await parser.prepare(bigPlan('PLAN-0000eeee', 20, 'e3'));
+      const end = Date.now() + 20_000;
+      while (parser.running && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(parser.running, false, 'ended once idle');
+      const b = bigPlan('PLAN-0000eeee', 20, 'e4');
+      await parser.prepare(b);
+      assert.equal(hasOutline(bodyOf(b)!), true);
+      assert.equal(parser.started, 2);
+    } finally {
+      parser.dispose();
+    }
+  });
+
   it('a store with the parser port (no synchronous I/O) reads and updates a large plan exactly as one without it', async () => {
     const root = path.join(dir, 'ws');
     fs.mkdirSync(path.join(root, '.pi', 'plans'), { recursive: true });
