@@ -846,17 +846,20 @@ export class PlanStore {
     const here = async () => {
       for (let chunk = chunks[taken++]; chunk; chunk = chunks[taken++]) await scan(chunk);
     };
+    let helperGone = false;
     const helped = async () => {
       const left: number[] = [];
       for (let chunk = chunks[taken++]; chunk; chunk = chunks[taken++]) {
         const mine = chunk.filter((i) => this.ownWrites.has(names[i]));
         const theirs = mine.length ? chunk.filter((i) => !this.ownWrites.has(names[i])) : chunk;
-        const got = await helper!.entries(
+        const got = helperGone || !theirs.length ? undefined : await helper!.entries(
           theirs.map((i) => ({ name: names[i], path: paths[i] })),
           LIMITS.fileBytes,
         );
         if (!got) {
-          await scan(chunk); // the helper is gone: this loop goes on like the other
+          // The helper failed (it is not asked again in this scan), or every file is ours: here.
+          helperGone ||= theirs.length > 0;
+          await scan(chunk);
           continue;
         }
         left.push(...mine);

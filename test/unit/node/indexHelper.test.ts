@@ -97,7 +97,8 @@ describe('a cold index with a helper thread', function () {
     const broken = new OffThreadParser(path.join(dir, 'missing.js'), undefined, (e) => failures.push(e));
     try {
       assert.deepEqual(await index(false, broken), alone);
-      assert.ok(failures.length > 0, 'the failure is reported');
+      // Reported, and not asked again in the same scan (the two chunks in flight may both hear it).
+      assert.ok(failures.length >= 1 && failures.length <= 2, `${failures.length} failures reported`);
     } finally {
       broken.dispose();
     }
