@@ -39,7 +39,7 @@ describe('Pi Plans in a multi-root workspace', function () {
 });
 
 /** Applies a workspace-folder change and waits for VS Code to have done it (it must not be called again before). */
-async function changeWorkspaceFolders(start: number, deleteCount: number, ...add: { uri: vscode.Uri }[]): Promise<void> {
+async function changeFolders(start: number, deleteCount: number, ...add: { uri: vscode.Uri }[]): Promise<void> {
   const done = new Promise<void>((r) => {
     const sub = vscode.workspace.onDidChangeWorkspaceFolders(() => {
       sub.dispose();
@@ -69,7 +69,7 @@ describe('a large folder: the extension host reads and summarizes its plans on i
     fs.writeFileSync(path.join(plans, 'PLAN-badbad01.md'), '---\nid: PLAN-badbad01\ntitle: [unclosed\n---\n');
     const uri = vscode.Uri.file(dir);
     const index = vscode.workspace.workspaceFolders!.length;
-    await changeWorkspaceFolders(index, 0, { uri });
+    await changeFolders(index, 0, { uri });
     try {
       const load = await until('the large folder loaded', () => a._firstLoad(uri), 60_000);
       assert.deepEqual({ plans: load.plans, reads: load.reads, helped: load.helped }, { plans: 1101, reads: 1101, helped: 1101 });
@@ -81,7 +81,7 @@ describe('a large folder: the extension host reads and summarizes its plans on i
       assert.deepEqual([store.entry('PLAN-b0000003')?.status, store.entry('PLAN-b0000003')?.stepsDone], ['executing', 1]);
       say(`1,101 plans indexed in ${load.ms} ms, ${load.helped} read on the worker thread`);
     } finally {
-      await changeWorkspaceFolders(index, 1);
+      await changeFolders(index, 1);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -92,18 +92,6 @@ describe('a folder added to the window: no plan written around its store start i
 
   const PLAN = (id: string) =>
     `---\nid: ${id}\ntitle: "Written by another process"\nstatus: proposed\nversion: 1\ncreated_at: 2026-11-22T10:00:00.000Z\nupdated_at: 2026-11-22T10:00:00.000Z\n---\n\n## Goal\nG\n\n## Steps\n1. [ ] S001 first\n`;
-
-  /** Applies a workspace-folder change and waits for VS Code to have done it (it must not be called again before). */
-  async function changeFolders(start: number, deleteCount: number, ...add: { uri: vscode.Uri }[]): Promise<void> {
-    const done = new Promise<void>((r) => {
-      const sub = vscode.workspace.onDidChangeWorkspaceFolders(() => {
-        sub.dispose();
-        r();
-      });
-    });
-    assert.ok(vscode.workspace.updateWorkspaceFolders(start, deleteCount, ...add), 'VS Code accepted the folder change');
-    await done;
-  }
 
   /** A writer process started ahead: on "go" it waits `delay` ms, writes the file, prints when. */
   function writer(file: string, text: string, delay: number) {
