@@ -261,6 +261,13 @@ function freezeFrontmatter(fm: Frontmatter): Frontmatter {
 }
 
 /**
+ * How a read uses the head cache: `cache` looks up and remembers; `lookup` only looks up (a text
+ * this process wrote); `scan` neither (an index scan reads thousands of heads once each, and a
+ * lookup hashes the head); `fresh` neither, and splits with gray-matter (a check that trusts nothing).
+ */
+type HeadUse = 'cache' | 'fresh' | 'lookup' | 'scan';
+
+/**
  * The frontmatter of a text: gray-matter, safe YAML and zod the first time a head is seen, a
  * lookup after that (an update re-reads the head it has just written, three or four times over).
  */
@@ -303,11 +310,16 @@ function rememberPatchedHead(doc: PlanDocument, patch: Readonly<Record<string, F
   }
   const r = FrontmatterSchema.safeParse(merged);
   if (!r.success) return;
-  const fm = r.data as Record<string, unknown>;
-  for (const k in fm) if (fm[k] === null) fm[k] = undefined;
   const { yamlStart } = doc.block;
   const block = { yamlStart, yamlEnd: yamlStart + yaml.length, bodyStart: key.length, yaml: key.slice(yamlStart, yamlStart + yaml.length) };
-  rememberHead(key, { fm: freezeFrontmatter(fm as Frontmatter), block });
+  rememberHead(key, { fm: freezeFrontmatter(absentNulls(r.data)), block });
+}
+
+/** The schema's output as a Frontmatter: null in hand-written YAML means "absent", so the key stays, undefined. */
+function absentNulls(data: unknown): Frontmatter {
+  const fm = data as Record<string, unknown>;
+  for (const k in fm) if (fm[k] === null) fm[k] = undefined;
+  return fm as Frontmatter;
 }
 
 /** A string that holds its own characters, not a slice that keeps a larger one alive. */
@@ -325,13 +337,6 @@ function rememberHead(key: string, head: { fm: Frontmatter; block: FrontmatterBl
  * frontmatter (gray-matter, safe YAML, zod), and the step count (cheap scan) against its cap.
  * `counts: false` skips the scan (the caller knows the count, or does not need it).
  */
-/**
- * How a read uses the head cache: `cache` looks up and remembers; `lookup` only looks up (a text
- * this process wrote); `scan` neither (an index scan reads thousands of heads once each, and a
- * lookup hashes the head); `fresh` neither, and splits with gray-matter (a check that trusts nothing).
- */
-type HeadUse = 'cache' | 'fresh' | 'lookup' | 'scan';
-
 function readHead(text: string, counts = true, use: HeadUse = 'cache'): { fm: Frontmatter; block: FrontmatterBlock; body: string; quick: { total: number; done: number } } {
   if (text.length > LIMITS.fileBytes) {
     throw new PlanError('TOO_LARGE', `the plan is ${text.length} characters, over the ${LIMITS.fileBytes} limit: split it`, { rule: 'file-too-large' });
@@ -427,12 +432,7 @@ function validateFrontmatter(data: unknown, block: FrontmatterBlock, text: strin
     throw new PlanError('INVALID_FILE', 'frontmatter must be YAML fields: write them as "key: value" lines', { line: 2, rule: 'frontmatter-not-fields' });
   }
   const r = FrontmatterSchema.safeParse(data);
-  if (r.success) {
-    // null in hand-written YAML means "absent": the key stays, undefined.
-    const fm = r.data as Record<string, unknown>;
-    for (const k in fm) if (fm[k] === null) fm[k] = undefined;
-    return fm as Frontmatter;
-  }
+  if (r.success) return absentNulls(r.data);
   const issue = r.error.issues[0];
   const key = String(issue.path[0] ?? '');
   const keyAt = key ? new RegExp(`^${key.replace(/[^\w]/g, '\\$&')}\\s*:`, 'm').exec(block.yaml) : null;

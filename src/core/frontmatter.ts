@@ -104,11 +104,11 @@ export function frontmatterHeadEnd(text: string): number {
  * gray-matter lets through: a missing or unclosed block, a closing line that is not exactly `---`.
  * Returns the parsed (null-prototype) data and the block's offsets. `text` may start with a BOM.
  *
- * `direct`: the same split without gray-matter, for the index, which reads thousands of heads
- * once each (gray-matter's per-call setup, a Buffer copy of its input and four property
+ * `direct`: the same split without gray-matter, for cached and index reads, which see thousands
+ * of heads (gray-matter's per-call setup, a Buffer copy of its input and four property
  * definitions cost about a third of the YAML parse). The lines above already find the block;
- * what gray-matter adds is the YAML call, "{}" for a block of blanks and comments or a null, and the body
- * offset. A property test holds both ways equal on random texts (frontmatterSplit.test.ts).
+ * what gray-matter adds is the YAML call, "{}" for a block of blanks and comments or a null, and
+ * the body offset. A property test holds both ways equal on random texts (frontmatterSplit.test.ts).
  */
 export function splitFrontmatter(text: string, direct = false): { data: unknown; block: FrontmatterBlock } {
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -268,8 +268,8 @@ function rememberEntries(yaml: string, e: Entry[]): void {
 
 /**
  * True when a frontmatter YAML is a plain block mapping: its top-level keys start their lines at
- * column 0, unquoted and followed by their colon, and every other line is blank, a comment, or indented (a value's continuation). In
- * that shape, and only there, what `patchFrontmatterYaml` writes reads back as the old mapping
+ * column 0, unquoted and followed by their colon, and every other line is blank, a comment, or
+ * indented (a value's continuation). In that shape, and only there, what `patchFrontmatterYaml` writes reads back as the old mapping
  * with the patch applied (a key appended after an indented mapping, a "..." end or a flow
  * mapping would not), so the new head's fields can be known without parsing it.
  */

@@ -27,6 +27,7 @@ export class OffThreadParser implements ParserPort, IndexHelperPort {
   /** Ends the worker once it has had nothing to do for `idleMs`: its heap is given back, and the next request starts it again. */
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly retired = new WeakSet<Worker>();
+  private idleEnds: (() => void)[] = [];
 
   constructor(
     private readonly script: string,
@@ -40,6 +41,12 @@ export class OffThreadParser implements ParserPort, IndexHelperPort {
   /** True while the worker thread is running (started by a request, ended when idle or disposed). */
   get running(): boolean {
     return this.worker !== undefined;
+  }
+
+  /** Resolves once no worker runs: it was ended for being idle, it died or it was disposed (at once when none runs). */
+  idleEnd(): Promise<void> {
+    if (!this.worker) return Promise.resolve();
+    return new Promise((resolve) => this.idleEnds.push(resolve));
   }
 
   /** How many worker threads this parser has started. */
@@ -90,6 +97,7 @@ export class OffThreadParser implements ParserPort, IndexHelperPort {
       this.worker = undefined;
       this.retired.add(w); // its exit is no failure, and nothing waits on it
       void w.terminate();
+      this.ended();
     }, this.idleMs);
     this.idleTimer.unref?.();
   }
@@ -109,7 +117,10 @@ export class OffThreadParser implements ParserPort, IndexHelperPort {
     });
     const fail = (e?: unknown) => {
       if (this.retired.has(w)) return;
-      if (this.worker === w) this.worker = undefined;
+      if (this.worker === w) {
+        this.worker = undefined;
+        this.ended();
+      }
       if (e instanceof Error || (typeof e === 'number' && e !== 0 && this.waiting.size)) this.onFailure?.(e instanceof Error ? e : new Error(`the parser worker exited with code ${e}`));
       for (const resolve of this.waiting.values()) resolve(undefined);
       this.waiting.clear();
@@ -123,5 +134,12 @@ export class OffThreadParser implements ParserPort, IndexHelperPort {
     clearTimeout(this.idleTimer);
     void this.worker?.terminate();
     this.worker = undefined;
+    this.ended();
+  }
+
+  private ended(): void {
+    const waiters = this.idleEnds;
+    this.idleEnds = [];
+    for (const resolve of waiters) resolve();
   }
 }

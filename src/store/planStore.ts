@@ -786,7 +786,6 @@ export class PlanStore {
     const known: number[] = [];
     const unknown: number[] = [];
     names.forEach((name, i) => (!oneScan || this.entries.has(name) || cache?.has(name) ? known : unknown).push(i));
-    const byStat = entryOfStat;
     const stats = new Map<number, FileStat>();
     const knownStats = await this.ports.fs.statMany(known.map((i) => paths[i]));
     const toRead: number[] = [];
@@ -797,7 +796,7 @@ export class PlanStore {
       stats.set(i, st);
       const old = this.entries.get(name) ?? cache?.get(name);
       const unchanged = old && old.size === st.size && old.mtimeMs === st.mtimeMs && !st.isSymbolicLink && !isSpecial(st);
-      const entry = unchanged ? old : byStat(name, st);
+      const entry = unchanged ? old : entryOfStat(name, st);
       if (entry) next.set(name, entry);
       else toRead.push(i);
     });
@@ -830,7 +829,7 @@ export class PlanStore {
         }
         if (!r) continue;
         reads++;
-        const entry = byStat(name, r.stat);
+        const entry = entryOfStat(name, r.stat);
         if (entry) next.set(name, entry);
         else fromBytes(i, r.stat, r.bytes);
       }
@@ -1017,7 +1016,6 @@ export class PlanStore {
     this.entries.set(name, this.ownEntry(name, own, st));
     return true;
   }
-
 
   /**
    * Index entries set for our own writes and not announced yet, each with the entry listeners last

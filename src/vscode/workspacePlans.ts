@@ -208,10 +208,10 @@ export class WorkspacePlans extends DisposableScope {
     return [...this.folders_.values()].map((f) => ({ name: f.folder.name, store: f.store }));
   }
 
-  /** The store of a folder. */
   /** What each folder's first load read: files read, and how many of them on the worker thread (the tests read it). */
   readonly firstLoads = new Map<string, { plans: number; ms: number; reads: number; helped: number }>();
 
+  /** The store of a folder. */
   storeFor(folder: vscode.Uri): PlanStore | undefined {
     return this.folders_.get(folder.toString())?.store;
   }
@@ -313,9 +313,9 @@ export class WorkspacePlans extends DisposableScope {
     this.folders_.set(folder.uri.toString(), { folder, store, following, subs });
     for (const e of store.list()) this.statusSeen.set(`${folder.uri.toString()}/${e.file}`, e.status);
     const invalid = store.list().filter((e) => !e.valid);
-    const { reads, helped } = store.lastScan;
-    this.firstLoads.set(folder.uri.toString(), { plans: store.list().length, ms: Date.now() - t0, reads, helped });
-    this.log.info(`${folder.name}: ${store.list().length} plan(s) indexed in ${Date.now() - t0} ms${helped ? ` (${helped} read on the worker thread)` : ''}${this.writable ? '' : ' (read-only: Restricted Mode)'}.`);
+    const load = { plans: store.list().length, ms: Date.now() - t0, ...store.lastScan };
+    this.firstLoads.set(folder.uri.toString(), load);
+    this.log.info(`${folder.name}: ${load.plans} plan(s) indexed in ${load.ms} ms${load.helped ? ` (${load.helped} read on the worker thread)` : ''}${this.writable ? '' : ' (read-only: Restricted Mode)'}.`);
     for (const e of invalid) this.log.warn(`${folder.name}: .pi/plans/${e.file}${e.error?.line ? `:${e.error.line}` : ''}: ${e.error?.message}`);
     if (store.configError) this.log.warn(`${folder.name}: ${store.configError.message}`);
     this.changed.fire({ folder: folder.uri, added: store.list().map((e) => e.file), changed: [], removed: [] });
