@@ -945,6 +945,12 @@ export class PlanStore {
 
   /** A plan file's bytes; a file over the size cap is refused without being read. */
   private async readPlanBytes(id: string, path: string): Promise<Uint8Array> {
+    // One pass (open without following a link, stat on the open file, read) when the adapter has
+    // it: a regular file within the cap is all most reads meet, and on the extension host each
+    // call is a round trip to the I/O threads. Anything else takes the two calls below, which say
+    // what is wrong in the words they always used.
+    const once = this.ports.fs.readManyWithStats && (await this.ports.fs.readManyWithStats([path], LIMITS.fileBytes))[0];
+    if (once && !(once instanceof Error) && once.bytes && !once.stat.isSymbolicLink && !isSpecial(once.stat)) return once.bytes;
     const st = await this.ports.fs.stat(path);
     if (st && isSpecial(st)) {
       throw new PlanError('NOT_A_FILE', `${id}.md is ${describeKind(st.kind)}, not a file: plans are only read from regular files; remove it or replace it with a plan file`, { file: this.rel(path) });

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isPlanError } from '../../../src/core';
+import { approve, isPlanError } from '../../../src/core';
 import { nodePorts } from '../../../src/node';
 import { PlanStore } from '../../../src/store';
 
@@ -172,5 +172,47 @@ describe('a cold index reads each file once, and never a file over the cap (real
       const ev = await store.rescan();
       assert.deepEqual(ev.changed, [], 'the same entry, size and time aside');
       check();
+    });
+
+  for (const blocking of [true, false])
+    it(`read and update: a plan in one pass, a link, a dangling link and a huge file refused as before, nothing written (${blocking ? 'synchronous reads' : 'no synchronous call'})`, async () => {
+      const ports = nodePorts(root, { indexCache: false, blocking });
+      // The real adapter, its calls counted: a regular plan within the cap is read in one pass
+      // (open, stat on the open file, read), with no separate stat of it before (the folders'
+      // own check, that neither is a link, stays).
+      const calls: string[] = [];
+      const fsPort = ports.fs;
+      ports.fs = new Proxy(fsPort, {
+        get(target, prop, receiver) {
+          const v = Reflect.get(target, prop, receiver);
+          return typeof v === 'function' ? (...args: unknown[]) => (calls.push(`${String(prop)} ${path.relative(root, String([args[0]].flat()[0]))}`), v.apply(target, args)) : v;
+        },
+      });
+      const store = await PlanStore.open(root, ports);
+      calls.length = 0;
+      assert.equal((await store.read('PLAN-00000001')).steps.length, 1);
+      assert.deepEqual(calls.filter((c) => c.includes('PLAN-')), [`readManyWithStats ${path.join('.pi', 'plans', 'PLAN-00000001.md')}`]);
+      const before = new Map(['PLAN-0000000a', 'PLAN-0000000b', 'PLAN-0000000c'].map((id) => [id, fs.lstatSync(path.join(plans, `${id}.md`)).mtimeMs]));
+      const refused = async (p: Promise<unknown>) => {
+        try {
+          await p;
+        } catch (e) {
+          assert.ok(isPlanError(e), String(e));
+          return (e as { code: string; message: string });
+        }
+        assert.fail('not refused');
+      };
+      for (const id of ['PLAN-0000000a', 'PLAN-0000000b']) {
+        assert.equal((await refused(store.read(id))).code, 'UNSAFE_PATH', id);
+        assert.equal((await refused(store.update(id, 'user', (d, c) => approve(d, 1, c)))).code, 'UNSAFE_PATH', id);
+      }
+      const big = await refused(store.read('PLAN-0000000c'));
+      assert.equal(big.code, 'TOO_LARGE');
+      assert.match(big.message, new RegExp(`${3 * 2 ** 30} bytes, over the \\d+-byte limit`));
+      assert.equal((await refused(store.update('PLAN-0000000c', 'user', (d, c) => approve(d, 1, c)))).code, 'TOO_LARGE');
+      for (const [id, mtime] of before) assert.equal(fs.lstatSync(path.join(plans, `${id}.md`)).mtimeMs, mtime, `${id} untouched`);
+      assert.equal(fs.readFileSync(path.join(root, 'elsewhere.md'), 'utf8'), PLAN('PLAN-0000000a'));
+      assert.equal(fs.existsSync(path.join(root, 'missing.md')), false, 'nothing written through the dangling link');
+      await refused(store.read('PLAN-0000000d')).then((e) => assert.equal(e.code, 'NOT_FOUND'));
     });
 });
