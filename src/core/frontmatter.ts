@@ -56,6 +56,21 @@ export function parseYaml(text: string): unknown {
 }
 
 /**
+ * What gray-matter makes of the matter between the "---" lines: `{}` when only blanks and comment
+ * lines are left (it does not parse those), else the YAML's value (`{}` for an empty document).
+ * The parse comes first: a head of fields (nearly every one) then costs no regex replace, and a
+ * matter of only comments parses to nothing or fails, so asking after a failure gives the same.
+ */
+function yamlOrEmpty(matter: string): unknown {
+  try {
+    return parseYaml(matter) ?? {};
+  } catch (e) {
+    if (matter.replace(/^\s*#[^\n]+/gm, '').trim() === '') return {};
+    throw e;
+  }
+}
+
+/**
  * js-yaml 4 listener: throws at the first node closed after an anchor was registered (js-yaml
  * registers a collection's anchor when the collection opens, so this fires before any alias
  * that could point at it is resolved twice). Pinned to js-yaml 4's loader state; the alias-bomb
@@ -130,7 +145,7 @@ export function splitFrontmatter(text: string, direct = false): { data: unknown;
   if (direct) {
     // What gray-matter does with a head that opens with a bare "---" line (checked above).
     const matterText = src.slice(3, close === -1 ? headEnd : close);
-    data = matterText.replace(/^\s*#[^\n]+/gm, '').trim() === '' ? {} : (parseYaml(matterText) ?? {});
+    data = yamlOrEmpty(matterText);
     matterLength = matterText.length;
     contentStart = close === -1 ? headEnd : close + 4;
     if (src.charCodeAt(contentStart) === 13 && contentStart < headEnd) contentStart++;

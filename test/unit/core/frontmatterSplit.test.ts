@@ -108,8 +108,13 @@ describe('frontmatter split without gray-matter (the index path)', () => {
       '---yaml\nid: x\n---\n',
       '---\n~\n---\n',
       '---\njust a scalar\n---\n',
+      // Only comments, which gray-matter never parses: over the frontmatter's size cap (the
+      // parse would refuse it), and a line the parser refuses inside a comment-only matter.
+      `---\n${'# a comment line\n'.repeat(1200)}---\nbody`,
+      '---\n# a\n%YAML 1.2 # a\n---\n',
+      '---\n%YAML 1.2\n---\n',
     ]) {
-      assert.deepEqual(outcome(text, true), outcome(text, false), JSON.stringify(text));
+      assert.deepEqual(outcome(text, true), outcome(text, false), JSON.stringify(text).slice(0, 200));
     }
   });
 
