@@ -104,8 +104,12 @@ export class PlanStore {
   /** Checkpoint logs we appended to, with their size after our append (to detect a torn last line). */
   private logSizes = new Map<string, number>();
   private _config: PlansConfig = DEFAULT_CONFIG;
-  /** Milliseconds spent in the last update: under the lock (read, splice, durable write) and appending its checkpoint. */
-  lastUpdateTimings = { locked: 0, checkpoint: 0 };
+  /**
+   * Milliseconds spent in the last update: its early work (before the lock), under the lock
+   * (read, compare or work out, durable write) and appending its checkpoint; `earlyUsed`: the
+   * early work was what got written.
+   */
+  lastUpdateTimings = { early: 0, earlyUsed: false, locked: 0, checkpoint: 0 };
   private _configError: PlanError | undefined;
   private loaded = false;
   /** How many files the last scan had to read (0: everything came from the index or the cache). */
@@ -329,7 +333,9 @@ export class PlanStore {
   /**
    * Read-modify-write under the plan's lock: re-reads the file, checks `expectedVersion`,
    * applies `op`, validates the result, writes it atomically, appends a checkpoint, updates
-   * the index. A refused op changes nothing.
+   * the index. A refused op changes nothing. `op` is worked out before the lock when it can be
+   * and again under it when the file changed meanwhile, so it may run twice: what its last run
+   * returns is what is written (a closure that keeps what `op` saw keeps the last run's).
    */
   async update(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions = {}): Promise<{ doc: PlanDocument; result: OpResult }> {
     return this.reported(`update ${id}`, () => this.updateUnreported(id, actor, op, opts));
@@ -337,75 +343,65 @@ export class PlanStore {
 
   private async updateUnreported(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions): Promise<{ doc: PlanDocument; result: OpResult }> {
     const path = this.pathOf(id);
+    const name = `${id}.md`;
     await this.checkFolders();
+    // The next step of an agent's run, most often: the file still holds our latest write, whose
+    // document we have. The operation is then worked out before the lock is taken, from that
+    // document and the bytes that hold it; under the lock, the file's bytes are compared with
+    // those, and only an exact match lets the early work be written (anything else, and any
+    // error the early work met, is done again under the lock from what the file holds). The lock
+    // is held for a read, a comparison and the durable write; other writers wait that long.
+    const t = performance.now();
+    const early = await this.earlyUpdate(id, path, actor, op, opts);
     const t0 = performance.now();
     const release = await this.ports.lock.acquire(path);
-    let result: OpResult;
-    let doc: PlanDocument;
+    let work: UpdateWork;
     let entrySet = false;
     try {
       const bytes = await this.readPlanBytes(id, path);
-      // The bytes we wrote last (the next step of an agent's run, most often): their text is known,
-      // and so is its parse; no decode, no lookup of a new string in the caches.
-      const own = this.ownWrites.get(`${id}.md`);
-      const mine = own?.bytes && wellFormed(own) && this.sameBytes(own.bytes, bytes);
-      const text = mine ? own.text : decodePlanBytes(bytes, this.rel(path));
-      // Our latest write's parse, when that is what the file holds: no parse, not even the
-      // caches' lookups (which hash the whole body: 0.1 ms on a 1,000-step plan).
-      const last = this.lastWritten;
-      let before: PlanDocument;
-      if (mine && last?.name === `${id}.md` && last.doc.text === text) before = this.checkId(id, path, last.doc);
+      if (early && this.sameBytes(early.basis, bytes)) work = early;
       else {
-        await this.prepare(text);
-        before = this.checkId(id, path, parsePlan(text, this.rel(path)));
+        // The bytes we wrote last: their text is known, and so is its parse; no decode, no
+        // lookup of a new string in the caches.
+        const own = this.ownWrites.get(name);
+        const mine = own?.bytes && wellFormed(own) && this.sameBytes(own.bytes, bytes);
+        const text = mine ? own.text : decodePlanBytes(bytes, this.rel(path));
+        // Our latest write's parse, when that is what the file holds: no parse, not even the
+        // caches' lookups (which hash the whole body: 0.1 ms on a 1,000-step plan).
+        const last = this.lastWritten;
+        let before: PlanDocument;
+        if (mine && last?.name === name && last.doc.text === text) before = this.checkId(id, path, last.doc);
+        else {
+          await this.prepare(text);
+          before = this.checkId(id, path, parsePlan(text, this.rel(path)));
+        }
+        work = await this.workOut(id, path, before, actor, op, opts);
       }
-      if (opts.expectedVersion !== undefined && opts.expectedVersion !== before.fm.version) {
-        throw new PlanError(
-          'VERSION_CONFLICT',
-          `${id} is at version ${before.fm.version}, you sent ${opts.expectedVersion}: it changed since you read it; read it again and retry`,
-          { currentVersion: before.fm.version },
-        );
-      }
-      if (opts.bodies && this.ports.parser?.prepareBody) {
-        const parser = this.ports.parser;
-        await Promise.all(opts.bodies(before).map((b) => parser.prepareBody!(b).catch(() => undefined)));
-      }
-      result = op(before, { ...this.ctx(actor), agentMayApprove: opts.agentMayApprove });
-      // What is written is checked by a parse of exactly that text (the operation's own, or a new one).
-      if (result.doc && result.doc.text === result.text) doc = result.doc;
-      else {
-        await this.prepare(result.text);
-        doc = parsePlan(result.text, this.rel(path));
-      }
-      if (doc.fm.id !== id || doc.fm.version !== before.fm.version + 1) {
-        throw new PlanError('IO', `internal check failed: ${id} would be written as ${doc.fm.id} v${doc.fm.version}; nothing was written`);
-      }
-      for (const c of result.created ?? []) parsePlan(c.text, `.pi/plans/${c.id}.md`);
+      const { result, written } = work;
       // Asked before anything is written: a refused write leaves no revision behind.
       await this.ports.writeGuard?.(path);
       for (const c of result.created ?? []) await this.writeNew(c.id, c.text);
-      const written = encoder.encode(result.text);
       const wrote = await this.ports.fs.writeFileAtomic(path, written, { stat: true });
-      this.ownWrites.set(`${id}.md`, { text: result.text, bytes: written });
-      this.lastWritten = { name: `${id}.md`, doc };
+      this.ownWrites.set(name, work.own ?? { text: result.text, bytes: written });
+      this.lastWritten = { name, doc: work.doc };
       // Our write's entry, from the text we wrote (no decode, no parse) and the stat of the file
       // that holds our bytes: the written file's own (a writer that is not a store may replace
       // it at any time, and then its stat differs), or else stat and bytes read back from one
       // open file and compared byte for byte. Set while we hold the lock, so a watcher event for
       // any later write replaces it (its stat differs); announced once the checkpoint is written.
       // Otherwise the file is read as any change is.
-      if (wrote) entrySet = this.setOwnEntry(`${id}.md`, wrote);
+      if (wrote) entrySet = this.setOwnEntry(name, wrote);
       else {
         const got = (await this.ports.fs.readManyWithStats?.([path], LIMITS.fileBytes))?.[0];
-        if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) entrySet = this.setOwnEntry(`${id}.md`, got.stat);
+        if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) entrySet = this.setOwnEntry(name, got.stat);
       }
     } finally {
       await release();
     }
     const t1 = performance.now();
+    const { result, doc } = work;
     await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
-    this.lastUpdateTimings = { locked: t1 - t0, checkpoint: performance.now() - t1 };
-    const name = `${id}.md`;
+    this.lastUpdateTimings = { early: t0 - t, earlyUsed: work === early, locked: t1 - t0, checkpoint: performance.now() - t1 };
     // Announced here unless a refresh or re-scan that ran meanwhile compared the file with what
     // listeners last heard of, and so announced it (see `unannounced`).
     if (entrySet && this.unannounced.has(name)) {
@@ -416,6 +412,73 @@ export class PlanStore {
     await this.refreshEntries([...(entrySet ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
     this.ports.parser?.parsed?.(result.text);
     return { doc, result };
+  }
+
+  /**
+   * The early work of an update (see `updateUnreported`): the operation applied to the plan as it
+   * is before the lock, with the bytes that hold it. The document is our latest write's when the
+   * plan is the one this store wrote last (no read, no parse); otherwise the file is read and
+   * parsed here, outside the lock (a read needs none: writes replace the file whole). Undefined
+   * when the update hands bodies to the parser port first, or when the work fails (the work under
+   * the lock then meets the error, if it is one, and reports it).
+   */
+  private async earlyUpdate(id: string, path: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions): Promise<(UpdateWork & { basis: Uint8Array }) | undefined> {
+    if (opts.bodies) return undefined;
+    const name = `${id}.md`;
+    try {
+      const own = this.ownWrites.get(name);
+      const last = this.lastWritten;
+      let basis: Uint8Array;
+      let before: PlanDocument;
+      if (own?.bytes && wellFormed(own) && last?.name === name && last.doc.text === own.text) {
+        basis = own.bytes;
+        before = last.doc;
+      } else {
+        basis = await this.readPlanBytes(id, path);
+        const text = decodePlanBytes(basis, this.rel(path));
+        await this.prepare(text);
+        before = parsePlan(text, this.rel(path));
+      }
+      const work = await this.workOut(id, path, this.checkId(id, path, before), actor, op, opts);
+      // The entry of the write, too: only its size and time wait for the write's stat.
+      const mine: OwnWrite = { text: work.result.text, bytes: work.written };
+      mine.entry = indexEntryFor(name, work.written, { size: work.written.byteLength, mtimeMs: 0 }, false, work.result.text);
+      return { ...work, own: mine, basis };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * An update's work on the document it starts from: the version check, the operation, the parse
+   * of what it would write (the operation's own document, or a parse of exactly its text), and
+   * the bytes to write. Writes nothing.
+   */
+  private async workOut(id: string, path: string, before: PlanDocument, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions): Promise<UpdateWork> {
+    if (opts.expectedVersion !== undefined && opts.expectedVersion !== before.fm.version) {
+      throw new PlanError(
+        'VERSION_CONFLICT',
+        `${id} is at version ${before.fm.version}, you sent ${opts.expectedVersion}: it changed since you read it; read it again and retry`,
+        { currentVersion: before.fm.version },
+      );
+    }
+    if (opts.bodies && this.ports.parser?.prepareBody) {
+      const parser = this.ports.parser;
+      await Promise.all(opts.bodies(before).map((b) => parser.prepareBody!(b).catch(() => undefined)));
+    }
+    const result = op(before, { ...this.ctx(actor), agentMayApprove: opts.agentMayApprove });
+    // What is written is checked by a parse of exactly that text (the operation's own, or a new one).
+    let doc: PlanDocument;
+    if (result.doc && result.doc.text === result.text) doc = result.doc;
+    else {
+      await this.prepare(result.text);
+      doc = parsePlan(result.text, this.rel(path));
+    }
+    if (doc.fm.id !== id || doc.fm.version !== before.fm.version + 1) {
+      throw new PlanError('IO', `internal check failed: ${id} would be written as ${doc.fm.id} v${doc.fm.version}; nothing was written`);
+    }
+    for (const c of result.created ?? []) parsePlan(c.text, `.pi/plans/${c.id}.md`);
+    return { result, doc, written: encoder.encode(result.text) };
   }
 
   /** A new proposed plan from a finished, rejected or failed one. */
@@ -1119,6 +1182,15 @@ export class PlanStore {
 }
 
 /** What this store last wrote to a plan file: its text, its bytes, and the entry made from them. */
+/** What an update writes: the operation's result, the document it gives, and its bytes. */
+interface UpdateWork {
+  result: OpResult;
+  doc: PlanDocument;
+  written: Uint8Array;
+  /** The write's own record, made ahead (with its index entry) by the early work. */
+  own?: OwnWrite;
+}
+
 interface OwnWrite {
   text: string;
   bytes?: Uint8Array;
