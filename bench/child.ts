@@ -11,8 +11,10 @@
  *   update <root> <id> <runs> [outlines]  step updates on that plan, each followed by a bare write
  *                                   of the same bytes through the same file API (so both see the
  *                                   same machine), with the store opened for named plans only, as
- *                                   the CLI and the MCP server do; [outlines]: their cache of
- *                                   outlines (without it the process parses the plan once)
+ *                                   the CLI and the MCP server do; then 15 updates each by a store
+ *                                   of its own (a process's first update, as one CLI command);
+ *                                   [outlines]: their cache of outlines (without it the process
+ *                                   parses the plan once)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -26,7 +28,7 @@ const plans = path.join(root, '.pi', 'plans');
 const peakMb = () => process.resourceUsage().maxRSS / 1024;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const print = (o: object): void => {
-  process.stdout.write(JSON.stringify({ ...o, peakMb: peakMb() }) + '\n');
+  process.stdout.write(JSON.stringify({ peakMb: peakMb(), ...o }) + '\n');
 };
 
 async function main(): Promise<void> {
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
       const bare: number[] = [];
       const statuses = ['in_progress', 'blocked'] as const;
       let scratch = Buffer.alloc(0);
+      let earlyInRun = 0;
       for (let i = 0; i < runs; i++) {
         // Steps spread over the plan; the status alternates, so every update changes the file.
         const step = `S${String(1 + ((i * 37) % n)).padStart(3, '0')}`;
@@ -79,6 +82,7 @@ async function main(): Promise<void> {
         await store.update(id, 'agent', (d, c) => markStep(d, step, statuses[i % 2], c, `note ${i}`));
         whole.push(performance.now() - t0);
         locked.push(store.lastUpdateTimings.locked);
+        if (store.lastUpdateTimings.earlyUsed) earlyInRun++;
         // The bytes just written, read into one buffer kept for the run: the harness adds no
         // allocation of its own to the process's peak memory.
         const fd = fs.openSync(store.pathOf(id), 'r');
@@ -90,7 +94,23 @@ async function main(): Promise<void> {
         await nfs.writeFileAtomic(bareTarget, bytes);
         bare.push(performance.now() - t1);
       }
-      print({ steps: n, bytes: fs.statSync(store.pathOf(id)).size, locked: median(locked), whole: median(whole), bare: median(bare) });
+      // The peak of a process doing those updates (what follows opens 15 stores more).
+      const runPeakMb = peakMb();
+      // A process's first update of the plan (one CLI command): a store of its own each time,
+      // which reads the plan before the lock instead of starting from a write of its own.
+      const firstLocked: number[] = [];
+      const firstWhole: number[] = [];
+      let early = 0;
+      for (let i = 0; i < 15; i++) {
+        const once = await open(rest[2]);
+        const step = `S${String(1 + ((i * 53) % n)).padStart(3, '0')}`;
+        const t0 = performance.now();
+        await once.update(id, 'agent', (d, c) => markStep(d, step, statuses[i % 2], c, `first ${i}`));
+        firstWhole.push(performance.now() - t0);
+        firstLocked.push(once.lastUpdateTimings.locked);
+        if (once.lastUpdateTimings.earlyUsed) early++;
+      }
+      print({ steps: n, bytes: fs.statSync(store.pathOf(id)).size, locked: median(locked), whole: median(whole), bare: median(bare), firstLocked: median(firstLocked), firstWhole: median(firstWhole), earlyUsed: early + earlyInRun, peakMb: runPeakMb });
     } finally {
       for (const f of [store.pathOf(id), bareTarget, path.join(plans, 'sessions', `${id}.jsonl`)]) fs.rmSync(f, { force: true });
     }
