@@ -13,6 +13,19 @@ const QUIET_MS = 1000;
 
 const digest = (body: string) => createHash('sha256').update(body).digest('hex');
 
+/** Caches with an outline still to write, flushed when the process is about to exit: one hook for all of them. */
+const unflushed = new Set<PersistedOutlines>();
+let exitHook = false;
+function flushAtExit(cache: PersistedOutlines): void {
+  unflushed.add(cache);
+  if (exitHook) return;
+  exitHook = true;
+  process.once('beforeExit', () => {
+    exitHook = false;
+    for (const c of [...unflushed]) void c.flush();
+  });
+}
+
 /**
  * Outlines of large plan bodies kept on disk (by the body's SHA-256), for short-lived processes
  * (the CLI, an MCP server's first call on a plan): a process that finds the outline of the plan it
@@ -29,7 +42,6 @@ export class PersistedOutlines implements ParserPort {
   /** The text last parsed here: the next update of the same process starts from it. */
   private latest: string | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private exitHook = false;
   private writes = 0;
 
   constructor(private readonly dir: string) {}
@@ -66,18 +78,13 @@ export class PersistedOutlines implements ParserPort {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.flush(), QUIET_MS);
     this.timer.unref();
-    if (!this.exitHook) {
-      this.exitHook = true;
-      process.once('beforeExit', () => {
-        this.exitHook = false;
-        void this.flush();
-      });
-    }
+    flushAtExit(this);
   }
 
   /** Writes the pending outline now (the quiet timer or the process's exit does it otherwise). */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
+    unflushed.delete(this);
     const text = this.pending;
     this.pending = undefined;
     const body = text === undefined ? undefined : bodyOf(text);

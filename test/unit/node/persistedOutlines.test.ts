@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -56,6 +56,22 @@ describe('outlines of large plans kept on disk for the next process (PersistedOu
       fs.writeFileSync(path.join(dir, `${KEY}.json`), content);
       assert.deepEqual(inNewProcess(dir), { known: false, equal: false }, content.slice(0, 40));
     }
+  });
+
+  it('a process about to exit writes what every cache in it still holds, with one exit hook for all of them', () => {
+    // 12 caches (a process that opens a store per folder), each with an outline not yet written
+    // (the quiet timer has not run): all written at exit, and no warning about exit listeners.
+    const dirs = Array.from({ length: 12 }, (_, i) => path.join(dir, `cache-${i}`));
+    const script = `
+      const { PersistedOutlines } = require(${JSON.stringify(path.join(ROOT, 'src/node'))});
+      const { parsePlan } = require(${JSON.stringify(path.join(ROOT, 'src/core'))});
+      const text = require('fs').readFileSync(${JSON.stringify(path.join(dir, 'plan.md'))}, 'utf8');
+      parsePlan(text);
+      for (const d of ${JSON.stringify(dirs)}) new PersistedOutlines(d).parsed(text);`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /MaxListenersExceeded/);
+    for (const d of dirs) assert.deepEqual(JSON.parse(fs.readFileSync(path.join(d, `${KEY}.json`), 'utf8')), computeOutline(BODY), d);
   });
 
   it('small plans are left alone, and the folder keeps the newest 200 outlines', async () => {
