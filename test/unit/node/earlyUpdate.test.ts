@@ -136,6 +136,21 @@ describe('an update worked out before the lock (real disk, real lock)', () => {
     assert.equal(store.entry(id)?.version, v + 2);
   });
 
+  it('updates at once from two stores in one process (the extension host\'s ports: no synchronous call) lose nothing', async () => {
+    const { root, id, file } = await setup();
+    const [a, b] = await Promise.all([0, 1].map(() => PlanStore.openForPlans(root, nodePorts(root, { indexCache: false, blocking: false }))));
+    const v = parsePlan(fs.readFileSync(file, 'utf8')).fm.version;
+    const ids = Array.from({ length: 24 }, (_, i) => `S${String(i + 1).padStart(3, '0')}`);
+    const done = await Promise.all(ids.map((step, i) => (i % 2 ? a : b).update(id, 'agent', (d, c) => markStep(d, step, 'done', c, `by ${i % 2 ? 'a' : 'b'}`))));
+    const onDisk = parsePlan(fs.readFileSync(file, 'utf8'), undefined, { fresh: true });
+    assert.equal(onDisk.fm.version, v + ids.length);
+    assert.deepEqual(done.map((d) => d.doc.fm.version).sort((x, y) => x - y), ids.map((_, i) => v + i + 1));
+    for (const [i, step] of ids.entries()) {
+      const s = onDisk.steps.find((x) => x.id === step);
+      assert.deepEqual([s?.status, s?.note], ['done', `by ${i % 2 ? 'a' : 'b'}`], step);
+    }
+  });
+
   it('an operation the plan refuses is refused with its own error, and nothing is written', async () => {
     const { store, id, file } = await setup();
     await store.update(id, 'agent', (d, c) => markStep(d, 'S001', 'in_progress', c));
