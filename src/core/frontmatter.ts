@@ -58,16 +58,26 @@ export function parseYaml(text: string): unknown {
 /**
  * What gray-matter makes of the matter between the "---" lines: `{}` when only blanks and comment
  * lines are left (it does not parse those), else the YAML's value (`{}` for an empty document).
- * The parse comes first: a head of fields (nearly every one) then costs no regex replace, and a
- * matter of only comments parses to nothing or fails, so asking after a failure gives the same.
+ * The parse comes first: a head of fields (nearly every one) is a mapping, which such a matter
+ * never parses to, so it costs no regex replace; anything else (nothing, a scalar: JavaScript's
+ * blanks include characters YAML reads as text, such as U+00A0) or a failure asks gray-matter's
+ * question before answering.
  */
 function yamlOrEmpty(matter: string): unknown {
+  let data: unknown;
   try {
-    return parseYaml(matter) ?? {};
+    data = parseYaml(matter);
   } catch (e) {
-    if (matter.replace(/^\s*#[^\n]+/gm, '').trim() === '') return {};
+    if (commentsOnly(matter)) return {};
     throw e;
   }
+  if (data !== null && typeof data === 'object' && !Array.isArray(data)) return data;
+  return commentsOnly(matter) ? {} : (data ?? {});
+}
+
+/** gray-matter's test for a matter it does not parse: nothing but blanks and comment lines. */
+function commentsOnly(matter: string): boolean {
+  return matter.replace(/^\s*#[^\n]+/gm, '').trim() === '';
 }
 
 /**

@@ -113,6 +113,11 @@ describe('frontmatter split without gray-matter (the index path)', () => {
       `---\n${'# a comment line\n'.repeat(1200)}---\nbody`,
       '---\n# a\n%YAML 1.2 # a\n---\n',
       '---\n%YAML 1.2\n---\n',
+      // Blanks to JavaScript that YAML reads as text: gray-matter's test sees nothing to parse.
+      '---\n\u00a0\n---\n# body\n',
+      '---\n\u3000# a comment\n---\n',
+      '---\n\ufeff\n---\n',
+      '---\n\u2028\n---\n',
     ]) {
       assert.deepEqual(outcome(text, true), outcome(text, false), JSON.stringify(text).slice(0, 200));
     }
