@@ -345,12 +345,12 @@ export class PlanStore {
     const path = this.pathOf(id);
     const name = `${id}.md`;
     await this.checkFolders();
-    // The next step of an agent's run, most often: the file still holds our latest write, whose
-    // document we have. The operation is then worked out before the lock is taken, from that
-    // document and the bytes that hold it; under the lock, the file's bytes are compared with
-    // those, and only an exact match lets the early work be written (anything else, and any
-    // error the early work met, is done again under the lock from what the file holds). The lock
-    // is held for a read, a comparison and the durable write; other writers wait that long.
+    // The operation is worked out before the lock is taken (see `earlyUpdate`), from a document
+    // and the bytes that hold it; under the lock, the file's bytes are compared with those, and
+    // only an exact match lets the early work be written (anything else, and any error the early
+    // work met, is done again under the lock from what the file holds). The lock is held for a
+    // read, a comparison and the durable write; other writers wait that long. The time stamped
+    // is when the work was done (before any wait for the lock).
     const t = performance.now();
     const early = await this.earlyUpdate(id, path, actor, op, opts);
     const t0 = performance.now();
@@ -1008,12 +1008,8 @@ export class PlanStore {
 
   /** A plan file's bytes; a file over the size cap is refused without being read. */
   private async readPlanBytes(id: string, path: string): Promise<Uint8Array> {
-    // One pass (open without following a link, stat on the open file, read) when the adapter has
-    // it: a regular file within the cap is all most reads meet, and on the extension host each
-    // call is a round trip to the I/O threads. Anything else takes the two calls below, which say
-    // what is wrong in the words they always used.
-    const once = this.ports.fs.readManyWithStats && (await this.ports.fs.readManyWithStats([path], LIMITS.fileBytes))[0];
-    if (once && !(once instanceof Error) && once.bytes && !once.stat.isSymbolicLink && !isSpecial(once.stat)) return once.bytes;
+    // A stat first, so a FIFO, socket or device named like the plan is refused without being
+    // opened (opening one, even without blocking, wakes a writer waiting on a pipe).
     const st = await this.ports.fs.stat(path);
     if (st && isSpecial(st)) {
       throw new PlanError('NOT_A_FILE', `${id}.md is ${describeKind(st.kind)}, not a file: plans are only read from regular files; remove it or replace it with a plan file`, { file: this.rel(path) });
@@ -1181,7 +1177,6 @@ export class PlanStore {
   }
 }
 
-/** What this store last wrote to a plan file: its text, its bytes, and the entry made from them. */
 /** What an update writes: the operation's result, the document it gives, and its bytes. */
 interface UpdateWork {
   result: OpResult;
@@ -1191,6 +1186,7 @@ interface UpdateWork {
   own?: OwnWrite;
 }
 
+/** What this store last wrote to a plan file: its text, its bytes, and the entry made from them. */
 interface OwnWrite {
   text: string;
   bytes?: Uint8Array;
