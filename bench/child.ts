@@ -69,20 +69,19 @@ async function main(): Promise<void> {
     const bareTarget = path.join(plans, `.bench-bare-${process.pid}.txt`);
     try {
       const nfs = new NodeFileSystem();
-      const locked: number[] = [];
-      const whole: number[] = [];
-      const bare: number[] = [];
       const statuses = ['in_progress', 'blocked'] as const;
-      let scratch = Buffer.alloc(0);
-      let earlyInRun = 0;
-      for (let i = 0; i < runs; i++) {
-        // Steps spread over the plan; the status alternates, so every update changes the file.
-        const step = `S${String(1 + ((i * 37) % n)).padStart(3, '0')}`;
+      /** One update by `s` of a step chosen by `i` (spread over the plan; the status alternates, so every update changes the file). */
+      const timed = async (s: PlanStore, i: number, spread: number, note: string) => {
+        const step = `S${String(1 + ((i * spread) % n)).padStart(3, '0')}`;
         const t0 = performance.now();
-        await store.update(id, 'agent', (d, c) => markStep(d, step, statuses[i % 2], c, `note ${i}`));
-        whole.push(performance.now() - t0);
-        locked.push(store.lastUpdateTimings.locked);
-        if (store.lastUpdateTimings.earlyUsed) earlyInRun++;
+        await s.update(id, 'agent', (d, c) => markStep(d, step, statuses[i % 2], c, `${note} ${i}`));
+        return { whole: performance.now() - t0, locked: s.lastUpdateTimings.locked, early: s.lastUpdateTimings.earlyUsed };
+      };
+      const run: { whole: number; locked: number; early: boolean }[] = [];
+      const bare: number[] = [];
+      let scratch = Buffer.alloc(0);
+      for (let i = 0; i < runs; i++) {
+        run.push(await timed(store, i, 37, 'note'));
         // The bytes just written, read into one buffer kept for the run: the harness adds no
         // allocation of its own to the process's peak memory.
         const fd = fs.openSync(store.pathOf(id), 'r');
@@ -98,19 +97,19 @@ async function main(): Promise<void> {
       const runPeakMb = peakMb();
       // A process's first update of the plan (one CLI command): a store of its own each time,
       // which reads the plan before the lock instead of starting from a write of its own.
-      const firstLocked: number[] = [];
-      const firstWhole: number[] = [];
-      let early = 0;
-      for (let i = 0; i < 15; i++) {
-        const once = await open(rest[2]);
-        const step = `S${String(1 + ((i * 53) % n)).padStart(3, '0')}`;
-        const t0 = performance.now();
-        await once.update(id, 'agent', (d, c) => markStep(d, step, statuses[i % 2], c, `first ${i}`));
-        firstWhole.push(performance.now() - t0);
-        firstLocked.push(once.lastUpdateTimings.locked);
-        if (once.lastUpdateTimings.earlyUsed) early++;
-      }
-      print({ steps: n, bytes: fs.statSync(store.pathOf(id)).size, locked: median(locked), whole: median(whole), bare: median(bare), firstLocked: median(firstLocked), firstWhole: median(firstWhole), earlyUsed: early + earlyInRun, peakMb: runPeakMb });
+      const first: { whole: number; locked: number; early: boolean }[] = [];
+      for (let i = 0; i < 15; i++) first.push(await timed(await open(rest[2]), i, 53, 'first'));
+      print({
+        steps: n,
+        bytes: fs.statSync(store.pathOf(id)).size,
+        locked: median(run.map((r) => r.locked)),
+        whole: median(run.map((r) => r.whole)),
+        bare: median(bare),
+        firstLocked: median(first.map((r) => r.locked)),
+        firstWhole: median(first.map((r) => r.whole)),
+        earlyUsed: [...run, ...first].filter((r) => r.early).length,
+        peakMb: runPeakMb,
+      });
     } finally {
       for (const f of [store.pathOf(id), bareTarget, path.join(plans, 'sessions', `${id}.jsonl`)]) fs.rmSync(f, { force: true });
     }
