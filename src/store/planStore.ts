@@ -105,11 +105,11 @@ export class PlanStore {
   private logSizes = new Map<string, number>();
   private _config: PlansConfig = DEFAULT_CONFIG;
   /**
-   * Milliseconds spent in the last update: its early work (before the lock), under the lock
-   * (read, compare or work out, durable write) and appending its checkpoint; `earlyUsed`: the
-   * early work was what got written.
+   * Milliseconds spent in the last update under the lock (read, compare or work out, durable
+   * write) and appending its checkpoint; `earlyUsed`: the work done before the lock was what got
+   * written.
    */
-  lastUpdateTimings = { early: 0, earlyUsed: false, locked: 0, checkpoint: 0 };
+  lastUpdateTimings = { earlyUsed: false, locked: 0, checkpoint: 0 };
   private _configError: PlanError | undefined;
   private loaded = false;
   /** How many files the last scan had to read (0: everything came from the index or the cache). */
@@ -351,7 +351,6 @@ export class PlanStore {
     // work met, is done again under the lock from what the file holds). The lock is held for a
     // read, a comparison and the durable write; other writers wait that long. The time stamped
     // is when the work was done (before any wait for the lock).
-    const t = performance.now();
     const early = await this.earlyUpdate(id, path, actor, op, opts);
     const t0 = performance.now();
     const release = await this.ports.lock.acquire(path);
@@ -361,21 +360,9 @@ export class PlanStore {
       const bytes = await this.readPlanBytes(id, path);
       if (early && this.sameBytes(early.basis, bytes)) work = early;
       else {
-        // The bytes we wrote last: their text is known, and so is its parse; no decode, no
-        // lookup of a new string in the caches.
-        const own = this.ownWrites.get(name);
-        const mine = own?.bytes && wellFormed(own) && this.sameBytes(own.bytes, bytes);
-        const text = mine ? own.text : decodePlanBytes(bytes, this.rel(path));
-        // Our latest write's parse, when that is what the file holds: no parse, not even the
-        // caches' lookups (which hash the whole body: 0.1 ms on a 1,000-step plan).
-        const last = this.lastWritten;
-        let before: PlanDocument;
-        if (mine && last?.name === name && last.doc.text === text) before = this.checkId(id, path, last.doc);
-        else {
-          await this.prepare(text);
-          before = this.checkId(id, path, parsePlan(text, this.rel(path)));
-        }
-        work = await this.workOut(id, path, before, actor, op, opts);
+        const known = this.lastDocument(name);
+        const before = known && this.sameBytes(known.bytes, bytes) ? known.doc : await this.documentOf(id, path, bytes);
+        work = await this.workOut(id, path, this.checkId(id, path, before), actor, op, opts);
       }
       const { result, written } = work;
       // Asked before anything is written: a refused write leaves no revision behind.
@@ -401,7 +388,7 @@ export class PlanStore {
     const t1 = performance.now();
     const { result, doc } = work;
     await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
-    this.lastUpdateTimings = { early: t0 - t, earlyUsed: work === early, locked: t1 - t0, checkpoint: performance.now() - t1 };
+    this.lastUpdateTimings = { earlyUsed: work === early, locked: t1 - t0, checkpoint: performance.now() - t1 };
     // Announced here unless a refresh or re-scan that ran meanwhile compared the file with what
     // listeners last heard of, and so announced it (see `unannounced`).
     if (entrySet && this.unannounced.has(name)) {
@@ -426,19 +413,9 @@ export class PlanStore {
     if (opts.bodies) return undefined;
     const name = `${id}.md`;
     try {
-      const own = this.ownWrites.get(name);
-      const last = this.lastWritten;
-      let basis: Uint8Array;
-      let before: PlanDocument;
-      if (own?.bytes && wellFormed(own) && last?.name === name && last.doc.text === own.text) {
-        basis = own.bytes;
-        before = last.doc;
-      } else {
-        basis = await this.readPlanBytes(id, path);
-        const text = decodePlanBytes(basis, this.rel(path));
-        await this.prepare(text);
-        before = parsePlan(text, this.rel(path));
-      }
+      const known = this.lastDocument(name);
+      const basis = known?.bytes ?? (await this.readPlanBytes(id, path));
+      const before = known?.doc ?? (await this.documentOf(id, path, basis));
       const work = await this.workOut(id, path, this.checkId(id, path, before), actor, op, opts);
       // The entry of the write, too: only its size and time wait for the write's stat.
       const mine: OwnWrite = { text: work.result.text, bytes: work.written };
@@ -447,6 +424,25 @@ export class PlanStore {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The document of this store's latest write of the plan `name`, with the bytes written: when
+   * the file still holds those bytes, that is its parse (no decode, no parse, not even the
+   * caches' lookups, which hash the whole body: 0.1 ms on a 1,000-step plan). Undefined when the
+   * store wrote another plan since, or when the bytes do not decode to exactly the text.
+   */
+  private lastDocument(name: string): { bytes: Uint8Array; doc: PlanDocument } | undefined {
+    const own = this.ownWrites.get(name);
+    const last = this.lastWritten;
+    return own?.bytes && wellFormed(own) && last?.name === name && last.doc.text === own.text ? { bytes: own.bytes, doc: last.doc } : undefined;
+  }
+
+  /** The parse of a plan's bytes (decoded strictly; the parser port asked first). */
+  private async documentOf(id: string, path: string, bytes: Uint8Array): Promise<PlanDocument> {
+    const text = decodePlanBytes(bytes, this.rel(path));
+    await this.prepare(text);
+    return parsePlan(text, this.rel(path));
   }
 
   /**
