@@ -108,6 +108,7 @@ async function main(): Promise<void> {
         firstLocked: median(first.map((r) => r.locked)),
         firstWhole: median(first.map((r) => r.whole)),
         earlyUsed: [...run, ...first].filter((r) => r.early).length,
+        updates: run.length + first.length,
         peakMb: runPeakMb,
       });
     } finally {
