@@ -86,6 +86,17 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     await page.locator('.editor-instance .line-numbers', { hasText: /^1$/ }).filter({ visible: true }).first().waitFor({ timeout: 10_000 });
   }
 
+  /**
+   * Waits until the editor in front (its first line in view) shows `plan` as it is on disk with
+   * its CodeLens drawn: the status lens, computed from the editor's text, names the version on
+   * disk. Until then the editor may still load a write (the agent's last ones) or insert the lens
+   * above line 1, and either moves every line between a hover and a click.
+   */
+  async function showsOnDisk(plan) {
+    const version = /^version: (\d+)$/m.exec(fs.readFileSync(plan, 'utf8'))[1];
+    await page.locator('.editor-instance .contentWidgets .codelens-decoration', { hasText: ` · v${version} · ` }).filter({ visible: true }).first().waitFor({ timeout: 20_000 });
+  }
+
   /** Comments on the line that shows `lineText`, through the gutter's "+" as a person does. */
   async function commentOn(lineText, body) {
     // In the editor in front (a diff editor's hidden sides stay in the page).
@@ -180,6 +191,7 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
 
   it('comments on two steps and a section from the gutter; the plan editor counts the threads and comments at a step', async () => {
     const before = text();
+    await showsOnDisk(file());
     await commentOn('S002 Register the route', 'Say why before auth: a health check must not need a token.');
     await commentOn('S003 Test the route', 'Also test a HEAD request.');
     await commentOn('## Risks', 'What if the build info is missing?');
@@ -285,6 +297,7 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     await view.getByRole('button', { name: 'Open as Text' }).click();
     // The text editor keeps where it was last scrolled (the diff's side): back to the top, where the steps are.
     await toTop();
+    await showsOnDisk(file());
     await page.locator('.editor-instance .view-line', { hasText: 'S004 Run the test suite' }).filter({ visible: true }).first().waitFor({ timeout: 20_000 });
     await commentOn('S004 Run the test suite', 'Run the linter too.');
     // VS Code's own reload (its shutdown writes the state out, as a person's reload does).
@@ -319,6 +332,7 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name: /^Backfill the orders table/ }).first().click();
     await page.locator('.tab.active', { hasText: `${own}.md` }).waitFor({ timeout: 20_000 });
     await toTop();
+    await showsOnDisk(ownFile());
     await commentOn('S002 Backfill the region', 'Backfill in batches.');
     const thread = page.locator('.review-widget').filter({ visible: true }).filter({ hasText: /S002 · draft/ }).first();
     await thread.waitFor({ timeout: 20_000 });
