@@ -47,10 +47,18 @@ interface Unit {
   bullet?: string;
 }
 
+/** A body section other than the one holding the steps, with the `depth:title` it pairs by. */
+interface Titled {
+  name: string;
+  unit: Unit;
+}
+
 interface Split {
   doc: PlanDocument;
   fm: Unit[];
   body: Unit[];
+  /** The body's sections but the steps' one, in order: what `pairSections` re-keys. */
+  titled: Titled[];
   /** Whitespace at the end of the body. */
   trail: string;
   ordered: boolean;
@@ -81,6 +89,7 @@ function split(doc: PlanDocument, byId: boolean): Split {
   const sections = doc.outline.sections;
   push('pre', 'pre', body.slice(0, sections.length ? sections[0].start : body.length));
   const seen = new Map<string, number>();
+  const titled: Titled[] = [];
   const items = doc.outline.steps;
   sections.forEach((sec, i) => {
     const name = `${sec.depth}:${sec.title.toLowerCase()}`;
@@ -89,6 +98,8 @@ function split(doc: PlanDocument, byId: boolean): Split {
     const key = `section:${name}${n > 1 ? `#${n}` : ''}`;
     if (i !== doc.outline.stepsSection || !items.length || !byId) {
       push(key, 'section', body.slice(sec.start, sec.end));
+      // The steps' section is the first `## Steps` on every side: it keeps its key.
+      if (i !== doc.outline.stepsSection) titled.push({ name, unit: units[units.length - 1] });
       return;
     }
     push(`${key}:head`, 'steps-head', body.slice(sec.start, lineStartAt(body, items[0].start)));
@@ -103,7 +114,125 @@ function split(doc: PlanDocument, byId: boolean): Split {
   // The body's final whitespace belongs to the file, not to its last unit.
   const trail = units.length ? units[units.length - 1].sep : '';
   if (units.length) units[units.length - 1].sep = '';
-  return { doc, fm, body: units, trail, ordered: items.length ? items[0].ordered : true };
+  return { doc, fm, body: units, titled, trail, ordered: items.length ? items[0].ordered : true };
+}
+
+/** The words of a section's text after its heading line, counted. */
+function wordsOf(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  const nl = text.indexOf('\n');
+  for (const w of (nl < 0 ? '' : text.slice(nl + 1)).split(/\s+/)) if (w) counts.set(w, (counts.get(w) ?? 0) + 1);
+  return counts;
+}
+
+/** How alike two sections' texts are, 0 to 1: the share of words they have in common (Dice). */
+function likeness(a: Map<string, number>, b: Map<string, number>): number {
+  let size = 0;
+  let common = 0;
+  for (const n of a.values()) size += n;
+  for (const [w, n] of b) {
+    size += n;
+    common += Math.min(n, a.get(w) ?? 0);
+  }
+  return size ? (2 * common) / size : 1;
+}
+
+/** Past this many candidate pairs (about 500 sections of one title, all different), sections pair by rank: the alignment's time and memory grow with it. */
+const MAX_ALIGN_CELLS = 250_000;
+
+/**
+ * Pairs sections of `a` with sections of `b` in order (no two pairs cross): as many pairs as can
+ * be, then the most alike. A rank would pair an inserted section with the one it was put in
+ * front of; likeness pairs it with nothing. Returns, for each section of `b`, its partner's index
+ * in `a`, or -1.
+ */
+function alignSections(a: readonly Titled[], b: readonly Titled[]): number[] {
+  const partner = b.map(() => -1);
+  // Identical sections at either end pair as they stand (no pairing does better), which leaves a
+  // small middle in the usual case of one section inserted, removed or edited.
+  let lo = 0;
+  while (lo < a.length && lo < b.length && a[lo].unit.text === b[lo].unit.text) partner[lo] = lo++;
+  let [ha, hb] = [a.length, b.length];
+  while (ha > lo && hb > lo && a[ha - 1].unit.text === b[hb - 1].unit.text) partner[--hb] = --ha;
+  const [ma, mb] = [a.slice(lo, ha), b.slice(lo, hb)];
+  const middle = ma.length * mb.length > MAX_ALIGN_CELLS ? mb.map((_, j) => (j < ma.length ? j : -1)) : alignByLikeness(ma, mb);
+  middle.forEach((i, j) => (partner[lo + j] = i < 0 ? -1 : lo + i));
+  return partner;
+}
+
+/** `alignSections` for the sections between the identical ends: a dynamic program over both lists. */
+function alignByLikeness(a: readonly Titled[], b: readonly Titled[]): number[] {
+  const wb = b.map((x) => wordsOf(x.unit.text));
+  const like = a.map((x) => {
+    const wa = wordsOf(x.unit.text);
+    return wb.map((w) => likeness(wa, w));
+  });
+  // best[i][j]: the best pairing of a[i..] with b[j..], as [pairs, summed likeness].
+  type Score = [number, number];
+  const better = (x: Score, y: Score) => (x[0] !== y[0] ? x[0] > y[0] : x[1] > y[1]);
+  const best: Score[][] = Array.from({ length: a.length + 1 }, () => Array.from({ length: b.length + 1 }, (): Score => [0, 0]));
+  const paired = (i: number, j: number): Score => [best[i + 1][j + 1][0] + 1, best[i + 1][j + 1][1] + like[i][j]];
+  for (let i = a.length - 1; i >= 0; i--) {
+    for (let j = b.length - 1; j >= 0; j--) {
+      let v = paired(i, j);
+      if (better(best[i + 1][j], v)) v = best[i + 1][j];
+      if (better(best[i][j + 1], v)) v = best[i][j + 1];
+      best[i][j] = v;
+    }
+  }
+  // Ties go to the earliest pair: the rank pairing of old.
+  const partner = b.map(() => -1);
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (!better(best[i][j], paired(i, j))) partner[j++] = i++;
+    else if (!better(best[i][j], best[i + 1][j])) i++;
+    else j++;
+  }
+  return partner;
+}
+
+/**
+ * Gives the sides' sections of a title used more than once the keys they pair by: each side's
+ * sections of that title are aligned with base's (`alignSections`), so one inserted in front of
+ * an existing one does not shift the pairing of those behind it. A side's section with no partner
+ * in base is an insertion; insertions both sides made at the same place (between the same base
+ * sections of that title) pair with each other, as two insertions of a title new to the plan do.
+ */
+function pairSections(base: Split, ours: Split, theirs: Split): void {
+  const byName = new Map<string, [Titled[], Titled[], Titled[]]>();
+  [base, ours, theirs].forEach((s, side) =>
+    s.titled.forEach((x) => {
+      const lists = byName.get(x.name) ?? [[], [], []];
+      lists[side].push(x);
+      byName.set(x.name, lists);
+    }),
+  );
+  for (const [name, [b, o, t]] of byName) {
+    // A title used at most once on each side pairs by title alone, as it always did.
+    if (b.length < 2 && o.length < 2 && t.length < 2) continue;
+    const inserted = new Map<number, { o: Titled[]; t: Titled[] }>();
+    for (const [side, which] of [[o, 'o'], [t, 't']] as const) {
+      const partner = alignSections(b, side);
+      // The place of an insertion: after how many of base's sections of this title.
+      let gap = 0;
+      side.forEach((x, j) => {
+        if (partner[j] >= 0) {
+          x.unit.key = b[partner[j]].unit.key;
+          gap = partner[j] + 1;
+          return;
+        }
+        const at = inserted.get(gap) ?? { o: [], t: [] };
+        at[which].push(x);
+        inserted.set(gap, at);
+      });
+    }
+    // `section+` rather than `section:`: apart from every base key, whatever the title holds.
+    for (const [gap, at] of inserted) {
+      const key = (n: string) => `section+${gap}.${n}:${name}`;
+      const partner = alignSections(at.o, at.t);
+      at.o.forEach((x, i) => (x.unit.key = key(String(i))));
+      at.t.forEach((x, j) => (x.unit.key = key(partner[j] >= 0 ? String(partner[j]) : `theirs${j}`)));
+    }
+  }
 }
 
 /** The keys in merged order: the side that reordered the common keys leads, the other's additions go after their predecessor. */
@@ -196,6 +325,7 @@ export function mergePlanTexts(baseText: string, oursText: string, theirsText: s
   const anyId = docs.some((d) => d.steps.some((s) => s.hasId));
   if (anyId && !docs.every((d) => d.steps.every((s) => s.hasId))) docs = docs.map(ensureStepIds);
   const [base, ours, theirs] = docs.map((d) => split(d, anyId));
+  pairSections(base, ours, theirs);
   const size = labels.markerSize && labels.markerSize >= 7 ? labels.markerSize : 7;
   const mark = (c: string, label?: string) => c.repeat(size) + (label ? ` ${label}` : '');
   const whats: string[] = [];
@@ -225,7 +355,7 @@ export function mergePlanTexts(baseText: string, oursText: string, theirsText: s
     const keys = order(b.map((u) => u.key), o.map((u) => u.key), t.map((u) => u.key));
     return keys.map((k) => ({ key: k, d: decide(bm.get(k), om.get(k), tm.get(k)) }));
   };
-  const describe = (k: string) => (k.startsWith('fm:') ? `field ${k.slice(3)}` : k.startsWith('step:') ? `step ${k.slice(5)}` : k === 'pre' ? 'the text before the first section' : `section ${k.replace(/^section:\d:/, '').replace(/:(head|tail)$/, '')}`);
+  const describe = (k: string) => (k.startsWith('fm:') ? `field ${k.slice(3)}` : k.startsWith('step:') ? `step ${k.slice(5)}` : k === 'pre' ? 'the text before the first section' : `section ${k.replace(/^section(\+[^:]*)?:\d:/, '').replace(/:(head|tail)$/, '')}`);
   const conflictBlock = (k: string, c: { ours?: Unit; theirs?: Unit }, render: (u: Unit) => string) => {
     whats.push(describe(k));
     return `${mark('<', labels.ours ?? 'ours')}${eol}${c.ours ? render(c.ours) : ''}${mark('=')}${eol}${c.theirs ? render(c.theirs) : ''}${mark('>', labels.theirs ?? 'theirs')}`;
