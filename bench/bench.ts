@@ -10,8 +10,11 @@
  *   in this process: re-scan | list | get | parse | the host's longest stall
  * Then, in a real VS Code (code-server + chromium): activation, the bundle's size, and the plan
  * explorer on the corpus (bench/explorer.mjs: first render, an outside change reaching the tree).
+ * Then pathological Markdown (bench/markdown.ts, a process per family): the worst time to parse or
+ * refuse and the peak memory per family, against the 100 ms and 50 MB targets.
  * Options: --plans N, --json, --keep (reuse bench/corpus), --no-vscode (none of the VS Code
- * figures), --no-explorer (no explorer figures).
+ * figures), --no-explorer (no explorer figures), --no-markdown (no pathological Markdown),
+ * --markdown-only (only that).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -19,9 +22,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as esbuild from 'esbuild';
-import { createPlanText, parsePlan, setMetadata } from '../src/core';
+import { contentDigest, createPlanText, parsePlan, setMetadata } from '../src/core';
 import { nodePorts, OffThreadParser } from '../src/node';
 import { PlanStore } from '../src/store';
+import { LIMITS } from '../src/core';
+import { PATHOLOGICAL_FAMILIES } from '../test/helpers/pathologicalMarkdown';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: number) => {
@@ -73,7 +78,8 @@ function cliOnePlan(): { bareNodeMb: number; commands: { command: string; ms: nu
   const proposed = fs.readdirSync(plans).filter((f) => /^PLAN-[0-9a-f]{8}\.md$/.test(f) && /^status: proposed$/m.test(fs.readFileSync(path.join(plans, f), 'utf8'))).slice(0, 6).map((f) => f.slice(0, -3));
   const commands = [
     { command: 'show', argv: (i: number) => [cliJs, '--root', root, 'show', proposed[i]] },
-    { command: 'approve', argv: (i: number) => [cliJs, '--root', root, 'approve', proposed[3 + i]] },
+    // Without a terminal to ask the person, approve takes the digest of the text they reviewed.
+    { command: 'approve', argv: (i: number) => [cliJs, '--root', root, 'approve', proposed[3 + i], '--digest', contentDigest(parsePlan(fs.readFileSync(path.join(plans, `${proposed[3 + i]}.md`), 'utf8')))] },
   ].map((c) => {
     const runs = [0, 1, 2].map((i) => sample(c.argv(i)));
     return { command: c.command, ms: median(runs.map((r) => r.ms)), peakMb: median(runs.map((r) => r.peakMb)) };
@@ -156,7 +162,69 @@ function generate() {
   fs.writeFileSync(path.join(plans, `PLAN-${hex(N)}.md`), createPlanText({ id: `PLAN-${hex(N)}`, title: 'Big plan', goal: 'Two hundred steps.', steps: big }, '2026-11-22T10:00:00.000Z'));
 }
 
+/** One read of pathological Markdown: time, size, and what it gave (`parsed` or the refusing rule). */
+interface MarkdownCase {
+  variant: string;
+  chars: number;
+  ms: number;
+  outcome: string;
+}
+interface MarkdownFamilyFigures {
+  family: string;
+  worst?: MarkdownCase;
+  worstRefused?: MarkdownCase;
+  worstParsed?: MarkdownCase;
+  cases: number;
+  /** Every case (the reference plans only). */
+  all?: MarkdownCase[];
+  peakAboveMb: number;
+}
+
+/** Targets for any file under the size cap: parsed or refused within this time and memory above the baseline. */
+const MARKDOWN_TARGET = { ms: 100, mb: 50 };
+
+/** Every pathological family (bench/markdown.ts, a fresh process each), and ordinary plans for reference. */
+async function markdownFigures(): Promise<{ families: MarkdownFamilyFigures[]; reference: MarkdownFamilyFigures }> {
+  const out = path.join(cacheDir, 'markdown.js');
+  await esbuild.build({ entryPoints: [path.resolve(__dirname, 'markdown.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'error' });
+  const run = (a: string) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', out, a], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').at(-1)!) as MarkdownFamilyFigures;
+  const families = [...new Set(PATHOLOGICAL_FAMILIES.map((f) => f.base))].map(run);
+  return { families, reference: run('--reference') };
+}
+
+/** The pathological Markdown figures, as the other figures are printed. */
+function printMarkdown(m: Awaited<ReturnType<typeof markdownFigures>>): void {
+  const kb = (c?: MarkdownCase) => (c ? `${Math.round(c.chars / 1024)} KB` : '');
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  console.log('');
+  console.log(`Pathological Markdown, each family with its nestings (list item, quote) at 4 KB to the ${LIMITS.fileBytes / 1024} KB cap and the largest size the pre-scan accepts (a process per family, warmed up; targets: parsed or refused <= ${MARKDOWN_TARGET.ms} ms, <= ${MARKDOWN_TARGET.mb} MB above the baseline):`);
+  console.log(`  ${'family'.padEnd(36)} ${'worst ms'.padStart(9)}  ${'worst case'.padEnd(34)} ${'refused in'.padStart(10)} ${'parsed in'.padStart(10)} ${'peak'.padStart(8)}`);
+  for (const f of m.families) {
+    const w = f.worst;
+    console.log(
+      `  ${f.family.padEnd(36)} ${(w?.ms ?? 0).toFixed(1).padStart(9)}  ${`${w?.outcome ?? ''} ${kb(w)}`.padEnd(34)} ${f.worstRefused ? `${f.worstRefused.ms.toFixed(1)} ms`.padStart(10) : '-'.padStart(10)} ${f.worstParsed ? `${f.worstParsed.ms.toFixed(0)} ms`.padStart(10) : '-'.padStart(10)} ${`+${f.peakAboveMb.toFixed(0)} MB`.padStart(8)}  ${met((w?.ms ?? 0) <= MARKDOWN_TARGET.ms && f.peakAboveMb <= MARKDOWN_TARGET.mb)}`,
+    );
+  }
+  const all = m.families;
+  const max = (xs: number[]) => Math.max(0, ...xs);
+  const refused = max(all.map((f) => f.worstRefused?.ms ?? 0));
+  const parsed = max(all.map((f) => f.worstParsed?.ms ?? 0));
+  const peak = max(all.map((f) => f.peakAboveMb));
+  console.log(`  every refusal            ${refused.toFixed(1)} ms at most (target <= ${MARKDOWN_TARGET.ms} ms) ${met(refused <= MARKDOWN_TARGET.ms)}`);
+  console.log(`  every accepted file      ${parsed.toFixed(0)} ms at most (target <= ${MARKDOWN_TARGET.ms} ms) ${met(parsed <= MARKDOWN_TARGET.ms)}`);
+  console.log(`  peak memory              +${peak.toFixed(0)} MB at most (target <= ${MARKDOWN_TARGET.mb} MB) ${met(peak <= MARKDOWN_TARGET.mb)}`);
+  const ref = (m.reference.all ?? []).map((c) => `${c.variant} (${Math.round(c.chars / 1024)} KB) ${c.ms.toFixed(0)} ms`).join(', ');
+  console.log(`  ordinary plans, the parse's own floor: ${ref}, peak +${m.reference.peakAboveMb.toFixed(0)} MB`);
+}
+
 async function main() {
+  if (args.includes('--markdown-only')) {
+    const m = await markdownFigures();
+    if (json) process.stdout.write(JSON.stringify({ markdown: m }, null, 2) + '\n');
+    else printMarkdown(m);
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    return;
+  }
   const tg = performance.now();
   generate();
   const genMs = performance.now() - tg;
@@ -282,6 +350,8 @@ async function main() {
   if (!args.includes('--no-vscode')) (out as Record<string, unknown>).vscode = vscodeFigures();
   if (!args.includes('--no-vscode') && !args.includes('--no-explorer')) (out as Record<string, unknown>).explorer = explorerFigures();
   if (!args.includes('--no-vscode') && !args.includes('--no-editor')) (out as Record<string, unknown>).editor = editorFigures();
+  const markdown = args.includes('--no-markdown') ? undefined : await markdownFigures();
+  if (markdown) (out as Record<string, unknown>).markdown = markdown;
   if (json) {
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
   } else {
@@ -337,6 +407,7 @@ async function main() {
         console.log(`  webview bundle dist/webview.js                     ${(ed.bundleBytes / 1024).toFixed(0)} KB minified (target < 150 KB)`);
       }
     }
+    if (markdown) printMarkdown(markdown);
   }
   fs.rmSync(cacheDir, { recursive: true, force: true });
 }

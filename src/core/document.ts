@@ -1,6 +1,7 @@
 import { PlanError } from './errors';
 import { FrontmatterBlock, FrontmatterValue, frontmatterHeadEnd, patchFrontmatterYaml, plainMapping, splitFrontmatter } from './frontmatter';
 import { LIMITS } from './limits';
+import { inspectMarkdown, knownRefusal, MarkdownRefusal, parseFailure, rememberRefusal } from './markdownGuard';
 import { rejectedVersionOf } from './policy';
 import { computeOutline, Outline } from './outline';
 import { Frontmatter, FrontmatterSchema, SectionName, PLAN_ID_PATTERN } from './schema';
@@ -227,10 +228,115 @@ const counted = new WeakSet<Outline>();
  */
 export function rememberOutline(body: string, outline: Outline, shiftedFrom?: Outline): void {
   if (shiftedFrom && counted.has(shiftedFrom)) counted.add(outline);
+  // Step header and note edits keep the pre-scan's verdict if the edited items pass it alone.
+  const scanned = shiftedFrom && guarded.get(shiftedFrom);
+  const work = scanned && workAfterItemEdits(scanned, shiftedFrom, body, outline);
+  if (work !== undefined) guarded.set(outline, { work, body });
   if (outlineCache.has(body)) outlineCache.delete(body);
   else cachedChars += body.length;
   outlineCache.set(body, outline);
   while (outlineCache.size > OUTLINE_CACHE_SIZE || (cachedChars > CACHE_CHARS && outlineCache.size > 2)) evictOldest();
+}
+
+/**
+ * Outlines whose body passed the Markdown pre-scan (markdownGuard), with the scan's work estimate
+ * and that body: a parse of a body whose outline is known skips the scan only for these. An
+ * outline computed elsewhere (the worker, a cache on disk) has its body scanned once; one shifted
+ * by step header and note edits inherits the verdict when the edited items pass the scan alone
+ * (see workAfterItemEdits), so a step update does not scan the whole plan again.
+ */
+const guarded = new WeakMap<Outline, { work: number; body: string }>();
+
+/** Slack per shift for what an item scanned alone does not see: the lines it moved (list items cost by their line). */
+const SHIFT_SLACK = 2_000;
+
+/**
+ * The work estimate of `body` (whose outline `outline` was shifted from `parent`'s by edits inside
+ * step items): the parent's, plus what the edited items cost now less what they cost before, each
+ * scanned alone (an item's paragraphs, quotes and lazy lines are its own). Undefined when the
+ * edits are not of that kind, an edited item is over a cap alone, or the estimate nears the
+ * budget: the next parse then scans the whole body.
+ */
+function workAfterItemEdits(parent: { work: number; body: string }, parentOutline: Outline, body: string, outline: Outline): number | undefined {
+  const old = parent.body;
+  if (parentOutline.steps.length !== outline.steps.length) return undefined;
+  const from = commonPrefix(old, body);
+  const tail = commonSuffix(old, body, from);
+  const to = body.length - tail;
+  const oldTo = old.length - tail;
+  if (from === to && from === oldTo) return parent.work; // the same body
+  let work = parent.work + SHIFT_SLACK;
+  let lo = Infinity;
+  let hi = -1;
+  let oldLo = Infinity;
+  let oldHi = -1;
+  for (let i = 0; i < outline.steps.length; i++) {
+    const it = outline.steps[i];
+    if (it.end < from || it.start > to) continue;
+    const now = inspectMarkdown(body.slice(it.start, it.end));
+    if (now.refusal) return undefined;
+    const was = parentOutline.steps[i];
+    work += now.counts.work - inspectMarkdown(old.slice(was.start, was.end)).counts.work;
+    lo = Math.min(lo, it.start);
+    hi = Math.max(hi, it.end);
+    oldLo = Math.min(oldLo, was.start);
+    oldHi = Math.max(oldHi, was.end);
+  }
+  // Every changed character, in the old body and the new, is inside the items scanned (an item
+  // ends at its last non-blank line: the line break before a note added after it is the item's).
+  if (from < lo || to > hi + 2 || oldTo > oldHi + 2) return undefined;
+  return work <= LIMITS.markdown.work ? work : undefined;
+}
+
+/** How many leading characters `a` and `b` share (compared a block at a time, natively). */
+function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  for (let step = 4096; step >= 1; step >>= 4) while (i + step <= n && a.slice(i, i + step) === b.slice(i, i + step)) i += step;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** How many trailing characters `a` and `b` share, not reaching back past `floor` in either. */
+function commonSuffix(a: string, b: string, floor: number): number {
+  const n = Math.min(a.length, b.length) - floor;
+  let i = 0;
+  for (let step = 4096; step >= 1; step >>= 4) while (i + step <= n && a.slice(a.length - i - step, a.length - i) === b.slice(b.length - i - step, b.length - i)) i += step;
+  while (i < n && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++;
+  return i;
+}
+
+/** A pre-scan refusal of a body as the refusal of the file: its line in the file (the body starts at `bodyStart`). */
+function markdownRefused(r: MarkdownRefusal, text: string, block: FrontmatterBlock): PlanError {
+  return new PlanError(r.code, r.message, { line: lineOf(text, block.bodyStart) + r.line - 1, rule: r.rule });
+}
+
+/**
+ * The outline of a body, never parsed unchecked: a body refused before (by the scan, a failed
+ * parse, or the parser worker's time budget) is refused at once; any other is scanned before its
+ * Markdown parse (markdownGuard), and a parse that throws (a stack overflow) is remembered as a
+ * refusal. `fresh` trusts and keeps nothing.
+ */
+function checkedOutline(text: string, block: FrontmatterBlock, body: string, fresh: boolean): Outline {
+  const known = fresh ? undefined : outlineCache.get(body);
+  if (known && guarded.has(known)) return outlineFor(body);
+  const before = fresh ? undefined : knownRefusal(body);
+  if (before) throw markdownRefused(before, text, block);
+  const scan = inspectMarkdown(body, { sections: true });
+  if (scan.refusal) {
+    if (!fresh) rememberRefusal(body, scan.refusal);
+    throw markdownRefused(scan.refusal, text, block);
+  }
+  let outline: Outline;
+  try {
+    outline = fresh ? computeOutline(body) : outlineFor(body);
+  } catch (e) {
+    const r = parseFailure(e);
+    if (!fresh) rememberRefusal(body, r);
+    throw markdownRefused(r, text, block);
+  }
+  if (!fresh) guarded.set(outline, { work: scan.counts.work, body });
+  return outline;
 }
 
 const CONFLICT_RE = /^<{7}(?: |\r?$)/m;
@@ -341,6 +447,20 @@ function readHead(text: string, counts = true, use: HeadUse = 'cache'): { fm: Fr
   if (text.length > LIMITS.fileBytes) {
     throw new PlanError('TOO_LARGE', `the plan is ${text.length} characters, over the ${LIMITS.fileBytes} limit: split it`, { rule: 'file-too-large' });
   }
+  // lastIndexOf: twice as fast as indexOf for a NUL in V8 (a plan text has none to find).
+  if (text.lastIndexOf('\0') !== -1) {
+    const line = lineOf(text, text.indexOf('\0'));
+    throw new PlanError('INVALID_FILE', `the file contains a NUL byte (line ${line}): remove it; plans are text`, { line, rule: 'nul-byte' });
+  }
+  // A lone CR (old Mac line ends) as the first line end: the whole file is one line to every
+  // other reader, and the frontmatter's error would name the wrong thing.
+  const cr = text.indexOf('\r');
+  if (cr !== -1 && text.charCodeAt(cr + 1) !== 0x0a) {
+    const lf = text.indexOf('\n');
+    if (lf === -1 || cr < lf) {
+      throw new PlanError('INVALID_FILE', 'the file uses lone CR line ends: convert them to LF or CRLF', { line: 1, rule: 'lone-cr' });
+    }
+  }
   const conflict = CONFLICT.exec(text);
   if (conflict) {
     throw new PlanError('INVALID_FILE', 'the file has merge-conflict markers: resolve the conflict, then save', {
@@ -374,8 +494,9 @@ function parseUnlocated(text: string, fresh: boolean): PlanDocument {
   if (!known || !counted.has(known)) countSteps(text, block, body);
   const nl = text.indexOf('\n');
   const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
-  // `fresh`: a parse that trusts no cache, for checking a text before it is written.
-  const outline = fresh ? computeOutline(body) : outlineFor(body);
+  // `fresh`: a parse that trusts no cache, for checking a text before it is written. Either way
+  // the Markdown is scanned before it is parsed (or found refused before): see checkedOutline.
+  const outline = checkedOutline(text, block, body, fresh);
   if (!fresh) counted.add(outline);
   if (outline.steps.length > LIMITS.steps) {
     throw new PlanError('TOO_LARGE', `the plan has ${outline.steps.length} steps, over the ${LIMITS.steps}-step limit: split it into several plans`, {

@@ -4,6 +4,7 @@ export * from './limits';
 export * from './schema';
 export * from './frontmatter';
 export * from './outline';
+export * from './markdownGuard';
 export * from './steps';
 export * from './document';
 export * from './lifecycle';

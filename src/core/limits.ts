@@ -21,4 +21,33 @@ export const LIMITS = {
   listItems: 50,
   shortField: 200,
   yamlDepth: 10,
+  /**
+   * Markdown a plan may hold, checked by a scan of the raw text before any Markdown parse
+   * (markdownGuard.ts). Each cap is far above what a real plan holds and far below where the
+   * parser's cost grows out of bounds; the figures behind them are in the report of bench/bench.ts.
+   */
+  markdown: {
+    /** Characters in one line. */
+    lineChars: 64 * 1024,
+    /** `>` markers on one line (each nests a quote in the ones before: quadratic, then a stack overflow). */
+    quoteDepth: 32,
+    /** Quotes and list items a line is nested in. */
+    nesting: 32,
+    /** Runs of `*`, `_`, `~` that can open or close emphasis, in one paragraph (quadratic). */
+    delimiters: 250,
+    /** `[` and `]` in one paragraph (quadratic). */
+    brackets: 400,
+    /** Lazy continuation lines of one paragraph in a quote or list item (quadratic). */
+    lazyLines: 200,
+    /** Columns of one table (every row is padded to its header's width). */
+    tableColumns: 100,
+    /** Cells of all tables. */
+    tableCells: 10_000,
+    /** Link reference and footnote definitions. */
+    definitions: 500,
+    /** The scan's estimate of the parse's work, in units of about a microsecond of remark on a 2-core VM. */
+    work: 1_500_000,
+    /** The same for one piece of Markdown the plan editor renders (a section, a step's details) on the extension host's thread. */
+    renderWork: 300_000,
+  },
 } as const;

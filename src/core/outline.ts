@@ -41,7 +41,11 @@ const processor = unified().use(remarkParse).use(remarkGfm);
 /** Lines that close the previous section: headings of depth 1 or 2. */
 const SECTION_DEPTH = 2;
 
-/** Parses `body` with remark and GFM and returns its section and step positions. */
+/**
+ * Parses `body` with remark and GFM and returns its section and step positions. The parse itself
+ * is unbounded on some Markdown: callers scan the body first (markdownGuard's `inspectMarkdown`,
+ * as parsePlan and the parser worker do) and never parse what the scan refuses.
+ */
 export function computeOutline(body: string): Outline {
   const root = processor.parse(body) as Root;
   const sections: OutlineSection[] = [];

@@ -1,7 +1,10 @@
 // The worker thread of OffThreadParser: computes the outline (the Markdown parse) of plan bodies,
 // and reads and summarizes plan files for a cold index, so that the thread that asked (the
 // extension host's, the CLI's) runs neither a long parse nor thousands of small ones itself.
+// A body is scanned first (markdownGuard) and refused without a parse when it is over a cap; the
+// thread that asked ends this worker if a parse overruns its deadline (it says when it begins one).
 import { parentPort } from 'node:worker_threads';
+import { inspectMarkdown, parseFailure } from '../core/markdownGuard';
 import { computeOutline } from '../core/outline';
 import { readEntries } from '../store/planIndex';
 import { NodeFileSystem } from './nodeFileSystem';
@@ -19,9 +22,15 @@ parentPort?.on('message', (m: Request) => {
     );
     return;
   }
+  parentPort!.postMessage({ id: m.id, begun: true });
+  const { refusal } = inspectMarkdown(m.body, { sections: true });
+  if (refusal) {
+    parentPort!.postMessage({ id: m.id, refused: refusal });
+    return;
+  }
   try {
     parentPort!.postMessage({ id: m.id, outline: computeOutline(m.body) });
-  } catch {
-    parentPort!.postMessage({ id: m.id });
+  } catch (e) {
+    parentPort!.postMessage({ id: m.id, refused: parseFailure(e) });
   }
 });
