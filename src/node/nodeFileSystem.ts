@@ -210,8 +210,107 @@ async function inParallel<T, R>(items: readonly T[], fn: (x: T) => Promise<R>): 
   return out;
 }
 
+/** A folder writes are allowed under, and what its real path was when last learned. */
+interface Root {
+  path: string;
+  /** Named relative to this root in messages (the workspace folder: the first root given). */
+  primary: boolean;
+  /** `realpath(path)` (for the pool's one-call check), learned on first use and whenever a walk finds the folders real. */
+  real?: string;
+}
+
+/** The calls the containment check makes: synchronous ones for `blocking`, the pool's otherwise. */
+interface GuardIo {
+  realpath(p: string): string | undefined | Promise<string | undefined>;
+  lstat(p: string): fs.Stats | undefined | Promise<fs.Stats | undefined>;
+  mkdir(p: string, recursive: boolean): void | Promise<unknown>;
+}
+
+const absentAsUndefined = (e: NodeJS.ErrnoException): undefined => {
+  if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return undefined;
+  throw e;
+};
+
+const SYNC_GUARD: GuardIo = {
+  // Any failure (absent, not a folder, a loop) sends the check down the walk, which names it.
+  realpath: (p) => {
+    try {
+      return fs.realpathSync.native(p);
+    } catch {
+      return undefined;
+    }
+  },
+  lstat: (p) => {
+    try {
+      return fs.lstatSync(p);
+    } catch (e) {
+      return absentAsUndefined(e as NodeJS.ErrnoException);
+    }
+  },
+  mkdir: (p, recursive) => void fs.mkdirSync(p, { recursive }),
+};
+
+const ASYNC_GUARD: GuardIo = {
+  realpath: (p) => fs.promises.realpath(p).catch(() => undefined),
+  lstat: (p) => fs.promises.lstat(p).catch(absentAsUndefined),
+  mkdir: (p, recursive) => fs.promises.mkdir(p, { recursive }),
+};
+
+/** `root` followed by a separator: what every path inside it starts with. */
+function inside(root: string): string {
+  return root.endsWith(path.sep) ? root : root + path.sep;
+}
+
 /**
- * The real file system: atomic, durable writes; links refused (O_NOFOLLOW, lstat).
+ * The roots a path's folder may be in, innermost first: a folder inside two roots is checked
+ * from the nearer one (a state folder kept under a home folder opened as the workspace is
+ * checked from the state folder, whose own ancestors may be links, as dotfile managers make them).
+ */
+function rootsOf(roots: readonly string[]): Root[] {
+  return roots.map((r, i) => ({ path: path.resolve(r), primary: i === 0 })).sort((a, b) => b.path.length - a.path.length);
+}
+
+/** How a path is named in a message: relative to the workspace folder, else in full. */
+function shown(root: Root, p: string): string {
+  return root.primary ? path.relative(root.path, p).split(path.sep).join('/') : p;
+}
+
+function linkInPath(root: Root, p: string): PlanError {
+  const name = shown(root, p);
+  return new PlanError('UNSAFE_PATH', `${name} is a symbolic link: Pi Plans never writes through links; replace it with a real folder`, { file: name });
+}
+
+function notAFolder(root: Root, p: string, kind: FileKind): PlanError {
+  const name = shown(root, p);
+  return new PlanError('NOT_A_FILE', `${name} is ${describeKind(kind)}, not a folder: Pi Plans only writes into real folders; move it away`, { file: name });
+}
+
+/**
+ * `contain`'s check with synchronous calls, in one pass (no await between the lstats): true when
+ * every folder below the root is there and real; false at the first one missing; throws at a link
+ * or anything that is not a folder.
+ */
+function walkNow(root: Root, rest: string): boolean {
+  let cur = root.path;
+  for (const part of rest.split(path.sep)) {
+    cur = inside(cur) + part;
+    const st = fs.lstatSync(cur, { throwIfNoEntry: false });
+    if (!st) return false;
+    if (st.isSymbolicLink()) throw linkInPath(root, cur);
+    if (!st.isDirectory()) throw notAFolder(root, cur, kindOf(st));
+  }
+  return true;
+}
+
+/** A name from a listing that is one entry of the folder (a caller's list could hold `../x`). */
+function isPlainName(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes(path.sep) && !name.includes('\0');
+}
+
+/**
+ * The real file system: atomic, durable writes; links refused (O_NOFOLLOW, lstat). With roots,
+ * every write and delete (and every folder it makes) stays inside them and never passes through
+ * a linked folder below them (UNSAFE_PATH, naming the link).
  *
  * `blocking: true` (short-lived processes: the CLI, a test) reads and stats with synchronous
  * calls, in slices of 200 with a yield between: several times faster per file. `blocking: false`
@@ -220,8 +319,88 @@ async function inParallel<T, R>(items: readonly T[], fn: (x: T) => Promise<R>): 
  */
 export class NodeFileSystem implements FileSystemPort {
   private readonly blocking: boolean;
-  constructor(opts: { blocking?: boolean } = {}) {
+  private readonly roots: Root[] | undefined;
+  private readonly io: GuardIo;
+  /**
+   * `roots`: absolute folders every write and delete must stay in (the workspace folder first:
+   * messages name paths relative to it). Without them, no containment check is made (a caller
+   * that only reads, or a test).
+   */
+  constructor(opts: { blocking?: boolean; roots?: readonly string[] } = {}) {
     this.blocking = opts.blocking ?? true;
+    this.roots = opts.roots && rootsOf(opts.roots);
+    this.io = this.blocking ? SYNC_GUARD : ASYNC_GUARD;
+  }
+
+  /**
+   * Where a write or delete into `dir` may go: `dir` must be inside a root, and every folder from
+   * that root down to `dir` a real folder, never a link (the root itself and its ancestors may be
+   * links: /tmp -> /private/tmp). With `make`, missing folders are made one at a time, each in a
+   * folder already checked. Synchronously, an lstat of each folder below the root (about 2 us
+   * each; a realpath costs about as much per folder from `/`, so more for a deep workspace).
+   * Through the pool, where each call is a round trip, one realpath: the folder's real path equals
+   * the root's real path followed by the rest of `dir` exactly when no folder below the root is a
+   * link (a link never resolves to its own place); anything else walks down with lstat, which
+   * names the link (or finds the folders real after all: a root that moved, a case-insensitive
+   * disk). Nothing is cached between calls: a folder can become a link at any time, and no check
+   * cheaper than these would see it. Node has no openat: a folder swapped for a link between this
+   * check and the call is not seen.
+   */
+  private async contain(dir: string, make = false): Promise<void> {
+    if (!this.roots) {
+      if (make) await this.io.mkdir(dir, true);
+      return;
+    }
+    const root = this.roots.find((r) => dir === r.path || dir.startsWith(inside(r.path)));
+    if (!root) {
+      throw new PlanError('UNSAFE_PATH', `${dir} is outside the folders Pi Plans may change (${this.roots.map((r) => r.path).join(', ')}): nothing there is written or deleted`, { file: dir });
+    }
+    if (dir === root.path) {
+      if (make) await this.io.mkdir(dir, true);
+      return;
+    }
+    const rest = dir.slice(inside(root.path).length);
+    if (this.blocking) {
+      if (walkNow(root, rest) || !make) return;
+    } else {
+      root.real ??= await this.io.realpath(root.path);
+      // `/.` fails on a file (ENOTDIR): a folder to make must be one.
+      if (root.real !== undefined && (await this.io.realpath(make ? `${dir}${path.sep}.` : dir)) === inside(root.real) + rest) return;
+    }
+    await this.walk(root, rest, make);
+  }
+
+  /** The slow half of `contain`: lstat of each folder below the root (made when missing, with `make`). */
+  private async walk(root: Root, rest: string, make: boolean): Promise<void> {
+    if (make && !(await this.io.lstat(root.path))) await this.io.mkdir(root.path, true);
+    let cur = root.path;
+    for (const part of rest.split(path.sep)) {
+      cur = inside(cur) + part;
+      let st = await this.io.lstat(cur);
+      if (!st && make) {
+        try {
+          await this.io.mkdir(cur, false);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        }
+        st = await this.io.lstat(cur); // ours, or what another writer made meanwhile: checked alike
+      }
+      // Absent: the call fails there on its own, and nothing below it can be a link.
+      if (!st) return;
+      if (st.isSymbolicLink()) throw linkInPath(root, cur);
+      if (!st.isDirectory()) throw notAFolder(root, cur, kindOf(st));
+    }
+    if (!this.blocking) root.real = await this.io.realpath(root.path);
+  }
+
+  /** Throws (UNSAFE_PATH, NOT_A_FILE) unless writes and deletes in `dir` are allowed: inside a root, no linked folder on the way. */
+  async checkFolder(dir: string): Promise<void> {
+    await this.contain(this.resolved(dir));
+  }
+
+  /** A path as the calls use it: resolved when there are roots, so the path checked is the path used. */
+  private resolved(p: string): string {
+    return this.roots ? path.resolve(p) : p;
   }
 
   async readFile(p: string): Promise<Uint8Array | undefined> {
@@ -274,10 +453,12 @@ export class NodeFileSystem implements FileSystemPort {
   }
 
   async mkdirp(p: string): Promise<void> {
-    await fs.promises.mkdir(p, { recursive: true });
+    await this.contain(this.resolved(p), true);
   }
 
-  async writeFileAtomic(target: string, data: Uint8Array, opts: { stat?: boolean } = {}): Promise<FileStat | void> {
+  async writeFileAtomic(file: string, data: Uint8Array, opts: { stat?: boolean } = {}): Promise<FileStat | void> {
+    const target = this.resolved(file);
+    await this.contain(path.dirname(target));
     const st = await this.stat(target);
     if (st?.isSymbolicLink) throw linkRefused(target);
     const { tmp, stat } = await writeTemp(target, data, opts.stat ? (this.blocking ? 'now' : 'later') : false);
@@ -291,7 +472,9 @@ export class NodeFileSystem implements FileSystemPort {
     return stat;
   }
 
-  async createFileExclusive(target: string, data: Uint8Array): Promise<void> {
+  async createFileExclusive(file: string, data: Uint8Array): Promise<void> {
+    const target = this.resolved(file);
+    await this.contain(path.dirname(target));
     const { tmp } = await writeTemp(target, data);
     try {
       await fs.promises.link(tmp, target); // fails with EEXIST: never clobbers
@@ -301,7 +484,9 @@ export class NodeFileSystem implements FileSystemPort {
     await fsyncDir(path.dirname(target));
   }
 
-  async removeFile(p: string): Promise<void> {
+  async removeFile(file: string): Promise<void> {
+    const p = this.resolved(file);
+    await this.contain(path.dirname(p));
     try {
       await fs.promises.unlink(p);
     } catch (e) {
@@ -311,7 +496,9 @@ export class NodeFileSystem implements FileSystemPort {
     await fsyncDir(path.dirname(p));
   }
 
-  async appendFile(p: string, data: Uint8Array): Promise<void> {
+  async appendFile(file: string, data: Uint8Array): Promise<void> {
+    const p = this.resolved(file);
+    await this.contain(path.dirname(p));
     let h: fs.promises.FileHandle;
     try {
       h = await fs.promises.open(p, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o644);
@@ -327,11 +514,13 @@ export class NodeFileSystem implements FileSystemPort {
     }
   }
 
-  async sweepTempFiles(dir: string, names?: readonly string[]): Promise<number> {
+  async sweepTempFiles(folder: string, names?: readonly string[]): Promise<number> {
+    const dir = this.resolved(folder);
+    await this.contain(dir);
     let n = 0;
     for (const name of names ?? (await this.readDir(dir))) {
       const m = TEMP.exec(name);
-      if (!m) continue;
+      if (!m || !isPlainName(name)) continue;
       const p = path.join(dir, name);
       const st = await this.stat(p);
       if (!st || !st.isFile) continue;
