@@ -19,7 +19,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { approve, markStep, startExecution } from '../src/core';
+import { approve, contentDigest, markStep, startExecution } from '../src/core';
 import { fileIndexCache, NodeFileSystem, nodePorts, OffThreadParser, PersistedOutlines } from '../src/node';
 import { PlanStore } from '../src/store';
 
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     const store = await open(rest[1]);
     const steps = Array.from({ length: n }, (_, i) => ({ text: `Step ${i + 1}: change module ${i}`, tool: 'edit', operation: 'update', target: `src/m${i}.ts`, details: i % 3 ? 'Details of the change.' : undefined }));
     const id = (await store.create({ title: `A ${n}-step plan`, goal: 'Measure updates.', steps, verification: ['tests pass'], status: 'proposed' }, 'agent')).fm.id;
-    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'user', (d, c) => approve(d, { digest: contentDigest(d) }, c), { sign: true });
     await store.update(id, 'agent', (d, c) => startExecution(d, c));
     return print({ id });
   }

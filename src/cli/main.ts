@@ -2,8 +2,14 @@ import { Command, Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  changedSinceApproval,
+  ApprovalStanding,
+  contentDigest,
+  DIGEST_PATTERN,
+  nextStatus,
+  SeenPlan,
   describeComparison,
+  shortKey,
+  standingProblem,
   parsePlan,
   ReviewComment,
   isPlanError,
@@ -16,35 +22,77 @@ import {
   PlanStatus,
   sectionText,
 } from '../core';
-import { openNodeStore } from '../node';
+import * as readline from 'node:readline/promises';
+import { clearPlanLock, NodeApprovalKeys, openNodeStore, userConfigDir } from '../node';
 import { gitSetup, runMergeDriver } from './git';
-import { approvePlan, changePlanStatus, compareWithReviewed, rejectPlan } from '../service';
+import { approvePlan, changePlanStatus, compareWithReviewed, confirmApproval, rejectPlan } from '../service';
 import { IndexEntry, PlanStore } from '../store';
 
 /** The package version, set by the bundler (the CLI is built with esbuild). */
 declare const __PI_PLANS_VERSION__: string | undefined;
 const PKG_VERSION = typeof __PI_PLANS_VERSION__ === 'string' ? __PI_PLANS_VERSION__ : '0.0.0';
 
-/** Output sinks, so tests can run the CLI in-process. */
+/** Output sinks, and the person at the terminal, so tests can run the CLI in-process. */
 export interface CliIo {
   out(s: string): void;
   err(s: string): void;
+  /**
+   * Asks the person at the terminal and resolves to their answer; absent when there is no
+   * terminal (a pipe, a script, an agent's tool call): nothing is then decided by asking.
+   */
+  ask?(question: string): Promise<string>;
 }
 
-const realIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+/** A question on the terminal, when stdin and stdout are one. */
+async function askTerminal(question: string): Promise<string> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}
+
+const realIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), ...(process.stdin.isTTY && process.stdout.isTTY ? { ask: askTerminal } : {}) };
+
+/** The approval (and whether it holds here) in one line for `show` and `list`. */
+function standingLine(doc: PlanDocument, s: ApprovalStanding): string | undefined {
+  if (s.state === 'valid') {
+    const how = s.signer === 'own' ? 'signed with your key' : s.signer === 'trusted' ? 'signed with a key you trust' : 'approved on another machine, confirmed here';
+    return `approved by ${s.approver}${doc.fm.approved_by === 'agent' ? ' (the agent, with agent approval on)' : ''} at v${s.version} (${how})`;
+  }
+  const problem = standingProblem(doc, s);
+  if (!problem) return undefined;
+  if (s.state === 'changed') return `CHANGED SINCE APPROVAL: ${problem}; submit it for review again`;
+  if (s.state === 'foreign') return `APPROVED ELSEWHERE: ${problem} (\`pi-plans confirm ${doc.fm.id}\`)`;
+  return `APPROVAL NOT VALID: ${problem}; submit it for review again`;
+}
 
 function entryLine(e: IndexEntry, flag?: string): string {
   if (!e.valid) return `${e.id}  INVALID  .pi/plans/${e.file}${e.error?.line ? `:${e.error.line}` : ''}: ${e.error?.message}`;
   const steps = e.steps ? `${e.stepsDone}/${e.steps} steps` : 'no steps';
-  const note = flag === 'stalled' ? '  (no activity within executor_timeout_minutes: stalled?)' : flag === 'stale' ? '  (stale: waiting for review longer than stale_after_days)' : flag === 'changed' ? '  (CHANGED SINCE APPROVAL: approve it again before it runs)' : '';
+  const note =
+    flag === 'stalled'
+      ? '  (no activity within executor_timeout_minutes: stalled?)'
+      : flag === 'stale'
+        ? '  (stale: waiting for review longer than stale_after_days)'
+        : flag === 'changed'
+          ? '  (CHANGED SINCE APPROVAL: approve it again before it runs)'
+          : flag === 'unapproved'
+            ? '  (APPROVAL NOT VALID: no valid approval record; a person approves it before it runs)'
+            : flag === 'foreign'
+              ? `  (APPROVED ELSEWHERE: confirm it with pi-plans confirm ${e.id} before it runs)`
+              : '';
   return `${e.id}  ${e.status!.padEnd(12)} v${String(e.version).padEnd(4)} ${steps.padEnd(12)} ${e.title}${note}`;
 }
 
-function docJson(doc: PlanDocument) {
+function docJson(doc: PlanDocument, standing: ApprovalStanding) {
   const sections: Record<string, string> = {};
   for (const s of doc.outline.sections) if (s.depth === 2 && s.title.toLowerCase() !== 'steps') sections[s.title] = sectionText(doc, s.title) ?? '';
   return {
     ...doc.fm,
+    digest: contentDigest(doc),
+    approval: standing.state === 'none' ? undefined : { state: standing.state, ...(standing.state === 'invalid' ? { reason: standing.reason } : {}), problem: standingProblem(doc, standing) },
     steps: doc.steps.map(({ index: _i, bullet: _b, hasId: _h, ...s }) => s),
     sections,
     rejections: doc.rejections,
@@ -81,7 +129,8 @@ export function buildProgram(io: CliIo = realIo): Command {
     .action(async (o: { status?: PlanStatus[]; json?: boolean }) => {
       const s = await store();
       const rows = s.list({ status: o.status });
-      const flags = await Promise.all(rows.map((r) => s.attention(r)));
+      const keyring = await s.keyring();
+      const flags = await Promise.all(rows.map((r) => s.attention(r, { keyring })));
       if (o.json) io.out(JSON.stringify(rows.map((r, i) => (flags[i] ? { ...r, attention: flags[i] } : r)), null, 2) + '\n');
       else if (!rows.length) io.out(`No plans${o.status ? ` with status ${o.status.join(', ')}` : ''} in ${path.join(s.root, '.pi/plans')}.\n`);
       else io.out(rows.map((r, i) => entryLine(r, flags[i])).join('\n') + '\n');
@@ -92,13 +141,17 @@ export function buildProgram(io: CliIo = realIo): Command {
     .description('show one plan')
     .option('--json', 'machine-readable output')
     .action(async (id: string, o: { json?: boolean }) => {
-      const doc = await (await store({ index: false })).read(id);
-      if (o.json) io.out(JSON.stringify(docJson(doc), null, 2) + '\n');
+      const st = await store({ index: false });
+      const doc = await st.read(id);
+      const standing = await st.approvalStanding(doc);
+      if (o.json) io.out(JSON.stringify(docJson(doc, standing), null, 2) + '\n');
       else {
         const f = doc.fm;
         const { done, total } = progressOf(doc.steps);
         io.out(`${f.id}: ${f.title}\nstatus: ${f.status}   version: ${f.version}   steps: ${done}/${total} done   updated: ${f.updated_at}\n`);
-        if (f.approved_by) io.out(`approved by ${f.approved_by} at v${f.approved_version}${changedSinceApproval(doc) ? ', CHANGED SINCE: its text differs from what was approved; submit it for review again' : ''}\n`);
+        io.out(`digest: ${contentDigest(doc)}\n`);
+        const line = standingLine(doc, standing);
+        if (line) io.out(`${line}\n`);
         io.out(`${doc.body.replace(/^\s+/, '\n')}`);
         if (!doc.body.endsWith('\n')) io.out('\n');
       }
@@ -155,14 +208,94 @@ export function buildProgram(io: CliIo = realIo): Command {
       return [...list, { anchor: v.slice(0, at).trim(), body: v.slice(at + 1) }];
     });
 
+  const digestOption = () =>
+    new Option('--digest <digest>', 'the content digest of the text you reviewed (`pi-plans show ID` prints it); needed where there is no terminal to ask you').argParser((v) => {
+      if (!DIGEST_PATTERN.test(v)) throw new UsageError(`--digest takes the digest \`pi-plans show\` prints: sha256: and 64 hex digits (got "${v.slice(0, 80)}")`);
+      return v;
+    });
+
+  /**
+   * What the person decides on: the text they name by its digest, or, on a terminal, the text
+   * shown to them there (title, version, digest) and confirmed. Without a terminal and without a
+   * digest nothing is decided: a script or an agent cannot stand in for the person.
+   */
+  const decided = async (st: PlanStore, id: string, o: { digest?: string; seenVersion?: number }, what: 'approve' | 'confirm'): Promise<SeenPlan> => {
+    if (o.digest) return { digest: o.digest, version: o.seenVersion };
+    // A plan that cannot be approved now is refused for that reason first (not for want of a terminal).
+    const current = await st.read(id);
+    if (what === 'approve') nextStatus(id, current.fm.status, 'approve', 'cli');
+    if (!io.ask) {
+      throw new PlanError(
+        'HUMAN_ONLY',
+        `${id}: to ${what} it, a person decides: run \`pi-plans ${what} ${id}\` in a terminal (it shows the plan and asks), or pass --digest with the digest of the text you reviewed (\`pi-plans show ${id}\` prints it)`,
+      );
+    }
+    const doc = current;
+    const digest = contentDigest(doc);
+    const { done, total } = progressOf(doc.steps);
+    io.out(`${doc.fm.id}: ${doc.fm.title}\nstatus: ${doc.fm.status}   version: ${doc.fm.version}   steps: ${done}/${total} done\ndigest: ${digest}\n`);
+    if (what === 'confirm') {
+      const s = await st.approvalStanding(doc);
+      if (s.state === 'foreign') io.out(`approved by ${s.approver} at v${s.version} on another machine, key ${shortKey(s.key)}\n`);
+    }
+    if (o.seenVersion !== undefined && o.seenVersion !== doc.fm.version) {
+      throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${o.seenVersion}, ${id} is now v${doc.fm.version}. Review the current version, then ${what} it.`);
+    }
+    const answer = await io.ask(what === 'approve' ? `Approve ${id} "${doc.fm.title}" at v${doc.fm.version}? [y/N] ` : `Confirm this approval of ${id} on this machine, so it can run? [y/N] `);
+    if (!/^y(es)?$/i.test(answer.trim())) throw new NotDone(`${id} was not ${what === 'approve' ? 'approved' : 'confirmed'}.`);
+    return { digest, version: doc.fm.version, text: doc.text };
+  };
+
+  const warn = (warnings: readonly string[] | undefined) => {
+    for (const w of warnings ?? []) io.err(`pi-plans: warning: ${w}\n`);
+  };
+
   program
     .command('approve <id>')
-    .description('approve a proposed plan (a human decision); comments become non-blocking suggestions')
+    .description('approve a proposed plan (a human decision): on a terminal it shows the plan\'s title, version and digest and asks; elsewhere it needs --digest; comments become non-blocking suggestions')
+    .addOption(digestOption())
     .addOption(seen())
     .addOption(comment())
-    .action(async (id: string, o: { seenVersion?: number; comment?: ReviewComment[] }) => {
-      const { doc } = await approvePlan({ store: await store({ index: false }) }, id, { actor: 'cli', seenVersion: o.seenVersion, comments: o.comment });
-      io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version})${o.comment?.length ? ` with ${o.comment.length} suggestion${o.comment.length === 1 ? '' : 's'}` : ''}.\n`);
+    .action(async (id: string, o: { digest?: string; seenVersion?: number; comment?: ReviewComment[] }) => {
+      const st = await store({ index: false });
+      const seenPlan = await decided(st, id, o, 'approve');
+      const { doc, warnings } = await approvePlan({ store: st }, id, { actor: 'cli', seen: seenPlan, comments: o.comment });
+      io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version})${o.comment?.length ? ` with ${o.comment.length} suggestion${o.comment.length === 1 ? '' : 's'}` : ''}, signed by ${doc.fm.approver}.\n`);
+      warn(warnings);
+    });
+
+  program
+    .command('confirm <id>')
+    .description('confirm, on this machine, an approval made on another machine by a key not trusted here, so the plan can run')
+    .addOption(digestOption())
+    .action(async (id: string, o: { digest?: string }) => {
+      const st = await store({ index: false });
+      const seenPlan = await decided(st, id, o, 'confirm');
+      const doc = await st.read(id);
+      if (contentDigest(doc) !== seenPlan.digest) throw new PlanError('STALE_APPROVAL', `the text of ${id} changed since you read it: review it again (\`pi-plans show ${id}\`)`);
+      await confirmApproval({ store: st }, id, { actor: 'cli' });
+      io.out(`${id}: the approval by ${doc.fm.approver} at v${doc.fm.approved_version} is confirmed on this machine; the plan can run.\n`);
+    });
+
+  program
+    .command('key')
+    .description('show your approval key (made on first use, kept in your user configuration folder): give it to teammates who trust your approvals')
+    .action(() => {
+      const keys = new NodeApprovalKeys(userConfigDir(), () => [path.resolve(program.opts<{ root: string }>().root)]);
+      const problem = keys.problem();
+      if (problem) throw new PlanError('APPROVAL_INVALID', problem);
+      const me = keys.identity(true);
+      io.out(`${me.key}  ${me.name}\nkept in ${keys.configDir} (never in a workspace); a teammate trusts it with: pi-plans trust ${me.key} --name "${me.name}"\n`);
+    });
+
+  program
+    .command('trust <key>')
+    .description('trust another person\'s approval key: their approvals (made on their machine) run here without a confirmation')
+    .requiredOption('--name <name>', 'whose key it is')
+    .action((key: string, o: { name: string }) => {
+      const keys = new NodeApprovalKeys(userConfigDir(), () => [path.resolve(program.opts<{ root: string }>().root)]);
+      keys.trust(key, o.name);
+      io.out(`Approvals signed by ${shortKey(key)} (${o.name}) are trusted on this machine.\n`);
     });
 
   program
@@ -171,10 +304,12 @@ export function buildProgram(io: CliIo = realIo): Command {
     .option('--feedback <text>', 'what must change, overall')
     .addOption(comment())
     .addOption(seen())
-    .action(async (id: string, o: { feedback?: string; seenVersion?: number; comment?: ReviewComment[] }) => {
+    .addOption(digestOption())
+    .action(async (id: string, o: { feedback?: string; seenVersion?: number; digest?: string; comment?: ReviewComment[] }) => {
       if (!o.feedback?.trim() && !o.comment?.length) throw new UsageError('say what must change: --feedback "…" and/or --comment S003="…" (repeatable)');
-      const { doc } = await rejectPlan({ store: await store({ index: false }) }, id, { actor: 'cli', feedback: o.feedback ?? '', seenVersion: o.seenVersion, comments: o.comment });
+      const { doc, warnings } = await rejectPlan({ store: await store({ index: false }) }, id, { actor: 'cli', feedback: o.feedback ?? '', seenVersion: o.seenVersion, seen: o.digest ? { digest: o.digest } : undefined, comments: o.comment });
       io.out(`${id} ${doc.fm.status === 'needs_review' ? 'rejected a third time: needs_review (reopen it to continue)' : 'rejected'} (v${doc.fm.version}).\n`);
+      warn(warnings);
     });
 
   program
@@ -198,7 +333,7 @@ export function buildProgram(io: CliIo = realIo): Command {
         const bad = r.unreadableVersion;
         if (bad !== undefined) {
           const other = kept.filter((v) => v !== bad).at(-1);
-          io.err(`To fix: delete .pi/plans/reviews/${id}/v${bad}.md (the next approval or rejection keeps a new version)${other !== undefined ? `, or compare with another kept version: --from v${other}` : ''}.\n`);
+          io.err(`To fix: delete ${st.reviewsDir}/${id}/v${bad}.md (the next approval or rejection keeps a new version)${other !== undefined ? `, or compare with another kept version: --from v${other}` : ''}.\n`);
         }
         process.exitCode = 1;
         return;
@@ -269,6 +404,15 @@ export function buildProgram(io: CliIo = realIo): Command {
     });
 
   program
+    .command('unlock <id>')
+    .description('clear a plan\'s lock left by a crashed writer, or something planted where the lock goes (a link is removed itself, never its target); a lock a live process holds is not cleared')
+    .action(async (id: string) => {
+      const st = await store({ index: false });
+      const removed = await clearPlanLock(st.pathOf(id), { root: st.root });
+      io.out(removed ? `${id}: its lock (${removed.kind}${removed.owners.length ? `, held by pid ${removed.owners.map((o) => `${o.pid} on ${o.host}`).join(', ')}` : ''}) was cleared.\n` : `${id} has no lock to clear.\n`);
+    });
+
+  program
     .command('clone <id>')
     .description('start a new proposed plan from a finished, rejected or failed one')
     .action(async (id: string) => {
@@ -296,6 +440,9 @@ function versionNumber(usage: string): (v: string) => number {
 /** A wrong argument: exit code 2, like commander's own usage errors. */
 class UsageError extends Error {}
 
+/** The person said no at the prompt: nothing was done (exit code 1, the message on stderr). */
+class NotDone extends Error {}
+
 /** Runs the CLI; resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIo = realIo): Promise<number> {
   const program = buildProgram(io);
@@ -311,6 +458,10 @@ export async function runCli(argv: string[], io: CliIo = realIo): Promise<number
     if (e instanceof UsageError) {
       io.err(`pi-plans: ${e.message}\n`);
       return 2;
+    }
+    if (e instanceof NotDone) {
+      io.err(`${e.message}\n`);
+      return 1;
     }
     if (isPlanError(e)) {
       io.err(`pi-plans: ${e.toLocatedString()}\n`);

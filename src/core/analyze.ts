@@ -1,3 +1,4 @@
+import { approvalStanding, ApprovalKeyring, standingProblem } from './approval';
 import { parsePlan, PlanDocument } from './document';
 import { isPlanError, PlanError } from './errors';
 import { ensureStepIds, reviewProblemList, sectionTextEdits } from './operations';
@@ -49,7 +50,7 @@ export function problemFromError(e: PlanError, text = ''): PlanProblem {
  * draft or proposed plan: missing sections, no steps, a step without text) and what its next
  * write would change (steps without ids), each with its range and, where obvious, a fix.
  */
-export function analyze(text: string, opts: { config?: PlansConfig } = {}): Analysis {
+export function analyze(text: string, opts: { config?: PlansConfig; keyring?: ApprovalKeyring } = {}): Analysis {
   let doc: PlanDocument;
   try {
     doc = parsePlan(text);
@@ -72,6 +73,8 @@ export function analyze(text: string, opts: { config?: PlansConfig } = {}): Anal
       problems.push({ code: p.code, severity, message: `${p.message}${status === 'draft' ? ' before submitting for review' : ''}`, ...at(anchor), ...(fix ? { fix } : {}) });
     }
   }
+  const approval = approvalProblem(doc, opts.keyring);
+  if (approval) problems.push({ ...approval, ...at(statusLineOffset(doc)) });
   const missing = doc.steps.filter((s) => !s.hasId);
   if (missing.length) {
     const fixed = ensureStepIds(doc);
@@ -105,6 +108,27 @@ function lineLength(text: string, offset: number): number {
   if (end === -1) end = text.length;
   if (text[end - 1] === '\r') end--;
   return end - lineStart;
+}
+
+/**
+ * The problem of an approval that does not hold, for a plan whose status an approval governs: an
+ * error when its text changed since or it has no valid record, a warning when it was approved on
+ * another machine and waits for a confirmation here. Without a keyring, only what the text alone
+ * tells (no record, an unsigned one, a changed text) is reported.
+ */
+function approvalProblem(doc: PlanDocument, keyring: ApprovalKeyring | undefined): Pick<PlanProblem, 'code' | 'severity' | 'message'> | undefined {
+  const s = approvalStanding(doc, keyring);
+  if (s.state === 'foreign' && !keyring) return undefined;
+  const problem = standingProblem(doc, s);
+  if (!problem) return undefined;
+  if (s.state === 'foreign') return { code: 'approval-unconfirmed', severity: 'warning', message: `${problem} (Pi Plans: Confirm Approval, or \`pi-plans confirm ${doc.fm.id}\`)` };
+  return { code: s.state === 'changed' ? 'approval-changed' : 'approval-invalid', severity: 'error', message: `${problem}: it cannot run on this approval; submit it for review again, and a person approves the current text` };
+}
+
+/** Where an approval problem is shown: the `status:` line, else the first line. */
+function statusLineOffset(doc: PlanDocument): number {
+  const m = /^status\s*:/m.exec(doc.block.yaml);
+  return m ? doc.block.yamlStart + m.index : 0;
 }
 
 /** Where a problem of the whole plan is shown: the `title:` line, else the first line. */

@@ -1,52 +1,244 @@
+/**
+ * The approval record: what a person approves, how the record is signed, and whether a plan's
+ * approval stands. One place for the decision (house style 16): the operations, the service,
+ * the tools, the CLI and every view ask `approvalStanding`, never re-derive it.
+ *
+ * A record is three things in the frontmatter, written only by the review path:
+ * - `approved_hash`: the content digest of the approved text (sha256 of everything the reviewer
+ *   was shown and the agent reads, execution state left out). Unkeyed: any machine can tell
+ *   whether the text is still the approved one.
+ * - `approval_key` and `approval_sig`: an Ed25519 signature, by the approving person's key (kept
+ *   outside every workspace), over the plan id, the version, the digest, who approved and when.
+ *   A file write can copy, edit or delete these lines, but cannot make a new valid signature.
+ * The keys themselves are the faces' business (a port); the core only asks a keyring whether a
+ * signature verifies and whom this machine trusts.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PlanDocument } from './document';
-import { isReviewHistoryTitle } from './policy';
+import { parseYaml } from './frontmatter';
+import { lineEndAt } from './outline';
+import { isNoteLine, rewriteHeader } from './steps';
+import type { Actor } from './schema';
+
+/** How a content digest is written: `sha256:` and 64 hex digits. */
+export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+/** The digest older versions of Pi Plans wrote (an unkeyed 16-digit hash): read, never trusted. */
+export const LEGACY_DIGEST_PATTERN = /^[0-9a-f]{16}$/;
 
 /**
- * What a person approves, as one string: the title, each step's text, annotation and details in
- * order, and every section but the review history (`Rejection (vN)`, `Approval (vN)`) and the
- * Steps list itself. Left out on purpose: what execution and our own writes change after an
- * approval (step statuses, notes, ids given to pi-planner steps, version, times, status), and
- * line ends (CRLF or LF) and trailing spaces.
+ * Frontmatter fields that are not covered by the digest: the execution state the store itself
+ * writes (status, version, times, the session, the result), its bookkeeping (the step counter, the
+ * link to a revision) and the approval record itself. Every other field, unknown ones included,
+ * is covered.
  */
-export function approvedContent(doc: PlanDocument): string {
-  const norm = (s: string | undefined) => (s ?? '').replace(/\r\n?/g, '\n').replace(/[ \t]+$/gm, '').trim();
-  const parts: string[] = [`title:${norm(doc.fm.title)}`];
-  for (const s of doc.steps) parts.push(`step:${norm(s.text)}|${s.tool ?? ''}|${s.operation ?? ''}|${norm(s.target)}|${norm(s.details)}`);
-  const { sections, stepsSection } = doc.outline;
-  sections.forEach((sec, i) => {
-    if (i === stepsSection || isReviewHistoryTitle(sec.title)) return;
-    parts.push(`section:${sec.depth}:${norm(sec.title)}:${norm(doc.body.slice(sec.headingEnd, sec.end))}`);
-  });
-  return parts.join('\n');
+export const UNCOVERED_FIELDS: ReadonlySet<string> = new Set([
+  'status',
+  'version',
+  'updated_at',
+  'execution_session',
+  'execution_started_at',
+  'execution_ended_at',
+  'result_summary',
+  'step_seq',
+  'superseded_by',
+  'approved_by',
+  'approved_version',
+  'approved_at',
+  'approved_hash',
+  'approver',
+  'approval_key',
+  'approval_sig',
+]);
+
+/** The approval record's fields, for clearing them all at once. */
+export const APPROVAL_FIELDS = ['approved_by', 'approved_version', 'approved_at', 'approved_hash', 'approver', 'approval_key', 'approval_sig'] as const;
+
+/** JSON with object keys in code-unit order, so equal YAML values give equal text. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const keys = Object.keys(v).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** The covered frontmatter fields, canonical: the raw YAML's mapping (unknown keys too) without the uncovered ones. */
+function coveredFields(doc: PlanDocument): string {
+  const data = parseYaml(doc.block.yaml) as Record<string, unknown> | null;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data ?? {})) if (!UNCOVERED_FIELDS.has(k) && v !== null && v !== undefined) out[k] = v;
+  return canonicalJson(out);
 }
 
 /**
- * A short digest of `approvedContent` (two 32-bit FNV-1a lanes, 16 hex digits). It tells an edit
- * made after the approval from none; it is not a signature (whoever can write the file can write
- * the field too).
+ * The body as covered by the digest: every character of it, except what execution changes on a
+ * step's own lines (its checkbox and status marker, read as pending; its `>` note lines, dropped).
+ * Line ends are LF and trailing blanks are dropped, so a CRLF checkout or an editor's whitespace
+ * trim is no change.
  */
-export function approvalDigest(doc: PlanDocument): string {
-  const text = approvedContent(doc);
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 15;
+export function coveredBody(doc: PlanDocument): string {
+  const body = doc.body;
+  let out = '';
+  let pos = 0;
+  for (const it of doc.outline.steps) {
+    out += body.slice(pos, it.start) + rewriteHeader(body.slice(it.start, it.lineEnd), 'pending');
+    // The item's continuation lines, each with the line break before it; note lines left out.
+    let at = it.lineEnd;
+    while (at < it.end) {
+      const start = body[at] === '\r' ? at + 2 : at + 1;
+      const end = Math.min(lineEndAt(body, start), it.end);
+      if (!isNoteLine(body.slice(start, end))) out += body.slice(at, end);
+      at = end;
+    }
+    pos = it.end;
   }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+  out += body.slice(pos);
+  return out.replace(/\r\n?/g, '\n').replace(/[ \t]+$/gm, '').replace(/\n+$/, '');
+}
+
+/** Content digests by document (a document is immutable; an operation that changes no content hands its digest on). */
+const digests = new WeakMap<PlanDocument, string>();
+
+/**
+ * The content digest of a plan: sha256 over the covered frontmatter fields and the covered body
+ * (see `coveredBody`), as `sha256:<64 hex>`. What a reviewer sees and approves; what the agent
+ * reads; what no execution step changes.
+ */
+export function contentDigest(doc: PlanDocument): string {
+  let d = digests.get(doc);
+  if (!d) {
+    const text = `pi-plans content v1\n${coveredFields(doc)}\n---\n${coveredBody(doc)}`;
+    d = `sha256:${bytesToHex(sha256(new TextEncoder().encode(text)))}`;
+    digests.set(doc, d);
+  }
+  return d;
+}
+
+/** Tells the digest cache that `to` has the content of `from` (an operation that changed only execution state). */
+export function sameContent(from: PlanDocument, to: PlanDocument): void {
+  const d = digests.get(from);
+  if (d) digests.set(to, d);
+}
+
+/** The first 12 hex digits of a digest, for people: `sha256:3f9a1c2e0b7d`. */
+export function shortDigest(digest: string): string {
+  return digest.startsWith('sha256:') ? digest.slice(0, 7 + 12) : digest;
+}
+
+/** A signer key as the record writes it: `ed25519:` and the raw public key in base64url. */
+export const KEY_PATTERN = /^ed25519:[A-Za-z0-9_-]{43}$/;
+/** An Ed25519 signature in base64url (64 bytes). */
+export const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{86}$/;
+
+/** The fields an approval record signs. */
+export interface ApprovalClaim {
+  id: string;
+  version: number;
+  digest: string;
+  by: Actor;
+  approver: string;
+  at: string;
+}
+
+/** The exact bytes an approval signature covers (as text): one field a line, in a fixed order. */
+export function approvalPayload(c: ApprovalClaim): string {
+  return ['pi-plans approval v1', `plan: ${c.id}`, `version: ${c.version}`, `digest: ${c.digest}`, `by: ${c.by}`, `approver: ${c.approver}`, `at: ${c.at}`].join('\n');
+}
+
+/** What signs approvals on this machine: the person's key (kept outside every workspace). */
+export interface ApprovalSigner {
+  /** The public key, `ed25519:…`. */
+  readonly key: string;
+  /** The person's name as approvals record it. */
+  readonly approver: string;
+  /** The signature of `payload`, base64url. */
+  sign(payload: string): string;
+}
+
+/** Whom this machine trusts to approve, and how it checks signatures. */
+export interface ApprovalKeyring {
+  /** True when `signature` is a valid Ed25519 signature of `payload` by `key` (`ed25519:…`). */
+  verify(payload: string, signature: string, key: string): boolean;
+  /** This machine's regard for a signer key: its own, one the user trusts (with the name they gave), or a stranger (undefined). */
+  trust(key: string): { kind: 'own' | 'trusted'; name?: string } | undefined;
+  /** True when a person on this machine confirmed the approval with this signature (signed elsewhere by a key not trusted here). */
+  confirmed(signature: string): boolean;
+  /** Why no approval can be trusted here (e.g. the user's configuration folder is inside the workspace); undefined when all is well. */
+  readonly problem?: string;
 }
 
 /** Statuses in which an approval still governs what the agent does. */
-const APPROVAL_MATTERS = new Set(['approved', 'executing', 'stalled', 'failed']);
+export const APPROVAL_GOVERNS: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled', 'failed']);
+
+/** Where a plan's approval stands. */
+export type ApprovalStanding =
+  /** The status needs no approval (a draft, a proposal, a finished plan). */
+  | { state: 'none' }
+  /** A person's approval of exactly this text, signed by a key this machine trusts (or confirmed here). */
+  | { state: 'valid'; approver: string; by: Actor; version: number; digest: string; signer: 'own' | 'trusted' | 'confirmed' }
+  /** Signed on another machine by a key not trusted here, the text unchanged: a person here confirms it once before it runs. */
+  | { state: 'foreign'; approver: string; by: Actor; version: number; digest: string; key: string; signature: string }
+  /** Approved, then the approved text changed. */
+  | { state: 'changed'; approver?: string; version?: number }
+  /** Marked approved without a record that holds: no record, an old unsigned one, a signature that does not verify. */
+  | { state: 'invalid'; reason: string };
 
 /**
- * True when a plan's text changed since a person approved it (outside the store: an agent's or
- * a person's file edit that kept the version). Plans approved before digests were recorded, and
- * plans whose approval no longer governs anything, are never flagged.
+ * Whether a plan's approval stands, checked against the keyring: the record's fields, the digest
+ * of the text now, the signature, and this machine's trust. Without a keyring (a pure check with
+ * no keys at hand) a signed, unchanged record reads as `foreign`: it is never `valid`.
  */
-export function changedSinceApproval(doc: PlanDocument): boolean {
-  const want = doc.fm.approved_hash;
-  return want !== undefined && APPROVAL_MATTERS.has(doc.fm.status) && approvalDigest(doc) !== want;
+export function approvalStanding(doc: PlanDocument, keyring?: ApprovalKeyring): ApprovalStanding {
+  const fm = doc.fm;
+  if (!APPROVAL_GOVERNS.has(fm.status)) return { state: 'none' };
+  const { approved_hash: digest, approval_key: key, approval_sig: signature, approved_by: by, approved_version: version, approved_at: at, approver } = fm;
+  if (digest === undefined && key === undefined && signature === undefined && by === undefined) {
+    return { state: 'invalid', reason: `it is ${fm.status} but carries no approval record: the status was written by a file edit, not by a person's approval` };
+  }
+  if (digest !== undefined && LEGACY_DIGEST_PATTERN.test(digest) && !signature) {
+    return { state: 'invalid', reason: 'its approval was recorded by an older Pi Plans, without a signature: a person approves it again' };
+  }
+  if (!digest || !key || !signature || !by || version === undefined || !at || !approver) {
+    return { state: 'invalid', reason: 'its approval record is incomplete (a field of it was removed or never written by a person\'s approval)' };
+  }
+  // The record first (is it a person's signed approval of this plan?), then the text (is it still
+  // the approved one?): a forged or copied record is "not valid", not "changed".
+  if (keyring?.problem) return { state: 'invalid', reason: keyring.problem };
+  if (keyring && !keyring.verify(approvalPayload({ id: fm.id, version, digest, by, approver, at }), signature, key)) {
+    return { state: 'invalid', reason: 'its approval record does not verify: it was edited, copied from another plan or forged' };
+  }
+  if (contentDigest(doc) !== digest) return { state: 'changed', approver, version };
+  if (!keyring) return { state: 'foreign', approver, by, version, digest, key, signature };
+  const trusted = keyring.trust(key);
+  if (trusted) return { state: 'valid', approver, by, version, digest, signer: trusted.kind };
+  if (keyring.confirmed(signature)) return { state: 'valid', approver, by, version, digest, signer: 'confirmed' };
+  return { state: 'foreign', approver, by, version, digest, key, signature };
+}
+
+/** A signer key shortened for people: `ed25519:AbCdEf12…`. */
+export function shortKey(key: string): string {
+  return key.length > 20 ? `${key.slice(0, 20)}…` : key;
+}
+
+/** One sentence on a standing that does not let a plan run, naming what to do (for people and models alike). */
+export function standingProblem(doc: PlanDocument, s: ApprovalStanding): string | undefined {
+  const id = doc.fm.id;
+  switch (s.state) {
+    case 'none':
+    case 'valid':
+      return undefined;
+    case 'changed':
+      return `${id} changed since ${s.approver ?? 'a person'} approved v${s.version ?? '?'}: its text differs from the approved text`;
+    case 'foreign':
+      return `${id} was approved by ${s.approver} at v${s.version} on another machine (key ${shortKey(s.key)}, not a key trusted here): a person on this machine confirms that approval before it runs`;
+    case 'invalid':
+      return `${id}'s approval is not valid: ${s.reason}`;
+  }
+}
+
+/** True when a plan's text differs from its approved text (`changed`): the short test the views use. */
+export function changedSinceApproval(doc: PlanDocument, keyring?: ApprovalKeyring): boolean {
+  return approvalStanding(doc, keyring).state === 'changed';
 }

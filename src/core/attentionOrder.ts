@@ -21,9 +21,21 @@ export const ATTENTION_ORDER: readonly PlanStatus[] = [
 /**
  * What is noticed from outside a plan's status, never written to the file: an executing plan
  * without activity (`stalled`), a proposal waiting too long (`stale`), a plan whose text changed
- * after its approval (`changed`).
+ * after its approval (`changed`), a plan marked approved without a valid approval (`unapproved`:
+ * no record, an unsigned or a forged one), one approved on another machine by a key not trusted
+ * here and not yet confirmed (`foreign`).
  */
-export type AttentionFlag = 'stalled' | 'stale' | 'changed';
+export type AttentionFlag = 'stalled' | 'stale' | 'changed' | 'unapproved' | 'foreign';
+
+/** What a flag says where a person reads it (the explorer, the status bar, CodeLens, quick picks). */
+export function attentionLabel(flag: AttentionFlag): string {
+  return { stalled: 'stalled', stale: 'stale', changed: 'changed since approval', unapproved: 'approval not valid', foreign: 'approved elsewhere: confirm' }[flag];
+}
+
+/** Flags that stop a plan from running on its approval until a person acts. */
+export function approvalFlag(flag: AttentionFlag | undefined): flag is 'changed' | 'unapproved' | 'foreign' {
+  return flag === 'changed' || flag === 'unapproved' || flag === 'foreign';
+}
 
 /** What a row needs to be placed: validity, status, whether it looks stalled, when it changed. */
 export interface AttentionRow {
@@ -37,8 +49,8 @@ export interface AttentionRow {
 
 /** Where a row goes: proposals and plans needing review, then invalid files, then by status (a stalled-looking run with the stalled ones). */
 export function attentionRank(r: AttentionRow): number {
-  // A broken file and a plan changed since its approval both wait for a person.
-  if (!r.valid || !r.status || r.flag === 'changed') return 2;
+  // A broken file and a plan whose approval does not hold both wait for a person.
+  if (!r.valid || !r.status || approvalFlag(r.flag)) return 2;
   if (r.status === 'proposed' || r.status === 'needs_review') return ATTENTION_ORDER.indexOf(r.status);
   if (r.status === 'executing' && r.flag === 'stalled') return 3 + ATTENTION_ORDER.indexOf('stalled');
   return 3 + ATTENTION_ORDER.indexOf(r.status);

@@ -13,10 +13,18 @@ export type PlanErrorCode =
   | 'VERSION_CONFLICT'
   | 'STALE_APPROVAL'
   | 'CHANGED_SINCE_APPROVAL'
+  /** Marked approved or executing without an approval record that holds (none, unsigned, forged). */
+  | 'APPROVAL_INVALID'
+  /** Approved on another machine by a key not trusted here: a person here confirms it first. */
+  | 'APPROVAL_UNCONFIRMED'
+  /** Review history (`## Approval (vN)`, `## Rejection (vN)`) sent through a field that is not a person's review. */
+  | 'REVIEW_HISTORY'
   | 'VALIDATION_FAILED'
   | 'UNSAFE_PATH'
   | 'NOT_A_FILE'
   | 'EDIT_CONFLICT'
+  /** A plan's lock cannot be taken or cleared: something else sits where it goes, or its owner is alive. */
+  | 'LOCKED'
   | 'IO';
 
 export interface PlanErrorDetails {

@@ -11,9 +11,10 @@ import {
   frontmatterOfPlan,
   stepIdFacts,
 } from './document';
-import { approvalDigest, changedSinceApproval } from './approval';
+import { APPROVAL_FIELDS, APPROVAL_GOVERNS, approvalPayload, approvalStanding, ApprovalKeyring, ApprovalSigner, contentDigest, sameContent, shortDigest, standingProblem } from './approval';
 import { PlanError } from './errors';
 import { isFinished, isReviewHistoryHeadingLine, isReviewHistoryTitle, rejectionTitle } from './policy';
+import { comparePlans, describeComparison } from './review';
 import { formatReviewNotes, normalizeComments, ReviewComment, ReviewInputError } from './review';
 import { FrontmatterValue, stringifyEntry } from './frontmatter';
 import { nextStatus, PlanAction } from './lifecycle';
@@ -41,6 +42,12 @@ export interface OpContext {
   config?: PlansConfig;
   /** The user's application-scoped opt-in that lets an agent approve. */
   agentMayApprove?: boolean;
+  /**
+   * How approvals are checked and signed here: the keyring every transition that runs a plan
+   * consults (start, resume, marks, completion, resubmission), and the signer an approval uses.
+   * Without a keyring no approval is ever valid.
+   */
+  approvals?: { keyring?: ApprovalKeyring; signer?: ApprovalSigner };
 }
 
 /**
@@ -167,7 +174,7 @@ export function createPlanText(input: CreateInput, now: string): string {
     if (v !== undefined && sectionBody(v)) sections.push(`## ${name}\n${sectionBody(v)}\n`);
   }
   const text = `---\n${head}\n---\n\n${sections.join('\n')}`;
-  return parsePlan(text).text;
+  return keepReviewHistory(undefined, text);
 }
 
 // ---------- helpers shared by the operations ----------
@@ -180,19 +187,29 @@ function stamp(doc: PlanDocument, ctx: OpContext, patch: Record<string, Frontmat
   return { ...patch, version: doc.fm.version + 1, updated_at: ctx.now };
 }
 
-/** The frontmatter patch that voids an approval. */
-const APPROVAL_CLEARED = { approved_by: undefined, approved_version: undefined, approved_at: undefined, approved_hash: undefined } as const;
+/** The frontmatter patch that voids an approval: every field of its record removed. */
+const APPROVAL_CLEARED: Readonly<Record<string, undefined>> = Object.fromEntries(APPROVAL_FIELDS.map((k) => [k, undefined]));
+
+/** True when a document carries any field of an approval record. */
+function hasApprovalRecord(doc: PlanDocument): boolean {
+  return APPROVAL_FIELDS.some((k) => doc.fm[k] !== undefined);
+}
 
 /** Status patch for a content edit: rejected -> draft, approved -> proposed (approval void). */
 function editPatch(doc: PlanDocument, ctx: OpContext): Record<string, FrontmatterValue | undefined> {
   const to = nextStatus(doc.fm.id, doc.fm.status, 'edit', ctx.actor);
   const patch: Record<string, FrontmatterValue | undefined> = {};
   if (to !== doc.fm.status) patch.status = to;
-  if (doc.fm.approved_by !== undefined || doc.fm.approved_version !== undefined || doc.fm.approved_hash !== undefined) Object.assign(patch, APPROVAL_CLEARED);
+  if (hasApprovalRecord(doc)) Object.assign(patch, APPROVAL_CLEARED);
   return patch;
 }
 
-function result(input: PlanDocument, text: string, event: string, extra: Partial<OpResult> = {}): OpResult {
+/**
+ * An operation's result. `contentOf`: a document whose content the result has (the operation
+ * changed only execution state: statuses, notes, times), so the new document's content digest is
+ * known without hashing the whole text again.
+ */
+function result(input: PlanDocument, text: string, event: string, extra: Partial<OpResult> = {}, contentOf?: PlanDocument): OpResult {
   let doc: PlanDocument | undefined;
   let edits: TextEdit[] | undefined;
   // Only the frontmatter is read now; the parse of the body (a Markdown parse when its outline is
@@ -204,7 +221,11 @@ function result(input: PlanDocument, text: string, event: string, extra: Partial
     event,
     ...extra,
     get doc() {
-      return (doc ??= parsePlan(text));
+      if (!doc) {
+        doc = parsePlan(text);
+        if (contentOf) sameContent(contentOf, doc);
+      }
+      return doc;
     },
     // Computed when asked for: the store writes the text and never needs them.
     get edits() {
@@ -391,7 +412,7 @@ export function editStep(input: PlanDocument, op: StepOp, ctx: OpContext): OpRes
     const edits: BodyEdit[] = [{ start: it.start, end: it.lineEnd, text: headerEnd === -1 ? rendered : rendered.slice(0, headerEnd) }];
     if (op.details !== undefined) edits.push({ start: it.lineEnd, end: it.end, text: headerEnd === -1 ? '' : rendered.slice(headerEnd) });
     const text = applyEdits(doc, { ...stamp(input, ctx), ...patch }, edits).text;
-    return result(input, text, 'edit', { step: s.id });
+    return result(input, keepReviewHistory(input, text), 'edit', { step: s.id });
   }
   const seq: { step: Omit<Step, 'hasId'>; from?: PlacedStep }[] = doc.steps.map((s) => ({ step: s, from: s }));
   let stepSeq = doc.fm.step_seq ?? 0;
@@ -421,7 +442,7 @@ export function editStep(input: PlanDocument, op: StepOp, ctx: OpContext): OpRes
     seq.splice(at, 0, moved);
   }
   const text = rebuildSteps(doc, seq, { ...stamp(input, ctx), ...patch, step_seq: stepSeq });
-  return result(input, text, 'edit', { step: stepId });
+  return result(input, keepReviewHistory(input, text), 'edit', { step: stepId });
 }
 
 /** Sets metadata sections and fields. Each given section replaces the old one whole. */
@@ -462,7 +483,7 @@ export function setMetadata(input: PlanDocument, sections: SectionsInput, fields
   let body = doc.body;
   for (const e of ordered) body = body.slice(0, e.start) + e.text + body.slice(e.end);
   const text = applyEdits(doc, patch, [{ start: 0, end: doc.body.length, text: body }]).text;
-  return result(input, text, 'edit');
+  return result(input, keepReviewHistory(input, text), 'edit');
 }
 
 /** The bodies `setContent` writes: in place (`newBody`) or, for an executing plan, its revision's (`revBody`). */
@@ -516,7 +537,7 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
       rev = withShiftedOutline(rev, {}, carry.flatMap((s) => stepEdits(rev, s, { status: carried.get(s.id)! })));
     }
     const old = applyEdits(doc, { ...stamp(doc, ctx), status: 'superseded', superseded_by: opts.revisionId, execution_ended_at: ctx.now }).text;
-    return result(doc, old, 'status', { created: [{ id: opts.revisionId, text: rev.text }] });
+    return result(doc, old, 'status', { created: [{ id: opts.revisionId, text: keepReviewHistory(undefined, rev.text) }] });
   }
   const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), ...editPatch(doc, ctx) };
   if (opts.title !== undefined) {
@@ -527,7 +548,7 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
   const replaced = parsePlan(applyEdits(doc, patch, [{ start: 0, end: doc.body.length, text: newBody }]).text);
   // Steps written without ids get new ones from the counter; ids the model kept stay.
   const normalized = ensureStepIds(replaced);
-  return result(doc, normalized.text, 'edit');
+  return result(doc, keepReviewHistory(doc, normalized.text), 'edit');
 }
 
 /** The review history (`## Rejection (vN)`, `## Approval (vN)` sections) of a plan, in order, as text (empty when none). */
@@ -548,6 +569,32 @@ function stripReviewHistory(md: string): string {
     if (!skipping) out.push(line);
   }
   return out.join('\n').trim();
+}
+
+/**
+ * The review history of a document as text: every section (of depth 1 or 2, however its heading
+ * is written) titled like a review, `Approval (vN)` or `Rejection (vN)`, in order.
+ */
+function reviewHistorySections(doc: PlanDocument): string[] {
+  return doc.outline.sections.filter((s) => isReviewHistoryTitle(s.title)).map((s) => `${s.depth}:${doc.body.slice(s.start, s.end).replace(/\r\n?/g, '\n').trim()}`);
+}
+
+/**
+ * Review history is written by a person's review only (approve, reject): an operation of the
+ * author (create, update, a step edit, a replaced body) that would add, change or remove a
+ * section titled `Approval (vN)` or `Rejection (vN)` is refused, so no text reaches the agent
+ * dressed as a person's words. Returns the text when it keeps the history of `before` (none for a new plan).
+ */
+function keepReviewHistory(before: PlanDocument | undefined, text: string): string {
+  const after = reviewHistorySections(parsePlan(text));
+  const was = before ? reviewHistorySections(before) : [];
+  if (after.length === was.length && after.every((s, i) => s === was[i])) return text;
+  const added = after.find((s) => !was.includes(s));
+  const title = added ? /^\d:#*\s*([^\n]*)/.exec(added)?.[1]?.replace(/[\s#=-]+$/, '') : undefined;
+  throw new PlanError(
+    'REVIEW_HISTORY',
+    `${title ? `"${title}" is` : 'that text is'} a review history heading: approvals and rejections are written only by a person's review, never through a plan's text. Remove that heading (write "Approval notes" or similar instead) and send it again.`,
+  );
 }
 
 // ---------- review ----------
@@ -587,8 +634,11 @@ export function reviewProblems(doc: PlanDocument, config: PlansConfig = DEFAULT_
 
 /** draft -> proposed after validation; a plan with no steps is cancelled (seed 001). */
 export function submit(doc: PlanDocument, ctx: OpContext): OpResult {
-  // An approved plan whose text was changed after the approval goes back to review as it is now.
-  const resubmit = doc.fm.status === 'approved' && changedSinceApproval(doc);
+  // A plan whose approval does not hold (its text changed after the approval, or it was marked
+  // approved without one) goes back to review as it is now, from any status an approval governs:
+  // what it says was never approved, so nothing runs on it until a person approves it.
+  const standing = APPROVAL_GOVERNS.has(doc.fm.status) ? approvalStanding(doc, ctx.approvals?.keyring).state : 'none';
+  const resubmit = standing === 'changed' || standing === 'invalid';
   const to = resubmit ? 'proposed' : nextStatus(doc.fm.id, doc.fm.status, 'submit', ctx.actor);
   const d = ensureStepIds(doc);
   if (!d.steps.length) {
@@ -599,36 +649,80 @@ export function submit(doc: PlanDocument, ctx: OpContext): OpResult {
   if (problems.length) {
     throw new PlanError('VALIDATION_FAILED', `${doc.fm.id} is not ready for review; it stays a draft. Fix: ${problems.join('; ')}. Then submit again.`, { problems });
   }
-  return result(doc, applyEdits(d, { ...stamp(doc, ctx), status: to, ...(resubmit ? APPROVAL_CLEARED : {}) }).text, 'status', resubmit ? { note: 'changed since approval: submitted again' } : {});
+  const note = standing === 'changed' ? 'changed since approval: submitted again' : 'its approval was not valid: submitted for review';
+  return result(doc, applyEdits(d, { ...stamp(doc, ctx), status: to, ...(resubmit ? APPROVAL_CLEARED : {}) }).text, 'status', resubmit ? { note } : {});
+}
+
+/** What a reviewer saw: the content digest of the text they were shown (and, optionally, its version and the text itself). */
+export interface SeenPlan {
+  digest: string;
+  version?: number;
+  /** The text shown, when the face has it: a refusal then says what changed since. */
+  text?: string;
+}
+
+/** Refuses a decision on a text other than the one the reviewer saw, saying what changed when it can. */
+function refuseIfNotSeen(doc: PlanDocument, seen: SeenPlan, what: string): void {
+  const now = contentDigest(doc);
+  if (seen.version !== undefined && seen.version !== doc.fm.version) {
+    throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seen.version}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version, then ${what} it.`, { currentVersion: doc.fm.version });
+  }
+  if (seen.digest === now) return;
+  let changes = '';
+  if (seen.text !== undefined) {
+    try {
+      const then = parsePlan(seen.text);
+      if (contentDigest(then) === seen.digest) {
+        const lines = describeComparison(comparePlans(then, doc));
+        changes = lines.length ? ` What changed: ${lines.join('; ')}.` : ' What changed: text outside the steps and sections (the preamble, a paragraph, a field).';
+      }
+    } catch {
+      /* the shown text does not read: no details */
+    }
+  }
+  throw new PlanError(
+    'STALE_APPROVAL',
+    `the text of ${doc.fm.id} changed since you read it (you reviewed ${shortDigest(seen.digest)}, it is now ${shortDigest(now)} at v${doc.fm.version}).${changes} Review the current text, then ${what} it.`,
+    { currentVersion: doc.fm.version },
+  );
 }
 
 /**
- * proposed -> approved. `seenVersion` is the version the reviewer looked at: a changed plan is
- * refused. Comments made with an approval are suggestions, not conditions: they are written as an
- * `## Approval (vN)` section the agent reads when it starts (outside what the approval covers).
+ * proposed -> approved, on exactly the text the reviewer saw (`seen.digest`; a stale digest is
+ * refused with what changed). The approval is a signed record (see core/approval.ts): the digest
+ * of the approved text (review notes and step ids included), who approved, when, the signer's key
+ * and signature. Comments made with an approval are suggestions, not conditions: they are written
+ * as an `## Approval (vN)` section the agent reads when it starts, and the record covers them.
  */
-export function approve(doc: PlanDocument, seenVersion: number, ctx: OpContext, review: { note?: string; comments?: readonly ReviewComment[] } = {}): OpResult {
+export function approve(doc: PlanDocument, seen: SeenPlan, ctx: OpContext, review: { note?: string; comments?: readonly ReviewComment[] } = {}): OpResult {
   const to = nextStatus(doc.fm.id, doc.fm.status, 'approve', ctx.actor, { agentMayApprove: ctx.agentMayApprove });
-  if (seenVersion !== doc.fm.version) {
-    throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seenVersion}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version, then approve it.`, { currentVersion: doc.fm.version });
-  }
+  refuseIfNotSeen(doc, seen, 'approve');
+  const signer = ctx.approvals?.signer;
+  if (!signer) throw new PlanError('APPROVAL_INVALID', `${doc.fm.id} cannot be approved here: no approval key is available to sign the approval`);
   const notes = reviewNotesText(review.note ?? '', review.comments);
-  const patch = { ...stamp(doc, ctx), status: to, approved_by: ctx.actor, approved_version: doc.fm.version, approved_at: ctx.now, approved_hash: approvalDigest(doc) };
-  const text = applyEdits(doc, patch, notes ? [appendSection(doc, `Approval (v${doc.fm.version})`, notes)] : []).text;
-  return result(doc, text, 'status', notes ? { note: notes } : {});
+  // Ids first (a pi-planner plan's steps get theirs now, not when it starts: the approved text has them).
+  const d = ensureStepIds(doc);
+  const patch = { ...stamp(doc, ctx), status: to, approved_by: ctx.actor, approved_version: doc.fm.version, approved_at: ctx.now };
+  const approved = parsePlan(applyEdits(d, patch, notes ? [appendSection(d, `Approval (v${doc.fm.version})`, notes)] : []).text);
+  const digest = contentDigest(approved);
+  const claim = { id: doc.fm.id, version: doc.fm.version, digest, by: ctx.actor, approver: signer.approver, at: ctx.now };
+  const record = { approved_hash: digest, approver: signer.approver, approval_key: signer.key, approval_sig: signer.sign(approvalPayload(claim)) };
+  const text = applyEdits(approved, record).text;
+  return result(doc, text, 'status', notes ? { note: notes } : {}, approved);
 }
 
 /**
  * proposed -> rejected (or needs_review on the third rejection): one `## Rejection (vN)` section
  * with the feedback, then a `- S003: …` line per comment. Feedback or at least one comment is needed.
  */
-export function reject(doc: PlanDocument, feedback: string, ctx: OpContext, seenVersion?: number, comments?: readonly ReviewComment[]): OpResult {
+export function reject(doc: PlanDocument, feedback: string, ctx: OpContext, seen?: number | SeenPlan, comments?: readonly ReviewComment[]): OpResult {
   const fb = reviewNotesText(feedback, comments);
   if (!fb) throw new PlanError('INVALID_INPUT', 'a rejection needs feedback: say what must change');
   const to = nextStatus(doc.fm.id, doc.fm.status, 'reject', ctx.actor, { rejectionCount: doc.rejections.length });
-  if (seenVersion !== undefined && seenVersion !== doc.fm.version) {
-    throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seenVersion}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version first.`, { currentVersion: doc.fm.version });
+  if (typeof seen === 'number' && seen !== doc.fm.version) {
+    throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seen}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version first.`, { currentVersion: doc.fm.version });
   }
+  if (seen !== undefined && typeof seen !== 'number') refuseIfNotSeen(doc, seen, 'reject');
   const text = applyEdits(doc, { ...stamp(doc, ctx), status: to }, [appendSection(doc, rejectionTitle(doc.fm.version), fb)]).text;
   return result(doc, text, 'status', { note: fb });
 }
@@ -657,7 +751,7 @@ function appendSection(doc: PlanDocument, title: string, text: string): BodyEdit
 /** A plain status change that the transition table allows (cancel, reopen, retry, resume, stall, withdraw). */
 export function changeStatus(doc: PlanDocument, action: Extract<PlanAction, 'cancel' | 'reopen' | 'retry' | 'resume' | 'stall' | 'withdraw'>, ctx: OpContext, reason?: string): OpResult {
   const to = nextStatus(doc.fm.id, doc.fm.status, action, ctx.actor);
-  if (action === 'resume') refuseIfChangedSinceApproval(doc, 'resumed');
+  if (action === 'resume') requireApproval(doc, ctx, 'resumed');
   const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), status: to };
   if (action === 'cancel') {
     if (reason) patch.result_summary = oneLine(reason).slice(0, LIMITS.resultSummary);
@@ -678,25 +772,35 @@ export function changeStatus(doc: PlanDocument, action: Extract<PlanAction, 'can
 /** approved -> executing. */
 export function startExecution(doc: PlanDocument, ctx: OpContext, session?: string): OpResult {
   const to = nextStatus(doc.fm.id, doc.fm.status, 'start', ctx.actor);
-  refuseIfChangedSinceApproval(doc, 'started');
+  requireApproval(doc, ctx, 'started');
   const d = ensureStepIds(doc);
   const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), status: to, execution_started_at: ctx.now, execution_ended_at: undefined };
   if (session) patch.execution_session = oneLine(session).slice(0, LIMITS.shortField);
   return result(doc, applyEdits(d, patch).text, 'status');
 }
 
-/** A plan edited after its approval is not executed on that approval. */
-function refuseIfChangedSinceApproval(doc: PlanDocument, what: string): void {
-  if (!changedSinceApproval(doc)) return;
-  throw new PlanError(
-    'CHANGED_SINCE_APPROVAL',
-    `${doc.fm.id} was changed after ${doc.fm.approved_by ?? 'a person'} approved v${doc.fm.approved_version ?? '?'}: its steps or sections differ from what was approved, so it cannot be ${what} on that approval. ${doc.fm.status === 'approved' ? 'Submit it for review again (pi_plan_submit)' : 'A person retries it (back to approved), then it is submitted for review again (pi_plan_submit)'}; a person approves the current text.`,
-  );
+/**
+ * Nothing runs on an approval that does not hold: start, resume, marks and completion refuse a
+ * plan whose approved text changed, that was marked approved without a valid record, or whose
+ * approval was signed elsewhere and not yet confirmed here. The message names what to do.
+ */
+function requireApproval(doc: PlanDocument, ctx: OpContext, what: string): void {
+  const keyring = ctx.approvals?.keyring;
+  if (!keyring) throw new PlanError('APPROVAL_INVALID', `${doc.fm.id} cannot be ${what} here: approvals cannot be checked without the user's approval keys`);
+  const s = approvalStanding(doc, keyring);
+  const problem = standingProblem(doc, s);
+  if (!problem) return;
+  if (s.state === 'foreign') {
+    throw new PlanError('APPROVAL_UNCONFIRMED', `${problem}, so it cannot be ${what} yet. Ask the user to confirm it (Pi Plans: Confirm Approval in VS Code, or \`pi-plans confirm ${doc.fm.id}\` in a terminal).`);
+  }
+  const again = 'submit it for review again (pi_plan_submit): a person approves the current text';
+  throw new PlanError(s.state === 'changed' ? 'CHANGED_SINCE_APPROVAL' : 'APPROVAL_INVALID', `${problem}, so it cannot be ${what}. To go on, ${again}.`);
 }
 
 /** Marks a step (executing only). Marking the last open step done or skipped completes the plan. */
 export function markStep(input: PlanDocument, stepId: string, status: StepStatus, ctx: OpContext, note?: string): OpResult {
   nextStatus(input.fm.id, input.fm.status, 'mark_step', ctx.actor);
+  requireApproval(input, ctx, 'marked');
   if (note !== undefined && note.length > LIMITS.note) throw new PlanError('TOO_LARGE', `the note is over ${LIMITS.note} characters: shorten it`);
   const doc = ensureStepIds(input);
   const s = findStep(doc, stepId);
@@ -715,16 +819,18 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
   const outline = shiftOutline(doc.outline, edits, body);
   rememberOutline(body, outline, doc.outline);
   rememberStepsAfterEdit(doc.body, body, outline, [s.index]);
-  return result(input, text, 'step', { step: s.id, note: updated.note, autoCompleted: finishing });
+  return result(input, text, 'step', { step: s.id, note: updated.note, autoCompleted: finishing }, doc === input ? input : undefined);
 }
 
 /** executing -> completed or failed, with a result summary (required for a failure). */
 export function finishExecution(doc: PlanDocument, outcome: 'complete' | 'fail', summary: string | undefined, ctx: OpContext): OpResult {
   const to = nextStatus(doc.fm.id, doc.fm.status, outcome, ctx.actor);
+  // Failing is always possible (it stops the run); completing claims the approved work was done.
+  if (outcome === 'complete') requireApproval(doc, ctx, 'completed');
   const s = summary ? oneLine(summary) : '';
   if (outcome === 'fail' && !s) throw new PlanError('INVALID_INPUT', 'say why the plan failed: give a summary');
   if (s.length > LIMITS.resultSummary) throw new PlanError('TOO_LARGE', `the summary is over ${LIMITS.resultSummary} characters: shorten it`);
-  return result(doc, applyEdits(doc, { ...stamp(doc, ctx), status: to, execution_ended_at: ctx.now, result_summary: s || undefined }).text, 'status', { note: s || undefined });
+  return result(doc, applyEdits(doc, { ...stamp(doc, ctx), status: to, execution_ended_at: ctx.now, result_summary: s || undefined }).text, 'status', { note: s || undefined }, doc);
 }
 
 /** A new proposed plan from a finished, rejected or failed one: same steps (all pending), no review history. */

@@ -3,7 +3,8 @@
  * explorer's menus, the CodeLens, notifications and (later) the custom editor. Everything here is
  * read off the transition table, never restated, so a face cannot offer what a write would refuse.
  */
-import type { AttentionFlag } from './attentionOrder';
+import { approvalFlag, type AttentionFlag } from './attentionOrder';
+import { contentDigest } from './approval';
 import { lineAtOffset, lineStarts, parsePlan } from './document';
 import { isPlanError } from './errors';
 import { canDo, PlanAction, TRANSITIONS } from './lifecycle';
@@ -13,6 +14,7 @@ import type { PlanStatus, StepStatus } from './schema';
 /** A person's command on a whole plan, as the faces name them. */
 export type PlanCommand =
   | 'approve'
+  | 'confirm'
   | 'reject'
   | 'withdraw'
   | 'startWork'
@@ -25,7 +27,7 @@ export type PlanCommand =
   | 'archive';
 
 /** The order commands are offered in, most decisive first. */
-const COMMAND_ORDER: readonly PlanCommand[] = ['approve', 'reject', 'execute', 'resume', 'retry', 'reopen', 'startWork', 'withdraw', 'clone', 'cancel', 'archive'];
+const COMMAND_ORDER: readonly PlanCommand[] = ['approve', 'reject', 'confirm', 'execute', 'resume', 'retry', 'reopen', 'startWork', 'withdraw', 'clone', 'cancel', 'archive'];
 
 /** Commands that are one transition of the table, by the action they take. */
 const TRANSITION_OF: Partial<Record<PlanCommand, PlanAction>> = {
@@ -51,15 +53,17 @@ function canExecute(status: PlanStatus): boolean {
 }
 
 /**
- * The commands valid for a plan now. `changed`: its text differs from what was approved (the
- * attention flag), so nothing may run on that approval: execute and resume are not offered.
+ * The commands valid for a plan now. An approval that does not hold (the attention flag: its text
+ * changed since, no valid record, or approved elsewhere and not confirmed here) runs nothing:
+ * execute and resume are not offered; an approval made elsewhere offers `confirm`.
  */
 export function planCommands(status: PlanStatus, opts: { flag?: AttentionFlag } = {}): PlanCommand[] {
-  const changed = opts.flag === 'changed';
+  const blocked = approvalFlag(opts.flag);
   return COMMAND_ORDER.filter((c) => {
     const action = TRANSITION_OF[c];
-    if (action) return canDo(status, action) && !(changed && c === 'resume');
-    if (c === 'execute') return canExecute(status) && !changed;
+    if (action) return canDo(status, action) && !(blocked && c === 'resume');
+    if (c === 'execute') return canExecute(status) && !blocked;
+    if (c === 'confirm') return opts.flag === 'foreign';
     if (c === 'startWork') return !isFinishedStatus(status);
     return false;
   });
@@ -69,7 +73,9 @@ export function planCommands(status: PlanStatus, opts: { flag?: AttentionFlag } 
 export function primaryCommands(status: PlanStatus, opts: { flag?: AttentionFlag } = {}): PlanCommand[] {
   const valid = planCommands(status, opts);
   const wanted: readonly PlanCommand[] =
-    status === 'proposed'
+    opts.flag === 'foreign'
+      ? ['confirm']
+      : status === 'proposed'
       ? ['approve', 'reject']
       : status === 'draft' || status === 'rejected'
         ? ['startWork']
@@ -112,12 +118,14 @@ export type PlanLens =
       total: number;
       /** What to offer: `saveToApprove` in place of approve while the text is not saved. */
       commands: (PlanCommand | 'saveToApprove')[];
+      /** The content digest of the text these lenses were drawn from: an Approve lens approves exactly it. */
+      digest: string;
     }
   | { kind: 'step'; line: number; id: string; version: number; step: string; marks: StepStatus[] }
   | { kind: 'invalid'; line: number; message: string; errorLine?: number };
 
 /** Commands that fit on a title line; the rest live in menus. */
-const LENS_COMMANDS: readonly PlanCommand[] = ['approve', 'reject', 'execute', 'resume', 'retry', 'reopen', 'startWork', 'withdraw'];
+const LENS_COMMANDS: readonly PlanCommand[] = ['approve', 'reject', 'confirm', 'execute', 'resume', 'retry', 'reopen', 'startWork', 'withdraw'];
 
 /** The marks a step line of an executing plan offers (in progress is the agent's to set). */
 const LENS_MARKS: readonly StepStatus[] = ['done', 'blocked', 'skipped'];
@@ -141,7 +149,7 @@ export function planLenses(text: string, opts: { dirty?: boolean; flag?: Attenti
   const commands = LENS_COMMANDS.filter((c) => valid.includes(c)).map((c) => (c === 'approve' && opts.dirty ? 'saveToApprove' : c));
   let done = 0;
   for (const s of doc.steps) if (isFinished(s.status)) done++;
-  const lenses: PlanLens[] = [{ kind: 'plan', line: 0, id, status, version, done, total: doc.steps.length, commands }];
+  const lenses: PlanLens[] = [{ kind: 'plan', line: 0, id, status, version, done, total: doc.steps.length, commands, digest: contentDigest(doc) }];
   if (!canDo(status, 'mark_step')) return lenses;
   const lines = lineStarts(text);
   for (const s of doc.steps) {

@@ -179,14 +179,15 @@ export function reviewHistoryOf(doc: PlanDocument): { kind: 'rejection' | 'appro
 /**
  * The comments an agent still has to act on: those of the latest review while its decision
  * stands (a rejection until the plan is submitted again; an approval's suggestions while the plan
- * is approved or executing).
+ * is approved or executing and its approval holds: `approvalHolds` says so, from the signed
+ * record, so a section merely titled like an approval is never read as the person's words).
  */
-export function openReview(doc: PlanDocument): { kind: 'rejection' | 'approval'; version: number; notes: ReviewNotes } | undefined {
+export function openReview(doc: PlanDocument, approvalHolds = false): { kind: 'rejection' | 'approval'; version: number; notes: ReviewNotes } | undefined {
   const last = reviewHistoryOf(doc).at(-1);
   if (!last) return undefined;
   const s = doc.fm.status;
   if (last.kind === 'rejection' && (s === 'rejected' || s === 'draft' || s === 'needs_review')) return last;
-  if (last.kind === 'approval' && (s === 'approved' || s === 'executing') && doc.fm.approved_version === last.version) return last;
+  if (last.kind === 'approval' && approvalHolds && (s === 'approved' || s === 'executing') && doc.fm.approved_version === last.version) return last;
   return undefined;
 }
 

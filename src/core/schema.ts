@@ -84,8 +84,14 @@ export const FrontmatterSchema = z.object({
   approved_by: opt(z.enum(ACTORS)),
   approved_version: opt(z.int().check(z.minimum(0))),
   approved_at: opt(timestamp),
-  /** Digest of what was approved (title, steps, sections): a later edit outside the store shows as "changed since approval". */
-  approved_hash: opt(z.string().check(z.regex(/^[0-9a-f]{16}$/, 'a digest of 16 hex digits, written by the approval'))),
+  /** Content digest of the approved text (`sha256:…`, see core/approval.ts; 16 hex digits from older versions, never trusted). */
+  approved_hash: opt(z.string().check(z.regex(/^(?:sha256:[0-9a-f]{64}|[0-9a-f]{16})$/, 'a digest written by the approval: sha256: and 64 hex digits'))),
+  /** The approving person's name, as their key's owner gave it. */
+  approver: opt(short),
+  /** The public key that signed the approval: `ed25519:` and 43 base64url characters. */
+  approval_key: opt(z.string().check(z.regex(/^ed25519:[A-Za-z0-9_-]{43}$/, 'a signer key written by the approval'))),
+  /** The Ed25519 signature of the approval record (base64url). */
+  approval_sig: opt(z.string().check(z.regex(/^[A-Za-z0-9_-]{86}$/, 'a signature written by the approval'))),
 });
 /** The validated frontmatter: a field written as null reads as undefined. */
 export type Frontmatter = { [K in keyof z.infer<typeof FrontmatterSchema>]: Exclude<z.infer<typeof FrontmatterSchema>[K], null> };

@@ -5,14 +5,13 @@
  * is active here: a plan id is needed wherever VS Code's tools fall back to the active plan.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isPlanId } from '../core';
-import { NodeWatcher, openNodeStore } from '../node';
+import { folderInsideWorkspace, NodeWatcher, openNodeStore, readUserConfig, userConfigDir } from '../node';
 import type { Following, PlanStore } from '../store';
 import { ActivePlans, ALL_TOOLS, PlanTool, ToolContext, waitForDecision } from '../tools';
 import { PLANNING_STRATEGIES, renderPlanningSection, STRATEGY_TITLES } from '../tools/strategies';
@@ -35,19 +34,16 @@ export interface McpOptions {
 /** No plan work mode over MCP: nothing is active, and nothing becomes active. */
 const NO_ACTIVE_PLAN: ActivePlans = { list: () => [], set: () => undefined, clear: () => undefined };
 
-/** The user-level configuration folder: outside every workspace, so an agent editing a repository cannot turn agent approval on. */
-export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'pi-plans');
-}
+export { userConfigDir };
 
-/** Whether the user allowed agents to approve plans: `{"agentMayApprove": true}` in `<configDir>/config.json`. Anything else is no. */
-export function agentMayApprove(configDir: string): boolean {
-  try {
-    const cfg = JSON.parse(fs.readFileSync(path.join(configDir, 'config.json'), 'utf8')) as { agentMayApprove?: unknown };
-    return cfg.agentMayApprove === true;
-  } catch {
-    return false;
-  }
+/**
+ * Whether the user allowed agents to approve plans: `{"agentMayApprove": true}` in
+ * `<configDir>/config.json`. Anything else is no, and so is a configuration folder inside the
+ * workspace (`root`): an agent that edits the repository could otherwise turn it on.
+ */
+export function agentMayApprove(configDir: string, root?: string): boolean {
+  if (root !== undefined && folderInsideWorkspace(configDir, [root], 'agent approval')) return false;
+  return readUserConfig(configDir).agentMayApprove === true;
 }
 
 /** The tool's description as MCP clients see it: the model description, plus the rule that ids are needed here. */
@@ -163,7 +159,7 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; store: (
           stores: { folders: () => [{ name: path.basename(opts.root), store: st }] },
           active: NO_ACTIVE_PLAN,
           // Read on every call: the user's file may change while the server runs.
-          settings: { agentMayApprove: agentMayApprove(configDir), gating: 'always', waitForReview: true },
+          settings: { agentMayApprove: agentMayApprove(configDir, opts.root), gating: 'always', waitForReview: true },
           signal: extra.signal,
           review: {
             awaitDecision: async (s, id, signal) => {

@@ -7,12 +7,14 @@ import { PlanStore, StorePorts, IndexCachePort } from '../store';
 import { NodeFileSystem } from './nodeFileSystem';
 import { NodeLock } from './nodeLock';
 import { PersistedOutlines } from './persistedOutlines';
+import { NodeApprovalKeys, userPorts } from './approvalKeys';
 
 export { NodeFileSystem } from './nodeFileSystem';
-export { NodeLock } from './nodeLock';
+export { clearPlanLock, lockPathOf, NodeLock, readPlanLock, type LockOwner, type LockReclaim, type PlanLockState } from './nodeLock';
 export { NodeWatcher } from './nodeWatcher';
 export { OffThreadParser } from './offThreadParser';
 export { PersistedOutlines } from './persistedOutlines';
+export { folderInsideWorkspace, NodeApprovalKeys, readUserConfig, reviewCopiesDir, userConfigDir, userPorts, userStateDir } from './approvalKeys';
 
 /** Pi Plans' folder in the user's cache (never in a repository): PI_PLANS_CACHE_DIR, or pi-plans in XDG_CACHE_HOME or ~/.cache. */
 export function cacheHome(): string {
@@ -34,16 +36,22 @@ export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCache
 }
 
 /**
- * Node ports: real file system, proper-lockfile locks, the system clock, crypto randomness.
- * `blocking: false` for a process other code shares (the extension host): no synchronous I/O.
+ * Node ports: real file system, proper-lockfile locks, the system clock, crypto randomness, and
+ * the user's folders outside the workspace: the approval keys (`keys`, one shared by the stores
+ * of a process when given) and where review copies are kept. `blocking: false` for a process
+ * other code shares (the extension host): no synchronous I/O. Every write and delete stays inside
+ * `root`, the review copies' folder or one of `extraRoots`, never through a linked folder.
  */
-export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?: boolean } = {}): StorePorts {
+export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?: boolean; extraRoots?: readonly string[]; keys?: NodeApprovalKeys } = {}): StorePorts {
+  const user = userPorts(root, opts.keys);
+  const files = new NodeFileSystem({ blocking: opts.blocking, roots: [path.resolve(root), user.reviewCopies, ...(opts.extraRoots ?? [])] });
   return {
-    fs: new NodeFileSystem({ blocking: opts.blocking }),
-    lock: new NodeLock({ blocking: opts.blocking }),
+    fs: files,
+    lock: new NodeLock({ blocking: opts.blocking, sweeper: files }),
     clock: { now: () => new Date() },
     random: { hex8: () => randomBytes(4).toString('hex') },
     indexCache: opts.indexCache === false ? undefined : fileIndexCache(root),
+    ...user,
   };
 }
 

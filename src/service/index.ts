@@ -21,10 +21,11 @@ import {
   finishExecution,
   markStep,
   OpResult,
+  PlanError,
   PlanDocument,
   reject,
-  reviewedVersion,
   SectionsInput,
+  SeenPlan,
   setContent,
   setContentBodies,
   setMetadata,
@@ -33,7 +34,7 @@ import {
   StepStatus,
   submit,
 } from '../core';
-import type { PlanStore } from '../store';
+import type { PlanStore, UpdateOptions } from '../store';
 
 export { waitForDecision } from './reviewWait';
 
@@ -47,7 +48,7 @@ export interface ActivePlans {
 
 /** A person's decision on a submitted plan, as the review gate sees it. */
 export type ReviewOutcome =
-  | { kind: 'approved'; version: number; by: string; comments: ReviewComment[] }
+  | { kind: 'approved'; version: number; by: string; comments: ReviewComment[]; /** Approved on another machine: a person here confirms it before it runs. */ confirm?: boolean }
   | { kind: 'rejected'; feedback: string; version: number; status: string; comments: ReviewComment[] }
   | { kind: 'changed'; status: string }
   | { kind: 'cancelled' }
@@ -72,9 +73,11 @@ export interface Act {
 export interface Done {
   doc: PlanDocument;
   result: OpResult;
+  /** What could not be recorded beside the write (the checkpoint, a review copy): the write stands. */
+  warnings?: string[];
 }
 
-function run(p: Place, id: string, act: Act, op: Parameters<PlanStore['update']>[2], extra: { agentMayApprove?: boolean; bodies?: (d: PlanDocument) => readonly string[] } = {}): Promise<Done> {
+function run(p: Place, id: string, act: Act, op: Parameters<PlanStore['update']>[2], extra: Omit<UpdateOptions, 'expectedVersion'> = {}): Promise<Done> {
   return p.store.update(id, act.actor, op, { expectedVersion: act.expectedVersion, ...extra });
 }
 
@@ -132,11 +135,14 @@ export async function submitPlan(p: Place, id: string, act: Act): Promise<Done &
 // ---------- review ----------
 
 /**
- * Approves at the version the person reviewed (the core's rule: the one they name, else the
- * current one); any other version is refused (STALE_APPROVAL). An agent approves only with the
- * user's opt-in (`agentMayApprove`), which the core checks.
+ * Approves exactly the text the person reviewed: `seen.digest` is the content digest of what
+ * they were shown (the plan editor's, the CodeLens's, the notification's, the terminal's); a
+ * plan whose text differs now is refused (STALE_APPROVAL, saying what changed when the face
+ * passes the shown text). The approval is signed with the person's key. An agent approves only
+ * with the user's opt-in (`agentMayApprove`), which the core checks. What could not be recorded
+ * after the approval was written (the checkpoint, the review copy) is in `warnings`: the approval stands.
  */
-export async function approvePlan(p: Place, id: string, act: { actor: Actor; seenVersion?: number; agentMayApprove?: boolean; comments?: readonly ReviewComment[]; note?: string }): Promise<Done> {
+export async function approvePlan(p: Place, id: string, act: { actor: Actor; seen: SeenPlan; agentMayApprove?: boolean; comments?: readonly ReviewComment[]; note?: string }): Promise<Done> {
   let reviewed: PlanDocument | undefined;
   const done = await run(
     p,
@@ -144,31 +150,49 @@ export async function approvePlan(p: Place, id: string, act: { actor: Actor; see
     { actor: act.actor },
     (d, c) => {
       reviewed = d;
-      return approve(d, reviewedVersion({ given: act.seenVersion, current: d.fm.version })!, c, { comments: act.comments, note: act.note });
+      return approve(d, act.seen, c, { comments: act.comments, note: act.note });
     },
-    { agentMayApprove: act.agentMayApprove },
+    { agentMayApprove: act.agentMayApprove, sign: true },
   );
-  await keepReviewed(p, id, reviewed);
-  return done;
+  return withWarning(done, await keepReviewed(p, id, reviewed));
 }
 
 /**
  * Rejects with feedback and comments (one `## Rejection (vN)` section); a version other than the
  * one reviewed is refused. The rejected version is kept for the next round's comparison.
  */
-export async function rejectPlan(p: Place, id: string, act: { actor: Actor; feedback: string; seenVersion?: number; comments?: readonly ReviewComment[] }): Promise<Done> {
+export async function rejectPlan(p: Place, id: string, act: { actor: Actor; feedback: string; seenVersion?: number; seen?: SeenPlan; comments?: readonly ReviewComment[] }): Promise<Done> {
   let reviewed: PlanDocument | undefined;
   const done = await run(p, id, { actor: act.actor }, (d, c) => {
     reviewed = d;
-    return reject(d, act.feedback, c, act.seenVersion, act.comments);
+    return reject(d, act.feedback, c, act.seen ?? act.seenVersion, act.comments);
   });
-  await keepReviewed(p, id, reviewed);
-  return done;
+  return withWarning(done, await keepReviewed(p, id, reviewed));
 }
 
-/** The snapshot of a decided version: a failure to keep it never fails the decision. */
-async function keepReviewed(p: Place, id: string, reviewed: PlanDocument | undefined): Promise<void> {
-  if (reviewed) await p.store.saveSnapshot(id, reviewed.fm.version, reviewed.text).catch(() => undefined);
+/** The copy of a decided version, for the next round's comparison: a failure to keep it never fails the decision, and is said. */
+async function keepReviewed(p: Place, id: string, reviewed: PlanDocument | undefined): Promise<string | undefined> {
+  if (!reviewed) return undefined;
+  try {
+    await p.store.saveSnapshot(id, reviewed.fm.version, reviewed.text);
+    return undefined;
+  } catch (e) {
+    return `the reviewed version v${reviewed.fm.version} was not kept for the next comparison (${e instanceof Error ? e.message : String(e)})`;
+  }
+}
+
+function withWarning(done: Done, warning: string | undefined): Done {
+  return warning ? { ...done, warnings: [...(done.warnings ?? []), warning] } : done;
+}
+
+/**
+ * A person confirms, on this machine, an approval made on another machine by a key not trusted
+ * here (the plan is `foreign`): the confirmation is kept in the user's keyring, the plan's file
+ * does not change, and the plan may run.
+ */
+export async function confirmApproval(p: Place, id: string, act: { actor: Actor }): Promise<PlanDocument> {
+  if (act.actor === 'agent') throw new PlanError('HUMAN_ONLY', `${id}: confirming an approval made elsewhere is a person's decision; ask the user`);
+  return p.store.confirmApproval(id, act.actor);
 }
 
 /** What changed since a reviewed version, and the comments of that review with whether each was addressed. */

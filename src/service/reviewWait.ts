@@ -28,9 +28,14 @@ export function waitForDecision(store: PlanStore, id: string, signal: AbortSigna
       if (!doc) return finish({ kind: 'changed', status: 'unreadable' });
       const review = reviewHistoryOf(doc).at(-1);
       if (doc.fm.status === 'approved') {
-        const version = doc.fm.approved_version ?? doc.fm.version;
+        // Only a person's approval counts: a status line written by a file edit is no decision.
+        const standing = await store.approvalStanding(doc);
+        if (standing.state !== 'valid' && standing.state !== 'foreign') {
+          return finish({ kind: 'changed', status: `approved without a valid approval (${standing.state === 'invalid' ? standing.reason : 'its text changed since'}); nothing may run on it` });
+        }
+        const version = standing.version;
         const comments = review?.kind === 'approval' && review.version === version ? review.notes.comments : [];
-        return finish({ kind: 'approved', version, by: doc.fm.approved_by ?? 'unknown', comments });
+        return finish({ kind: 'approved', version, by: standing.approver, comments, confirm: standing.state === 'foreign' });
       }
       const last = doc.rejections.at(-1);
       if ((doc.fm.status === 'rejected' || doc.fm.status === 'needs_review') && last) {

@@ -3,7 +3,10 @@ import {
   analyze,
   Analysis,
   AttentionFlag,
-  changedSinceApproval,
+  APPROVAL_GOVERNS,
+  approvalStanding,
+  ApprovalKeyring,
+  ApprovalStanding,
   Checkpoint,
   CheckpointSchema,
   clonePlan,
@@ -20,6 +23,7 @@ import {
   Frontmatter,
   OpContext,
   OpResult,
+  frontmatterOfPlan,
   parsePlan,
   PlanDocument,
   nextStatus,
@@ -69,6 +73,8 @@ export interface UpdateOptions {
   agentMayApprove?: boolean;
   /** Plan bodies the operation will parse (e.g. `setContentBodies`), handed to the parser port first. */
   bodies?: (doc: PlanDocument) => readonly string[];
+  /** The operation signs an approval: the person's signer is fetched (and made on first use) first. */
+  sign?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -295,7 +301,7 @@ export class PlanStore {
       throw e;
     }
     await this.prepare(text);
-    const a = analyze(text, { config: this._config });
+    const a = analyze(text, { config: this._config, keyring: await this.keyring() });
     if (a.doc && a.doc.fm.id !== id) {
       return { problems: [problemFromError(new PlanError('INVALID_FILE', `the id in the file (${a.doc.fm.id}) is not the file name's (${id}): make them the same`, { line: 2, rule: 'id-mismatch' }), text)] };
     }
@@ -337,21 +343,25 @@ export class PlanStore {
    * and again under it when the file changed meanwhile, so it may run twice: what its last run
    * returns is what is written (a closure that keeps what `op` saw keeps the last run's).
    */
-  async update(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions = {}): Promise<{ doc: PlanDocument; result: OpResult }> {
+  async update(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions = {}): Promise<{ doc: PlanDocument; result: OpResult; warnings?: string[] }> {
     return this.reported(`update ${id}`, () => this.updateUnreported(id, actor, op, opts));
   }
 
-  private async updateUnreported(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions): Promise<{ doc: PlanDocument; result: OpResult }> {
+  private async updateUnreported(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions): Promise<{ doc: PlanDocument; result: OpResult; warnings?: string[] }> {
     const path = this.pathOf(id);
     const name = `${id}.md`;
     await this.checkFolders();
+    // The checkpoint log is checked before anything is written: a log that cannot be appended to
+    // (a link, a folder) refuses the update whole, rather than after the plan changed.
+    await this.checkLog(id);
+    const options: WorkOptions = { ...opts, approvals: await this.approvalContext(opts.sign === true) };
     // The operation is worked out before the lock is taken (see `earlyUpdate`), from a document
     // and the bytes that hold it; under the lock, the file's bytes are compared with those, and
     // only an exact match lets the early work be written (anything else, and any error the early
     // work met, is done again under the lock from what the file holds). The lock is held for a
     // read, a comparison and the durable write; other writers wait that long. The time stamped
     // is when the work was done (before any wait for the lock).
-    const early = await this.earlyUpdate(id, path, actor, op, opts);
+    const early = await this.earlyUpdate(id, path, actor, op, options);
     const t0 = performance.now();
     const release = await this.ports.lock.acquire(path);
     let work: UpdateWork;
@@ -362,7 +372,7 @@ export class PlanStore {
       else {
         const known = this.lastDocument(name);
         const before = known && this.sameBytes(known.bytes, bytes) ? known.doc : await this.documentOf(id, path, bytes);
-        work = await this.workOut(id, path, this.checkId(id, path, before), actor, op, opts);
+        work = await this.workOut(id, path, this.checkId(id, path, before), actor, op, options);
       }
       const { result, written } = work;
       // Asked before anything is written: a refused write leaves no revision behind.
@@ -387,7 +397,14 @@ export class PlanStore {
     }
     const t1 = performance.now();
     const { result, doc } = work;
-    await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
+    // The plan is written: what follows cannot undo it, so a failure is said, not thrown.
+    const warnings: string[] = [];
+    try {
+      await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
+    } catch (e) {
+      warnings.push(`the change was written, but its checkpoint could not be logged (${isPlanError(e) ? e.message : (e as Error).message})`);
+      this.ports.onError?.(`checkpoint ${id}`, e);
+    }
     this.lastUpdateTimings = { earlyUsed: work === early, locked: t1 - t0, checkpoint: performance.now() - t1 };
     // Announced here unless a refresh or re-scan that ran meanwhile compared the file with what
     // listeners last heard of, and so announced it (see `unannounced`).
@@ -398,7 +415,7 @@ export class PlanStore {
     }
     await this.refreshEntries([...(entrySet ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
     this.ports.parser?.parsed?.(result.text);
-    return { doc, result };
+    return warnings.length ? { doc, result, warnings } : { doc, result };
   }
 
   /**
@@ -409,7 +426,7 @@ export class PlanStore {
    * when the update hands bodies to the parser port first, or when the work fails (the work under
    * the lock then meets the error, if it is one, and reports it).
    */
-  private async earlyUpdate(id: string, path: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions): Promise<(UpdateWork & { basis: Uint8Array }) | undefined> {
+  private async earlyUpdate(id: string, path: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: WorkOptions): Promise<(UpdateWork & { basis: Uint8Array }) | undefined> {
     if (opts.bodies) return undefined;
     const name = `${id}.md`;
     try {
@@ -450,7 +467,7 @@ export class PlanStore {
    * of what it would write (the operation's own document, or a parse of exactly its text), and
    * the bytes to write. Writes nothing.
    */
-  private async workOut(id: string, path: string, before: PlanDocument, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions): Promise<UpdateWork> {
+  private async workOut(id: string, path: string, before: PlanDocument, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: WorkOptions): Promise<UpdateWork> {
     if (opts.expectedVersion !== undefined && opts.expectedVersion !== before.fm.version) {
       throw new PlanError(
         'VERSION_CONFLICT',
@@ -462,7 +479,7 @@ export class PlanStore {
       const parser = this.ports.parser;
       await Promise.all(opts.bodies(before).map((b) => parser.prepareBody!(b).catch(() => undefined)));
     }
-    const result = op(before, { ...this.ctx(actor), agentMayApprove: opts.agentMayApprove });
+    const result = op(before, { ...this.ctx(actor), agentMayApprove: opts.agentMayApprove, approvals: opts.approvals });
     // What is written is checked by a parse of exactly that text (the operation's own, or a new one).
     let doc: PlanDocument;
     if (result.doc && result.doc.text === result.text) doc = result.doc;
@@ -493,9 +510,9 @@ export class PlanStore {
     return parsePlan(text);
   }
 
-  /** Where the versions a person decided on are kept, per plan: `reviews/<id>/v<N>.md`. Never indexed. */
-  get reviewsDir(): string {
-    return `${this.plansDir}/reviews`;
+  /** Where the versions a person decided on are kept, per plan: `<reviewCopies>/<id>/v<N>.md`, outside the workspace. Undefined: none are kept. */
+  get reviewsDir(): string | undefined {
+    return this.ports.reviewCopies?.replace(/[\\/]+$/, '');
   }
 
   /**
@@ -507,7 +524,7 @@ export class PlanStore {
   async saveSnapshot(id: string, version: number, text: string): Promise<void> {
     this.pathOf(id);
     const bytes = new TextEncoder().encode(text);
-    if (bytes.length > SNAPSHOT_MAX_BYTES) return;
+    if (bytes.length > SNAPSHOT_MAX_BYTES || !this.reviewsDir) return;
     const dir = `${this.reviewsDir}/${id}`;
     await this.ports.writeGuard?.(dir);
     await this.ports.fs.mkdirp(dir);
@@ -519,6 +536,7 @@ export class PlanStore {
   /** The versions of a plan that have a snapshot, oldest first. */
   async snapshotVersions(id: string): Promise<number[]> {
     this.pathOf(id);
+    if (!this.reviewsDir) return [];
     const names = await this.ports.fs.readDir(`${this.reviewsDir}/${id}`).catch(() => [] as string[]);
     return names
       .map((n) => /^v(\d{1,9})\.md$/.exec(n)?.[1])
@@ -547,11 +565,22 @@ export class PlanStore {
     if (v === undefined || !versions.includes(v)) return undefined;
     const bytes = await this.ports.fs.readFile(`${this.reviewsDir}/${id}/v${v}.md`).catch(() => undefined);
     if (!bytes) return { version: v, unreadable: 'its file could not be opened' };
+    let text: string;
     try {
-      return { version: v, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {
       return { version: v, unreadable: 'corrupted: its file is not valid UTF-8' };
     }
+    // A copy that is not the plan's text of that version was changed after it was kept: a
+    // comparison with it would lie ("no change"), so there is none.
+    let fm: { id: string; version: number } | undefined;
+    try {
+      fm = frontmatterOfPlan(text);
+    } catch {
+      fm = undefined;
+    }
+    if (!fm || fm.id !== id || fm.version !== v) return { version: v, unreadable: `the review copy was changed: it is not ${id}'s text of v${v}` };
+    return { version: v, text };
   }
 
   /** Where archived plans go: out of the plans folder's listing, so out of every index and list. */
@@ -620,13 +649,20 @@ export class PlanStore {
   }
 
   /**
-   * What needs a person's attention, without changing anything: `stalled` for an executing plan
-   * with no activity for `executor_timeout_minutes`, `stale` for a proposed plan waiting longer
-   * than `stale_after_days`.
+   * What needs a person's attention, without changing anything: an approval that does not hold
+   * (`changed`, `unapproved`, `foreign`: see core `approvalStanding`), `stalled` for an executing
+   * plan with no activity for `executor_timeout_minutes`, `stale` for a proposed plan waiting
+   * longer than `stale_after_days`. `keyring`: the user's, fetched once by a caller that asks
+   * about many plans.
    */
-  async attention(entry: IndexEntry): Promise<AttentionFlag | undefined> {
+  async attention(entry: IndexEntry, opts: { keyring?: ApprovalKeyring } = {}): Promise<AttentionFlag | undefined> {
     if (!entry.valid || !entry.updatedAt || !entry.status) return undefined;
-    if (entry.approvedHash && (await this.changedSinceApproval(entry))) return 'changed';
+    if (APPROVAL_GOVERNS.has(entry.status)) {
+      const standing = await this.standingOf(entry, opts.keyring ?? (await this.keyring()));
+      if (standing === 'changed') return 'changed';
+      if (standing === 'invalid') return 'unapproved';
+      if (standing === 'foreign') return 'foreign';
+    }
     const now = this.ports.clock.now().toISOString();
     const fm = { status: entry.status, updated_at: entry.updatedAt } as Frontmatter;
     if (entry.status === 'proposed') return isStale(fm, now, this._config) ? 'stale' : undefined;
@@ -635,18 +671,55 @@ export class PlanStore {
     return isStalled(fm, last, now, this._config) ? 'stalled' : undefined;
   }
 
-  /** Digest checks by file, kept while the file's size and time stay the same. */
-  private readonly approvalChecks = new Map<string, { size: number; mtimeMs: number; changed: boolean }>();
+  /** Approval checks by file, kept while the file's size and time and the keyring stay the same. */
+  private readonly approvalChecks = new Map<string, { size: number; mtimeMs: number; keyring: unknown; standing: ApprovalStanding['state'] }>();
 
-  /** True when the plan's text differs from what was approved (one read and parse, then cached per file state). */
-  private async changedSinceApproval(entry: IndexEntry): Promise<boolean> {
+  /** Where an indexed plan's approval stands (one read and parse, then cached per file state and keyring). */
+  private async standingOf(entry: IndexEntry, keyring: ApprovalKeyring | undefined): Promise<ApprovalStanding['state']> {
     const hit = this.approvalChecks.get(entry.file);
-    if (hit && hit.size === entry.size && hit.mtimeMs === entry.mtimeMs) return hit.changed;
+    if (hit && hit.size === entry.size && hit.mtimeMs === entry.mtimeMs && hit.keyring === keyring) return hit.standing;
     const doc = await this.read(entry.id).catch(() => undefined);
-    const changed = doc ? changedSinceApproval(doc) : false;
-    this.approvalChecks.set(entry.file, { size: entry.size, mtimeMs: entry.mtimeMs, changed });
+    const standing = doc ? approvalStanding(doc, keyring).state : 'none';
+    this.approvalChecks.set(entry.file, { size: entry.size, mtimeMs: entry.mtimeMs, keyring, standing });
     if (this.approvalChecks.size > 1000) this.approvalChecks.delete(this.approvalChecks.keys().next().value as string);
-    return changed;
+    return standing;
+  }
+
+  /** The user's keyring (approvals are checked with it), when the store has the approval keys port. */
+  keyring(): Promise<ApprovalKeyring | undefined> {
+    return this.ports.approvals ? this.ports.approvals.keyring() : Promise.resolve(undefined);
+  }
+
+  /** Where a plan's approval stands on this machine (see core `approvalStanding`), with the user's keyring. */
+  async approvalStanding(doc: PlanDocument): Promise<ApprovalStanding> {
+    return approvalStanding(doc, await this.ports.approvals?.keyring());
+  }
+
+  /** What an update checks approvals with (the keyring) and, for an approval, signs with. */
+  private async approvalContext(sign: boolean): Promise<OpContext['approvals']> {
+    const port = this.ports.approvals;
+    if (!port) return undefined;
+    return { keyring: await port.keyring(), signer: sign ? await port.signer() : undefined };
+  }
+
+  /**
+   * A person on this machine confirms an approval signed elsewhere by a key not trusted here
+   * (`foreign`): its signature is recorded in the user's keyring, outside the workspace, and the
+   * plan's file is not changed. Refused when the approval is anything but foreign.
+   */
+  async confirmApproval(id: string, actor: Actor): Promise<PlanDocument> {
+    return this.reported(`confirm ${id}`, async () => {
+      const doc = await this.readUnreported(id);
+      const s = await this.approvalStanding(doc);
+      if (s.state !== 'foreign') {
+        const why = s.state === 'valid' ? 'its approval is valid here already' : s.state === 'none' ? `it is ${doc.fm.status}: there is no approval to confirm` : `its approval does not hold (${s.state === 'changed' ? 'its text changed since' : s.reason}); a person approves the current text instead`;
+        throw new PlanError('INVALID_TRANSITION', `${id} has no approval from another machine to confirm: ${why}`);
+      }
+      await this.ports.approvals!.confirm(s.signature, { plan: id, approver: s.approver, key: s.key });
+      await this.checkpoint(id, { type: 'approval_confirmed', status: doc.fm.status, actor, version: doc.fm.version, note: `approved by ${s.approver} on another machine` });
+      this.approvalChecks.delete(`${id}.md`);
+      return doc;
+    });
   }
 
   /** The checkpoint log of a plan, oldest first. Lines that are not ours (pi-planner's) or are broken are skipped. */
@@ -1167,10 +1240,24 @@ export class PlanStore {
     }
   }
 
+  /** A plan's checkpoint log, if it exists, must be a regular file (never a link or anything else). */
+  private async checkLog(id: string): Promise<void> {
+    const path = `${this.sessionsDir}/${id}.jsonl`;
+    const st = await this.ports.fs.stat(path);
+    if (st && (st.isSymbolicLink || !st.isFile)) {
+      throw new PlanError(st.isSymbolicLink ? 'UNSAFE_PATH' : 'NOT_A_FILE', `${this.rel(path)} is ${describeKind(st.kind ?? (st.isSymbolicLink ? 'symlink' : 'other'))}, not the plan's checkpoint log: nothing was changed; remove it (a new log is started) and try again`, { file: this.rel(path) });
+    }
+  }
+
   private async ensureFolders(): Promise<void> {
     await this.checkFolders();
     await this.ports.fs.mkdirp(this.plansDir);
   }
+}
+
+/** An update's options, with what it checks and signs approvals with (fetched once per update). */
+interface WorkOptions extends UpdateOptions {
+  approvals?: OpContext['approvals'];
 }
 
 /** What an update writes: the operation's result, the document it gives, and its bytes. */

@@ -4,6 +4,7 @@
  * Paths are absolute, with "/" separators.
  */
 
+import type { ApprovalKeyring, ApprovalSigner } from '../core';
 import type { IndexEntry } from './planIndex';
 
 /** What a path is. Only a `file` is ever opened for reading. */
@@ -42,7 +43,12 @@ export function describeKind(kind: FileKind | undefined): string {
   }
 }
 
-/** The file system, as the store needs it. */
+/**
+ * The file system, as the store needs it. An adapter given the folders it may change (the
+ * workspace, the user's state folder) keeps every call that writes or deletes (and every folder
+ * `mkdirp` makes) inside them, never through a folder below them that is a symbolic link:
+ * refused with UNSAFE_PATH, naming the link; nothing is written or deleted then.
+ */
 export interface FileSystemPort {
   /**
    * Bytes of a regular file. Refuses a symbolic link (UNSAFE_PATH) and anything that is not a
@@ -73,7 +79,7 @@ export interface FileSystemPort {
   sameBytes?(a: Uint8Array, b: Uint8Array): boolean;
   /** Names in a folder; [] when absent. */
   readDir(path: string): Promise<string[]>;
-  /** Creates a folder and its parents. */
+  /** Creates a folder and its parents, each a real folder (a link on the way is refused). */
   mkdirp(path: string): Promise<void>;
   /**
    * Replaces a file atomically and durably: temp file in the same folder, fsync, rename,
@@ -96,7 +102,12 @@ export interface FileSystemPort {
 
 /** A cross-process lock on one file. */
 export interface LockPort {
-  /** Waits for the lock on `path`; returns the release function. */
+  /**
+   * Waits for the lock on `path`; returns the release function. A lock whose owner process is
+   * gone is taken over at once (and that file's orphan temp files removed). Something planted
+   * where the lock goes (a link, a file) is refused with UNSAFE_PATH or LOCKED, naming the command
+   * that clears it; a lock held too long, with VERSION_CONFLICT (try again).
+   */
   acquire(path: string): Promise<() => Promise<void>>;
 }
 
@@ -144,8 +155,11 @@ export type WriteGuard = (path: string) => Promise<void>;
 
 /**
  * Parsing away from the caller's thread (optional; the extension host has one). After
- * `prepare(text)` resolves, a parse of `text` needs no Markdown parse on this thread. Never
- * throws: whatever it cannot do, the parse does as usual.
+ * `prepare(text)` resolves, a parse of `text` needs no Markdown parse on this thread: the core
+ * knows its body's outline, or knows the body is refused (over a Markdown cap, a parse that
+ * failed or overran its time budget there), and then `parsePlan` throws that refusal at once
+ * and never parses the body here. Never throws: a refusal reaches the caller through the parse;
+ * whatever else it cannot do (no worker), the parse does as usual.
  */
 export interface ParserPort {
   prepare(text: string): Promise<void>;
@@ -166,6 +180,20 @@ export interface IndexHelperPort {
   entries(files: readonly { name: string; path: string }[], maxBytes: number): Promise<(IndexEntry | undefined)[] | undefined>;
 }
 
+/**
+ * The user's approval keys (kept outside every workspace): whom this machine trusts to approve,
+ * and the person's own key to sign approvals with. Optional for reading plans; without it no
+ * approval is valid and nothing can be approved or run.
+ */
+export interface ApprovalKeysPort {
+  /** The keyring as it stands now (own key, trusted approvers, local confirmations). Cheap when nothing changed. */
+  keyring(): Promise<ApprovalKeyring>;
+  /** The person's signer, its key made on first use. Refuses (PlanError) when the key cannot be kept safe. */
+  signer(): Promise<ApprovalSigner>;
+  /** Records that a person on this machine confirmed the approval signed `signature` (by a key not trusted here). */
+  confirm(signature: string, about: { plan: string; approver: string; key: string }): Promise<void>;
+}
+
 /** Everything the store needs. */
 export interface StorePorts {
   fs: FileSystemPort;
@@ -178,4 +206,12 @@ export interface StorePorts {
   indexHelper?: IndexHelperPort;
   /** Told of every error a store operation throws (the VS Code face logs them). */
   onError?: (operation: string, error: unknown) => void;
+  /** The user's approval keys: approvals are checked and signed with them. */
+  approvals?: ApprovalKeysPort;
+  /**
+   * The folder where this workspace's review copies (the versions a person decided on) are kept:
+   * outside the workspace, in the user's state folder, so no file write in the workspace can
+   * rewrite what a reviewer compares with. None: no copies are kept (no comparison).
+   */
+  reviewCopies?: string;
 }

@@ -31,7 +31,7 @@ export const executePlanTool = defineTool({
       if (i.op === 'start') {
         const { doc } = await startPlan(place, id, act);
         // The approval's suggestions, while they stand (approved at this version): the agent sees them as it starts.
-        const open = openReview(doc);
+        const open = openReview(doc, true);
         return result(doc, 'Execution started.', open?.kind === 'approval' ? approvalSuggestions(doc, open.version, open.notes.comments) : undefined);
       }
       if (i.op === 'mark') {

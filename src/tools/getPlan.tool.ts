@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { analyze, openReview, rejectionTitle, SECTION_NAMES } from '../core';
+import { analyze, contentDigest, openReview, rejectionTitle, SECTION_NAMES, standingProblem } from '../core';
 import { approvalSuggestions, asData, attentionNote, bodyFor, commentLines, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
 
 export const getPlanTool = defineTool({
@@ -19,15 +19,23 @@ export const getPlanTool = defineTool({
       const { store, id } = locate(ctx, i.id);
       const doc = await store.read(id);
       const rejections = doc.rejections.length ? `Review history: ${doc.rejections.map((r) => `rejected at v${r.version}`).join(', ')} (feedback in the data).` : undefined;
-      const approved = doc.fm.approved_by ? `Approved by ${doc.fm.approved_by} at v${doc.fm.approved_version}.` : undefined;
+      // Whether the approval holds is the signed record's word, checked here; never the status line alone.
+      const keyring = await store.keyring();
+      const standing = await store.approvalStanding(doc);
+      const approved =
+        standing.state === 'valid'
+          ? `Approved by ${standing.approver}${standing.by === 'agent' ? ' (as the agent, with agent approval on)' : ''} at v${standing.version}: the approval holds.`
+          : standing.state !== 'none'
+            ? `Approval: ${standingProblem(doc, standing)}.`
+            : undefined;
       const entry = store.entry(id);
       const flag = attentionNote(entry ? await store.attention(entry) : undefined);
-      const attention = flag ? `Attention: ${flag}.` : undefined;
+      const attention = flag && standing.state === 'valid' ? `Attention: ${flag}.` : undefined;
       // The same problems the editor's Problems view and `pi-plans validate` show (notes left out).
-      const found = analyze(doc.text, { config: store.config }).problems.filter((p) => p.severity !== 'info');
+      const found = analyze(doc.text, { config: store.config, keyring }).problems.filter((p) => p.severity !== 'info');
       const problems = found.length ? `Problems: ${found.map((p) => `line ${p.line}: ${p.message}`).join('; ')}.` : undefined;
       // The last review's comments, beside the steps they concern, while its decision stands.
-      const open = openReview(doc);
+      const open = openReview(doc, standing.state === 'valid');
       const comments =
         open?.kind === 'approval'
           ? approvalSuggestions(doc, open.version, open.notes.comments)
@@ -35,6 +43,7 @@ export const getPlanTool = defineTool({
             ? [`Review comments to act on (rejection of v${open.version}); revise, then pi_plan_submit:`, ...commentLines(doc, open.notes.comments)].join('\n')
             : undefined;
       const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## ${rejectionTitle(r.version)}\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
-      return [header(doc), approved, attention, problems, rejections, comments, nextAction(doc), asData(doc, section)].filter(Boolean).join('\n');
+      const digest = `Digest of this text: ${contentDigest(doc)}.`;
+      return [header(doc), digest, approved, attention, problems, rejections, comments, nextAction(doc, standing), asData(doc, section)].filter(Boolean).join('\n');
     }),
 });

@@ -18,8 +18,9 @@ export const listPlansTool = defineTool({
       const active = new Set(ctx.active.list().map((a) => a.id));
       const rows: string[] = [];
       for (const { name, store } of ctx.stores.folders()) {
+        const keyring = await store.keyring();
         for (const e of store.list({ status: i.status })) {
-          const flag = attentionNote(await store.attention(e));
+          const flag = attentionNote(await store.attention(e, { keyring }));
           rows.push(
             e.valid
               ? `- ${e.id}${active.has(e.id) ? ' (active)' : ''} · ${e.status} · v${e.version} · ${e.stepsDone}/${e.steps} steps · ${JSON.stringify(e.title)} · ${name}${flag ? ` · ${flag}` : ''}`

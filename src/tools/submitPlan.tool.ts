@@ -29,7 +29,7 @@ export const submitPlanTool = defineTool({
         case 'approved':
           return result(
             now,
-            `Approved by ${outcome.by} at v${outcome.version}.`,
+            `Approved by ${outcome.by} at v${outcome.version}.${outcome.confirm ? ' It was approved on another machine: the user confirms that approval here before it runs.' : ''}`,
             unaddressed,
             approvalSuggestions(now, outcome.version, outcome.comments),
           );

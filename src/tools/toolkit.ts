@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { $ZodError } from 'zod/v4/core';
-import { AttentionFlag, changedSinceApproval, isPlanError, nextOpenStep, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, sectionText } from '../core';
+import { ApprovalStanding, approvalStanding, AttentionFlag, isPlanError, nextOpenStep, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, sectionText } from '../core';
 import type { Place } from '../service';
 import type { PlanStore } from '../store';
 import type { ToolContext } from './context';
@@ -73,6 +73,15 @@ function hint(e: PlanError, id?: string): string {
       return 'Fix them with pi_plan_update or pi_plan_step, then call pi_plan_submit again.';
     case 'INVALID_FILE':
       return 'The file is invalid and is never rewritten by tools: ask the user to fix it (the line is given).';
+    case 'CHANGED_SINCE_APPROVAL':
+    case 'APPROVAL_INVALID':
+      return id ? `Call pi_plan_submit {"id":"${id}"} to put the current text in front of the user, and wait for their approval.` : 'Call pi_plan_submit to put the current text in front of the user, and wait for their approval.';
+    case 'APPROVAL_UNCONFIRMED':
+      return 'Ask the user to confirm that approval on this machine, then call pi_plan_execute again.';
+    case 'REVIEW_HISTORY':
+      return 'Send the text again without that heading.';
+    case 'LOCKED':
+      return `Ask the user to clear the lock (\`pi-plans unlock ${id ?? 'ID'}\`, or Pi Plans: Clear Plan Lock), then retry.`;
     case 'EDIT_CONFLICT':
       return 'Wait for the user to save or revert, then call pi_plan_get and retry.';
     default:
@@ -137,7 +146,9 @@ export function header(doc: PlanDocument): string {
 
 /** What a list row or a read says of a plan that needs a person's attention (never written to the file). */
 export function attentionNote(flag: AttentionFlag | undefined): string | undefined {
-  if (flag === 'changed') return 'changed since approval: its text differs from what a person approved, so it cannot be started or resumed on that approval (submit it for review again with pi_plan_submit)';
+  if (flag === 'changed') return 'changed since approval: its text differs from what a person approved, so nothing runs on that approval (submit it for review again with pi_plan_submit)';
+  if (flag === 'unapproved') return 'approval not valid: it has no valid approval record (a status written by a file edit, an unsigned or a forged record), so nothing runs on it (submit it for review with pi_plan_submit)';
+  if (flag === 'foreign') return 'approved on another machine: the user confirms that approval here before it runs';
   if (flag === 'stalled') return 'stalled: no activity within executor_timeout_minutes (continue with the next step, or pi_plan_execute op=fail with a summary)';
   if (flag === 'stale') return 'stale: waiting for review longer than stale_after_days (remind the user, or pi_plan_cancel it)';
   return undefined;
@@ -148,10 +159,19 @@ export function recovery(doc: PlanDocument): string {
   return `Recovery: ${doc.fm.id} is at version ${doc.fm.version}; call pi_plan_get {"id":"${doc.fm.id}"} to reload it.`;
 }
 
-/** What to do next, by status. */
-export function nextAction(doc: PlanDocument): string {
+/**
+ * What to do next, by status and, where an approval governs, by whether it holds (`standing`,
+ * checked with the user's keys; without it, what the text alone tells: no record, a changed text).
+ */
+export function nextAction(doc: PlanDocument, standing?: ApprovalStanding): string {
   const id = doc.fm.id;
   const n = nextStep(doc);
+  const s = standing ?? approvalStanding(doc);
+  if (s.state === 'changed' || s.state === 'invalid') {
+    return `Next: its approval does not hold; pi_plan_submit {"id":"${id}"} puts the current text in front of the user again, then wait for their approval.`;
+  }
+  // Without the keys (no `standing` given) a signed record cannot be told from one made elsewhere.
+  if (standing?.state === 'foreign') return 'Next: it was approved on another machine; ask the user to confirm that approval here, then continue.';
   switch (doc.fm.status) {
     case 'draft':
       return `Next: add steps with pi_plan_step and sections with pi_plan_update, then pi_plan_submit {"id":"${id}"}.`;
@@ -162,9 +182,7 @@ export function nextAction(doc: PlanDocument): string {
     case 'needs_review':
       return 'Next: it was rejected three times; the user must reopen it. Ask them.';
     case 'approved':
-      return changedSinceApproval(doc)
-        ? `Next: it changed since the approval; pi_plan_submit {"id":"${id}"} puts the current text in front of the user again.`
-        : `Next: pi_plan_execute {"id":"${id}","op":"start"}.`;
+      return `Next: pi_plan_execute {"id":"${id}","op":"start"}.`;
     case 'executing':
       return n
         ? `Next: do step ${n.id} ("${n.text}"), then pi_plan_execute {"id":"${id}","op":"mark","step":"${n.id}","status":"done"}.`

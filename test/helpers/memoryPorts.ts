@@ -1,4 +1,8 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { PlanError } from '../../src/core';
+import { NodeApprovalKeys } from '../../src/node/approvalKeys';
 import { describeKind, type FileKind, type FileStat, type FileSystemPort, type LockPort, type StorePorts } from '../../src/store';
 
 /** An in-memory file system with links, for unit tests of the store (no disk). */
@@ -103,16 +107,37 @@ export class MemoryLock implements LockPort {
   }
 }
 
-/** Ports for a store on the in-memory file system, with a settable clock and predictable ids. */
-export function memoryPorts(start = Date.parse('2026-11-22T10:00:00.000Z')) {
+/**
+ * The approval keys of a person for a test: the real Node adapter (real Ed25519 keys) in a fresh
+ * temporary configuration folder, outside any workspace. `workspace`: the root the store serves.
+ */
+export function testApprovalKeys(workspace = '/ws'): NodeApprovalKeys {
+  // Under the test run's own home (test/helpers/setup.cjs removes it at the end).
+  const base = process.env.XDG_CONFIG_HOME ?? os.tmpdir();
+  fs.mkdirSync(base, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(base, 'keys-'));
+  // A person's name, as their configuration gives it (otherwise the login name, which differs by machine).
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ name: 'Test Person' }));
+  return new NodeApprovalKeys(dir, () => [workspace]);
+}
+
+/**
+ * Ports for a store on the in-memory file system, with a settable clock and predictable ids, the
+ * person's approval keys (`testApprovalKeys`) and review copies kept outside the workspace (in
+ * the in-memory file system, under /state).
+ */
+export function memoryPorts(start = Date.parse('2026-11-22T10:00:00.000Z'), opts: { approvals?: NodeApprovalKeys } = {}) {
   let now = start;
   let seq = 0;
-  const fs = new MemoryFileSystem();
+  const mem = new MemoryFileSystem();
+  const approvals = opts.approvals ?? testApprovalKeys();
   const ports: StorePorts & { fs: MemoryFileSystem } = {
-    fs,
+    fs: mem,
     lock: new MemoryLock(),
     clock: { now: () => new Date(now) },
     random: { hex8: () => (++seq).toString(16).padStart(8, '0') },
+    approvals,
+    reviewCopies: '/state/reviews/ws',
   };
-  return { ports, fs, advance: (ms: number) => (now += ms), setNow: (t: number) => (now = t) };
+  return { ports, fs: mem, approvals, advance: (ms: number) => (now += ms), setNow: (t: number) => (now = t) };
 }

@@ -3,8 +3,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../../src/cli/main';
-import { editStep, submit } from '../../../src/core';
-import { openNodeStore } from '../../../src/node';
+import { contentDigest, editStep, parsePlan, submit } from '../../../src/core';
+import { NodeApprovalKeys, openNodeStore, reviewCopiesDir, userConfigDir } from '../../../src/node';
+import { sealApproval } from '../../helpers/approvals';
 
 interface Run {
   code: number;
@@ -69,6 +70,9 @@ describe('pi-plans CLI (in-process, real disk)', function () {
     return { code, out, err };
   }
   const put = (id: string, text: string) => fs.writeFileSync(path.join(plans, `${id}.md`), text);
+  /** The digest `pi-plans show` prints for a plan now. */
+  const digestOf = async (id: string) => /^digest: (sha256:[0-9a-f]{64})$/m.exec((await cli('show', id)).out)![1];
+
   const file = (id: string) => fs.readFileSync(path.join(plans, `${id}.md`), 'utf8');
   const checkpoints = (id: string) =>
     fs
@@ -148,9 +152,10 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
       const r = await cli('show', 'PLAN-0000000a');
       assert.equal(r.code, 0, r.err);
+      const digest = contentDigest(parsePlan(file('PLAN-0000000a')));
       assert.equal(
         r.out,
-        'PLAN-0000000a: Fix the thing\nstatus: proposed   version: 3   steps: 1/2 done   updated: 2026-01-02T00:00:00.000Z\n\n## Goal\nMake it work\n\n## Steps\n1. [x] S001 first\n2. [ ] S002 second\n',
+        `PLAN-0000000a: Fix the thing\nstatus: proposed   version: 3   steps: 1/2 done   updated: 2026-01-02T00:00:00.000Z\ndigest: ${digest}\n\n## Goal\nMake it work\n\n## Steps\n1. [x] S001 first\n2. [ ] S002 second\n`,
       );
       const j = await cli('show', 'PLAN-0000000a', '--json');
       assert.equal(j.code, 0, j.err);
@@ -161,6 +166,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
         version: 3,
         created_at: '2026-01-01T00:00:00.000Z',
         updated_at: '2026-01-02T00:00:00.000Z',
+        digest,
         steps: [
           { id: 'S001', status: 'done', text: 'first' },
           { id: 'S002', status: 'pending', text: 'second' },
@@ -276,7 +282,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
       put('PLAN-0000000b', planText('PLAN-0000000b'));
       put('PLAN-0000000c', planText('PLAN-0000000c', { status: 'completed' }));
-      for (const args of [['show', 'PLAN-0000000a'], ['approve', 'PLAN-0000000a'], ['reject', 'PLAN-0000000b', '--feedback', 'no'], ['diff', 'PLAN-0000000b'], ['clone', 'PLAN-0000000c'], ['cancel', 'PLAN-0000000a']]) {
+      for (const args of [['show', 'PLAN-0000000a'], ['approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a')], ['reject', 'PLAN-0000000b', '--feedback', 'no'], ['diff', 'PLAN-0000000b'], ['clone', 'PLAN-0000000c'], ['cancel', 'PLAN-0000000a']]) {
         const r = await cli(...args);
         assert.ok(r.code === 0 || args[0] === 'diff', `${args.join(' ')}: ${r.err}`);
         assert.deepEqual(fs.readdirSync(cacheDir), [], `${args[0]} built no index`);
@@ -287,44 +293,78 @@ describe('pi-plans CLI (in-process, real disk)', function () {
     });
   });
 
+  /** The CLI with a person at the terminal who answers `answer` to its question (what it asked is in `asked`). */
+  async function atTerminal(answer: string, ...args: string[]): Promise<Run & { asked: string[] }> {
+    let out = '';
+    let err = '';
+    const asked: string[] = [];
+    const code = await runCli([...args, '--root', root], { out: (s) => (out += s), err: (s) => (err += s), ask: async (q) => (asked.push(q), answer) });
+    return { code, out, err, asked };
+  }
+
   describe('approve', () => {
-    it('proposed -> approved, approved_by cli at the reviewed version', async () => {
+    it('without a terminal and without --digest nothing is approved: a script or an agent cannot stand in for the person', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const before = file('PLAN-0000000a');
       const r = await cli('approve', 'PLAN-0000000a');
-      assert.equal(r.code, 0, r.err);
-      assert.equal(r.out, 'PLAN-0000000a approved at v3 (now v4).\n');
+      assert.equal(r.code, 1);
+      assert.match(r.err, /to approve it, a person decides: run `pi-plans approve PLAN-0000000a` in a terminal .*or pass --digest/);
+      // The version alone (what a forged text keeps) approves nothing either.
+      assert.equal((await cli('approve', 'PLAN-0000000a', '--seen-version', '3')).code, 1);
+      assert.equal(file('PLAN-0000000a'), before);
+    });
+
+    it('on a terminal it shows title, version and digest and asks; yes approves (signed), no leaves the plan as it was', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const before = file('PLAN-0000000a');
+      const no = await atTerminal('n', 'approve', 'PLAN-0000000a');
+      assert.equal(no.code, 1);
+      assert.match(no.out, /^PLAN-0000000a: Fix the thing\nstatus: proposed {3}version: 3 {3}steps: 1\/2 done\ndigest: sha256:[0-9a-f]{64}\n$/);
+      assert.deepEqual(no.asked, ['Approve PLAN-0000000a "Fix the thing" at v3? [y/N] ']);
+      assert.equal(no.err, 'PLAN-0000000a was not approved.\n');
+      assert.equal(file('PLAN-0000000a'), before);
+      const yes = await atTerminal('y', 'approve', 'PLAN-0000000a');
+      assert.equal(yes.code, 0, yes.err);
+      assert.match(yes.out, /PLAN-0000000a approved at v3 \(now v4\), signed by Test Person\.\n$/);
       const text = file('PLAN-0000000a');
       assert.match(text, /^status: approved$/m);
-      assert.match(text, /^version: 4$/m);
       assert.match(text, /^approved_by: cli$/m);
       assert.match(text, /^approved_version: 3$/m);
+      assert.match(text, /^approval_key: ed25519:/m);
+      assert.match((await cli('show', 'PLAN-0000000a')).out, /approved by Test Person at v3 \(signed with your key\)/);
       assert.deepEqual(
         checkpoints('PLAN-0000000a').map((c) => [c.type, c.status, c.actor, c.version]),
         [['status', 'approved', 'cli', 4]],
       );
     });
 
-    it('an approved plan edited as a file afterwards is listed and shown as changed since approval', async () => {
+    it('--digest approves exactly the text `show` printed; a text changed since (same version) is refused with what to do', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
-      assert.equal((await cli('approve', 'PLAN-0000000a')).code, 0);
-      assert.doesNotMatch((await cli('list')).out, /CHANGED/);
+      const digest = await digestOf('PLAN-0000000a');
+      // The agent changes a step and keeps version 3.
+      put('PLAN-0000000a', file('PLAN-0000000a').replace('S002 second', 'S002 second, then drop the tables'));
+      const stale = await cli('approve', 'PLAN-0000000a', '--digest', digest);
+      assert.equal(stale.code, 1);
+      assert.match(stale.err, /the text of PLAN-0000000a changed since you read it \(you reviewed sha256:[0-9a-f]{12}, it is now sha256:[0-9a-f]{12} at v3\)\. Review the current text, then approve it\./);
+      assert.match(file('PLAN-0000000a'), /^status: proposed$/m);
+      const ok = await cli('approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'));
+      assert.equal(ok.code, 0, ok.err);
+      assert.match(file('PLAN-0000000a'), /^status: approved$/m);
+      assert.equal((await cli('approve', 'PLAN-0000000a', '--digest', 'abc')).code, 2, 'a digest of the wrong form is a usage error');
+    });
+
+    it('an approved plan edited as a file afterwards is listed and shown as changed since approval; one marked approved by hand as not valid', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      assert.equal((await cli('approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'))).code, 0);
+      assert.doesNotMatch((await cli('list')).out, /CHANGED|NOT VALID/);
       put('PLAN-0000000a', file('PLAN-0000000a').replace('S002 second', 'S002 second, and push to main'));
       assert.match((await cli('list')).out, /PLAN-0000000a {2}approved .*Fix the thing {2}\(CHANGED SINCE APPROVAL: approve it again before it runs\)/);
       const rows = JSON.parse((await cli('list', '--json')).out) as { id: string; attention?: string }[];
       assert.equal(rows[0].attention, 'changed');
-      assert.match((await cli('show', 'PLAN-0000000a')).out, /approved by cli at v3, CHANGED SINCE: its text differs from what was approved; submit it for review again/);
-    });
-
-    it('--seen-version matching the plan approves; a stale one is refused: "changed since you opened it"', async () => {
-      put('PLAN-0000000a', planText('PLAN-0000000a'));
-      const before = file('PLAN-0000000a');
-      const r = await cli('approve', 'PLAN-0000000a', '--seen-version', '2');
-      assert.equal(r.code, 1);
-      assert.equal(r.err, 'pi-plans: the plan changed since you opened it: you reviewed v2, PLAN-0000000a is now v3. Review the current version, then approve it.\n');
-      assert.equal(file('PLAN-0000000a'), before);
-      const ok = await cli('approve', 'PLAN-0000000a', '--seen-version', '3');
-      assert.equal(ok.code, 0, ok.err);
-      assert.match(file('PLAN-0000000a'), /^status: approved$/m);
+      assert.match((await cli('show', 'PLAN-0000000a')).out, /CHANGED SINCE APPROVAL: PLAN-0000000a changed since Test Person approved v3/);
+      put('PLAN-0000000b', planText('PLAN-0000000b', { status: 'approved' }));
+      assert.match((await cli('list')).out, /PLAN-0000000b {2}approved .*\(APPROVAL NOT VALID: no valid approval record; a person approves it before it runs\)/);
+      assert.match((await cli('show', 'PLAN-0000000b', '--json')).out, /"state": "invalid"/);
     });
 
     it('--seen-version that is not a number: usage error', async () => {
@@ -345,20 +385,44 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       assert.equal(file(fm.id), before);
       // Once submitted by the agent, the person approves it from the CLI.
       await store.update(fm.id, 'agent', (d, ctx) => submit(d, ctx));
-      const ok = await cli('approve', fm.id);
+      const ok = await cli('approve', fm.id, '--digest', await digestOf(fm.id));
       assert.equal(ok.code, 0, ok.err);
-      assert.equal(ok.out, `${fm.id} approved at v2 (now v3).\n`);
+      assert.equal(ok.out, `${fm.id} approved at v2 (now v3), signed by Test Person.\n`);
     });
 
     it('--comment (repeatable) approves and writes the comments as suggestions in one "## Approval (vN)" section, by anchor', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
-      const r = await cli('approve', 'PLAN-0000000a', '--comment', 'S001=Log how many rows it touched', '--comment', 'Goal=Say "work" for whom');
+      const r = await cli('approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'), '--comment', 'S001=Log how many rows it touched', '--comment', 'Goal=Say "work" for whom');
       assert.equal(r.code, 0, r.err);
-      assert.equal(r.out, 'PLAN-0000000a approved at v3 (now v4) with 2 suggestions.\n');
+      assert.equal(r.out, 'PLAN-0000000a approved at v3 (now v4) with 2 suggestions, signed by Test Person.\n');
       const text = file('PLAN-0000000a');
       assert.match(text, /^status: approved$/m);
       assert.match(text, /^approved_version: 3$/m);
       assert.ok(text.endsWith('2. [ ] S002 second\n\n## Approval (v3)\n- S001: Log how many rows it touched\n- Goal: Say "work" for whom\n'), text);
+    });
+  });
+
+  describe('unlock', () => {
+    it('a link planted as a plan\'s lock is named with the fix; unlock removes the link itself, never its target', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-cli-outside-'));
+      try {
+        fs.writeFileSync(path.join(outside, 'keep.txt'), 'keep');
+        fs.symlinkSync(outside, path.join(plans, '.PLAN-0000000a.md.lock'));
+        const refused = await cli('cancel', 'PLAN-0000000a');
+        assert.equal(refused.code, 1);
+        assert.match(refused.err, /pi-plans unlock PLAN-0000000a/);
+        assert.match(file('PLAN-0000000a'), /^status: proposed$/m);
+        const r = await cli('unlock', 'PLAN-0000000a');
+        assert.equal(r.code, 0, r.err);
+        assert.match(r.out, /PLAN-0000000a: its lock \(symlink\) was cleared\./);
+        assert.equal(fs.existsSync(path.join(plans, '.PLAN-0000000a.md.lock')), false);
+        assert.deepEqual(fs.readdirSync(outside), ['keep.txt'], 'the link\'s target is untouched');
+        assert.equal((await cli('cancel', 'PLAN-0000000a')).code, 0);
+        assert.equal((await cli('unlock', 'PLAN-0000000a')).out, 'PLAN-0000000a has no lock to clear.\n');
+      } finally {
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
     });
   });
 
@@ -461,9 +525,24 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       assert.deepEqual([json.fromVersion, json.toVersion, json.changed], [3, 8, ['S001', 'S002']]);
     });
 
+    it('review copies live outside the workspace: one written into .pi/plans/reviews by an agent changes nothing; a copy that is not that version\'s text is "comparison unavailable", never "no change"', async () => {
+      await twoRounds();
+      assert.equal(fs.existsSync(path.join(plans, 'reviews')), false, 'nothing kept in the workspace');
+      // The finding: after a rejection the agent revises, then overwrites the review copy with the current text.
+      fs.mkdirSync(path.join(plans, 'reviews', 'PLAN-0000000a'), { recursive: true });
+      fs.writeFileSync(path.join(plans, 'reviews', 'PLAN-0000000a', 'v6.md'), file('PLAN-0000000a'));
+      assert.match((await cli('diff', 'PLAN-0000000a')).out, /~ S002 changed: "second" → "second, with unit tests"/);
+      // The kept copy itself rewritten with the current text (another version's): no comparison, said so.
+      fs.writeFileSync(path.join(reviewCopiesDir(root), 'PLAN-0000000a', 'v6.md'), file('PLAN-0000000a'));
+      const r = await cli('diff', 'PLAN-0000000a');
+      assert.equal(r.code, 1);
+      assert.doesNotMatch(r.out, /no change/);
+      assert.match(r.err, /no comparison available: the kept version v6 could not be read \(the review copy was changed: it is not PLAN-0000000a's text of v6\)/);
+    });
+
     it('a kept version whose file is not UTF-8 is named as kept but unreadable (corrupted), with the fix; no comparison, exit 1', async () => {
       await twoRounds();
-      fs.writeFileSync(path.join(plans, 'reviews', 'PLAN-0000000a', 'v6.md'), Buffer.from([0xff, 0xfe, 0x00, 0x2d]));
+      fs.writeFileSync(path.join(reviewCopiesDir(root), 'PLAN-0000000a', 'v6.md'), Buffer.from([0xff, 0xfe, 0x00, 0x2d]));
       const r = await cli('diff', 'PLAN-0000000a');
       assert.equal(r.code, 1);
       assert.equal(r.out, '');
@@ -471,7 +550,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
         r.err,
         [
           'PLAN-0000000a: no comparison available: the kept version v6 could not be read (corrupted: its file is not valid UTF-8). Versions kept: v3, v6.',
-          'To fix: delete .pi/plans/reviews/PLAN-0000000a/v6.md (the next approval or rejection keeps a new version), or compare with another kept version: --from v3.',
+          `To fix: delete ${reviewCopiesDir(root)}/PLAN-0000000a/v6.md (the next approval or rejection keeps a new version), or compare with another kept version: --from v3.`,
           '',
         ].join('\n'),
       );
@@ -500,7 +579,9 @@ describe('pi-plans CLI (in-process, real disk)', function () {
     ];
     for (const c of cases) {
       it(`${c.cmd}: ${c.from} -> ${c.to}; refused from ${c.refusedFrom}`, async () => {
-        put('PLAN-0000000a', planText('PLAN-0000000a', { status: c.from }));
+        const text0 = planText('PLAN-0000000a', { status: c.from });
+        // A plan resumes only on a person's approval: the record this machine's person signed.
+        put('PLAN-0000000a', c.cmd === 'resume' ? sealApproval(parsePlan(text0), await new NodeApprovalKeys(userConfigDir(), () => [root]).signer()).text : text0);
         const r = await cli(c.cmd, 'PLAN-0000000a', ...(c.extra ?? []));
         assert.equal(r.code, 0, r.err);
         assert.equal(r.out, `PLAN-0000000a is now ${c.to} (v4).\n`);

@@ -1,3 +1,4 @@
+import { sealApproval, sealedByUser, TEST_APPROVALS } from '../../helpers/approvals';
 // The git merge driver and git-setup in real repositories: temporary folders, the machine's git,
 // the built CLI (dist/cli.js) run by git itself as the driver.
 import { strict as assert } from 'node:assert';
@@ -6,14 +7,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createPlanText, editStep, markStep, OpContext, parsePlan } from '../../../src/core';
-import { openNodeStore } from '../../../src/node';
+import { NodeApprovalKeys, openNodeStore, userConfigDir } from '../../../src/node';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const ID = 'PLAN-6a7e0001';
 const FILE = `.pi/plans/${ID}.md`;
 const at = (n: number) => `2026-07-${String(n).padStart(2, '0')}T09:00:00.000Z`;
-const agent = (n: number): OpContext => ({ now: at(n), actor: 'agent' });
+const agent = (n: number): OpContext => ({ now: at(n), actor: 'agent', approvals: TEST_APPROVALS });
 
 describe('plans in git: the merge driver and git-setup (real repositories)', function () {
   this.timeout(60_000);
@@ -171,6 +172,45 @@ describe('plans in git: the merge driver and git-setup (real repositories)', fun
     assert.equal(parsePlan(plan()).steps[1].text, 'Wire it in after auth');
   });
 
+  /**
+   * An executing plan a person approved on this machine (signed with this user's key) on main; on
+   * main S001 is marked done, on feature `theirs` happens; then feature is merged into main.
+   */
+  async function approvedThenMerged(theirs: (t: string, ctx: OpContext) => string): Promise<void> {
+    assert.equal(cli('git-setup').status, 0);
+    const started = await sealedByUser(createPlanText({ id: ID, title: 'Add rate limiting', goal: 'Limit requests per client.', steps: [{ text: 'Add a token bucket' }, { text: 'Wire it in' }, { text: 'Return 429' }] }, at(1)).replace('status: draft', 'status: executing'), dir);
+    const ctx = { ...agent(2), approvals: { keyring: await new NodeApprovalKeys(userConfigDir(), () => [dir]).keyring() } };
+    write(started);
+    commit('approved plan');
+    ok('checkout', '-q', '-b', 'feature');
+    write(theirs(started, ctx));
+    commit('feature');
+    ok('checkout', '-q', 'main');
+    write(markStep(parsePlan(started), 'S001', 'done', ctx).text);
+    commit('main marks S001');
+    const r = git('merge', '-q', 'feature', '-m', 'merge');
+    assert.equal(r.status, 0, r.stderr + r.stdout);
+  }
+
+  it('marks merged from two branches of an approved plan keep its approval', async () => {
+    await approvedThenMerged((t, ctx) => markStep(parsePlan(t), 'S002', 'done', ctx).text);
+    assert.deepEqual(parsePlan(plan()).steps.map((s) => s.status), ['done', 'done', 'pending']);
+    const v = cli('validate');
+    assert.equal(v.status, 0, v.stdout);
+    assert.doesNotMatch(cli('show', ID).stdout, /CHANGED|NOT VALID/);
+  });
+
+  it('a merge that brings a paragraph into an approved plan yields a plan changed since approval, never approved text that neither side approved', async () => {
+    // The review found a paragraph added between the steps on a branch merged into an approved plan.
+    await approvedThenMerged((t) => t.replace(/\n2\. \[ \] S002/, '\n\nAlso: disable the rate limit for admin keys.\n\n2. [ ] S002'));
+    assert.match(plan(), /Also: disable the rate limit for admin keys\./);
+    assert.match(plan(), /1\. \[x\] S001/);
+    assert.match(cli('show', ID).stdout, /CHANGED SINCE APPROVAL/);
+    const v = cli('validate');
+    assert.equal(v.status, 1, v.stdout);
+    assert.match(v.stdout, new RegExp(`\\.pi/plans/${ID}\\.md:\\d+: .*changed since`));
+  });
+
   it('checkpoint logs merge by union and read in time order', async () => {
     assert.equal(cli('git-setup').status, 0);
     const log = path.join(dir, '.pi/plans/sessions', `${ID}.jsonl`);
@@ -182,11 +222,11 @@ describe('plans in git: the merge driver and git-setup (real repositories)', fun
     branches(
       (t) => {
         fs.appendFileSync(log, line(4, 'S003'));
-        return markStep(parsePlan(executing(t)), 'S003', 'done', agent(4)).text;
+        return markStep(sealApproval(parsePlan(executing(t))), 'S003', 'done', agent(4)).text;
       },
       (t) => {
         fs.appendFileSync(log, line(2, 'S002'));
-        return markStep(parsePlan(executing(t)), 'S002', 'done', agent(2)).text;
+        return markStep(sealApproval(parsePlan(executing(t))), 'S002', 'done', agent(2)).text;
       },
     );
     const r = git('merge', '-q', 'feature', '-m', 'merge');

@@ -50,7 +50,8 @@ describe('analyze: every problem of a plan text, located, never a throw', () => 
     assert.equal(d[0].line, 3, 'shown on the title line');
     const proposed = analyze(`${head('', 'proposed')}\n## Steps\n`).problems;
     assert.deepEqual(proposed.map((p) => p.severity), ['error', 'error']);
-    assert.deepEqual(analyze(`${head('', 'executing')}\n## Steps\n`).problems, [], 'not a review question any more');
+    // Not a review question any more; but an executing plan without an approval record is an error.
+    assert.deepEqual(analyze(`${head('', 'executing')}\n## Steps\n`).problems.map((p) => [p.code, p.severity, p.line]), [['approval-invalid', 'error', 4]]);
   });
 
   it('a missing required section has a fix that adds it where the usual order puts it, touching no other line', () => {

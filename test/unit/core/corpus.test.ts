@@ -1,3 +1,4 @@
+import { sealApproval, seenNow, TEST_APPROVALS } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -6,12 +7,14 @@ import {
   clonePlan,
   DEFAULT_CONFIG,
   editStep,
+  ensureStepIds,
   finishExecution,
   markStep,
   mergePlanTexts,
   OpContext,
   parsePlan,
   PlanDocument,
+  PlanError,
   reject,
   reviewHistoryOf,
   sectionText,
@@ -23,13 +26,16 @@ import {
 } from '../../../src/core';
 import { errorOf, diffLines } from '../../helpers/assertions';
 
+/** An approved fixture as a person's approval in Pi Plans leaves it: step ids given, the record signed. */
+const approvedHere = (d: PlanDocument) => sealApproval(ensureStepIds(d));
+
 // Plans written by other tools and by hand, read byte for byte from test/fixtures/corpus/.
 const CORPUS = path.join(__dirname, '..', '..', 'fixtures', 'corpus');
 const fixture = (name: string) => readFileSync(path.join(CORPUS, name), 'utf8');
 
 const NOW = '2026-04-01T12:00:00.000Z';
-const agent: OpContext = { now: NOW, actor: 'agent' };
-const user: OpContext = { now: NOW, actor: 'user' };
+const agent: OpContext = { now: NOW, actor: 'agent', approvals: TEST_APPROVALS };
+const user: OpContext = { now: NOW, actor: 'user', approvals: TEST_APPROVALS };
 
 
 
@@ -185,7 +191,7 @@ describe('corpus: pi-planner plans', () => {
     let d = parsePlan(text);
     d = parsePlan(setContent(d, d.body.replace('## Steps', '## Goal\nRemind Acme.\n\n## Steps'), agent).text);
     assert.equal(d.fm.status, 'proposed');
-    d = parsePlan(approve(d, d.fm.version, user).text);
+    d = parsePlan(approve(d, seenNow(d), user).text);
     d = parsePlan(startExecution(d, agent).text);
     d = parsePlan(markStep(d, 'S001', 'done', agent, 'found 3').text);
     d = parsePlan(markStep(d, 'S002', 'in_progress', agent).text);
@@ -278,27 +284,17 @@ describe('corpus: pi-planner plans', () => {
     assert.deepEqual(parsePlan(r.text).rejections.map((x) => x.version), [1, 3, 6]);
   });
 
-  it('executing plan: markStep gives ids on the first write, then touches only its step', () => {
+  it('executing plan: not run on pi-planner\'s word; approved in Pi Plans (ids given then), each mark touches only its step', () => {
     const src = fixture('pi-planner-executing.md');
-    const r1 = markStep(parsePlan(src), 'S001', 'done', agent, 'imported 212 lines');
+    // Executing with no approval record a person signed here: nothing runs on it.
+    assert.throws(() => markStep(parsePlan(src), 'S001', 'done', agent), (e: PlanError) => e.code === 'APPROVAL_INVALID');
+    // A person's approval of this text (ids are given at the approval, inside the approved text).
+    const sealed = sealApproval(ensureStepIds(parsePlan(src)));
+    const r1 = markStep(sealed, 'S001', 'done', agent, 'imported 212 lines');
     assert.equal(r1.status, 'executing');
-    assert.deepEqual(diffLines(src, r1.text), {
-      removed: [
-        'version: 3',
-        'updated_at: 2026-02-11T08:30:00.000Z',
-        '1. Import the statement (odoo-toolbox: import → account.bank.statement)',
-        '2. Match payments to invoices (odoo-toolbox: reconcile)',
-        '3. Report unmatched lines (odoo-toolbox: search → account.bank.statement.line)',
-      ],
-      added: [
-        'version: 4',
-        'updated_at: 2026-04-01T12:00:00.000Z',
-        'step_seq: 3',
-        '1. [x] S001 Import the statement (odoo-toolbox: import → account.bank.statement)',
-        '   > Note: imported 212 lines',
-        '2. [ ] S002 Match payments to invoices (odoo-toolbox: reconcile)',
-        '3. [ ] S003 Report unmatched lines (odoo-toolbox: search → account.bank.statement.line)',
-      ],
+    assert.deepEqual(diffLines(sealed.text, r1.text), {
+      removed: ['version: 3', 'updated_at: 2026-02-11T08:30:00.000Z', '1. [ ] S001 Import the statement (odoo-toolbox: import → account.bank.statement)'],
+      added: ['version: 4', 'updated_at: 2026-04-01T12:00:00.000Z', '1. [x] S001 Import the statement (odoo-toolbox: import → account.bank.statement)', '   > Note: imported 212 lines'],
     });
     const r2 = markStep(parsePlan(r1.text), 'S002', 'blocked', { ...agent, now: '2026-04-01T12:05:00.000Z' });
     assert.deepEqual(diffLines(r1.text, r2.text), {
@@ -408,30 +404,19 @@ describe('corpus: hand-edited plans', () => {
     ]);
     assert.equal(sectionText(d, 'Goal'), 'Ship the build on Windows.');
 
-    const started = startExecution(d, user);
+    // Approved by a person in Pi Plans: the ids are given then, and the record written, in CRLF.
+    const approved = approvedHere(d);
+    assert.ok(approved.text.startsWith('\ufeff---\r\n'));
+    assert.equal(loneLf(approved.text), 0);
+    const started = startExecution(approved, user);
     assert.equal(started.status, 'executing');
     assert.ok(started.text.startsWith('\ufeff---\r\n'));
     assert.equal(loneLf(started.text), 0);
-    assert.deepEqual(diffLines(src, started.text), {
-      removed: crlf([
-        'status: approved',
-        'version: 2',
-        'updated_at: 2026-03-01T09:10:00.000Z',
-        '1. Run the build (bash: run → npm run build)',
-        '2. Run the tests (bash: run)',
-        '3. Tag the release',
-      ]),
-      added: crlf([
-        'status: executing',
-        'version: 3',
-        'updated_at: 2026-04-01T12:00:00.000Z',
-        'step_seq: 3',
-        'execution_started_at: 2026-04-01T12:00:00.000Z',
-        '1. [ ] S001 Run the build (bash: run → npm run build)',
-        '2. [ ] S002 Run the tests (bash: run)',
-        '3. [ ] S003 Tag the release',
-      ]),
+    assert.deepEqual(diffLines(approved.text, started.text), {
+      removed: crlf(['status: approved', 'version: 2', 'updated_at: 2026-03-01T09:10:00.000Z']),
+      added: crlf(['status: executing', 'version: 3', 'updated_at: 2026-04-01T12:00:00.000Z', 'execution_started_at: 2026-04-01T12:00:00.000Z']),
     });
+    assert.deepEqual(diffLines(src, approved.text).removed, crlf(['1. Run the build (bash: run → npm run build)', '2. Run the tests (bash: run)', '3. Tag the release']));
 
     const marked = markStep(parsePlan(started.text), 'S002', 'done', { ...agent, now: '2026-04-01T12:10:00.000Z' }, 'all green');
     assert.ok(marked.text.startsWith('\ufeff---\r\n'));
@@ -461,7 +446,7 @@ describe('corpus: hand-edited plans', () => {
   });
 
   const mixed = (t: string) => t.includes('\r\n') && loneLf(t) > 0;
-  const executingCrlf = () => parsePlan(markStep(parsePlan(startExecution(parsePlan(fixture('crlf-bom.md')), user).text), 'S001', 'done', agent).text);
+  const executingCrlf = () => parsePlan(markStep(parsePlan(startExecution(approvedHere(parsePlan(fixture('crlf-bom.md'))), user).text), 'S001', 'done', agent).text);
 
   it('CRLF + BOM: a revision uses one line-end style throughout', () => {
     const rev = setContent(executingCrlf(), '## Steps\n1. [ ] S001 Run the build\n2. [ ] S002 Run all tests\n', agent, { revisionId: 'PLAN-0000beef' });

@@ -1,3 +1,4 @@
+import { sealApproval, seenNow, TEST_APPROVALS, unsealed } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import {
@@ -18,8 +19,8 @@ import { errorOf } from '../../helpers/assertions';
 
 const ID = 'PLAN-0d1ff3e0';
 const at = (n: number) => `2026-06-${String(n).padStart(2, '0')}T10:00:00.000Z`;
-const agent = (n: number): OpContext => ({ now: at(n), actor: 'agent' });
-const user = (n: number): OpContext => ({ now: at(n), actor: 'user' });
+const agent = (n: number): OpContext => ({ now: at(n), actor: 'agent', approvals: TEST_APPROVALS });
+const user = (n: number): OpContext => ({ now: at(n), actor: 'user', approvals: TEST_APPROVALS });
 
 function basePlan(steps = 4): string {
   return createPlanText(
@@ -73,7 +74,7 @@ describe('merging plan files by step id (the git merge driver)', () => {
   it('takes the status and marks of an executing plan from both sides: steps done on each branch', () => {
     let t = basePlan();
     t = submit(doc(t), agent(2)).text;
-    t = approve(doc(t), doc(t).fm.version, user(3)).text;
+    t = approve(doc(t), seenNow(doc(t)), user(3)).text;
     const base = t;
     const start = (x: string) => x.replace('status: approved', 'status: executing');
     const ours = markStep(doc(start(base)), 'S001', 'done', agent(5), 'bucket.ts added').text;
@@ -117,7 +118,7 @@ describe('merging plan files by step id (the git merge driver)', () => {
 
   it('merges one step changed on both sides on different lines (its status here, its details there)', () => {
     const base = basePlan().replace('status: draft', 'status: executing');
-    const ours = markStep(doc(base), 'S002', 'done', agent(2)).text;
+    const ours = unsealed(markStep(sealApproval(doc(base)), 'S002', 'done', agent(2)).text);
     const theirs = base.replace('   Details of step 2.', '   Details of step 2, made clearer.');
     const r = mergePlanTexts(base, ours, theirs);
     assert.deepEqual(r.conflicts, []);
@@ -168,7 +169,7 @@ describe('merging plan files by step id (the git merge driver)', () => {
   it('conflicts on the status field when the branches decided differently, and merges the sections each added', () => {
     let base = basePlan();
     base = submit(doc(base), agent(2)).text;
-    const ours = approve(doc(base), doc(base).fm.version, user(3)).text;
+    const ours = approve(doc(base), seenNow(doc(base)), user(3)).text;
     const theirs = reject(doc(base), 'Split step 2.', user(4)).text;
     const r = mergePlanTexts(base, ours, theirs);
     assert.ok(r.conflicts.some((c) => c.what === 'field status'), JSON.stringify(r.conflicts));
@@ -226,7 +227,7 @@ describe('merging plan files by step id (the git merge driver)', () => {
               expected.set(id, null);
             } else if (c.kind === 'status') {
               // Marked as an executing plan is (the status line stays a draft's, so the content edits stay allowed).
-              t = markStep(doc(t.replace(/^status: draft$/m, 'status: executing')), id, c.status, agent(day)).text.replace(/^status: executing$/m, 'status: draft');
+              t = unsealed(markStep(sealApproval(doc(t.replace(/^status: draft$/m, 'status: executing'))), id, c.status, agent(day)).text).replace(/^status: executing$/m, 'status: draft');
             } else if (c.kind === 'text') {
               t = editStep(d, { op: 'update', id, text: `${id} text ${c.n}` }, agent(day)).text;
             } else {

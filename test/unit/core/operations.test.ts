@@ -1,6 +1,7 @@
+import { seenNow, TEST_APPROVALS } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import {
-  approvalDigest,
+  contentDigest,
   approve,
   changeStatus,
   clonePlan,
@@ -31,8 +32,8 @@ const ID = 'PLAN-0000abcd';
 const T0 = '2026-05-01T10:00:00.000Z';
 /** A distinct time per write: day n of May 2026. */
 const at = (n: number) => `2026-05-${String(n).padStart(2, '0')}T10:00:00.000Z`;
-const user = (n: number, extra: Partial<OpContext> = {}): OpContext => ({ now: at(n), actor: 'user', ...extra });
-const agent = (n: number, extra: Partial<OpContext> = {}): OpContext => ({ now: at(n), actor: 'agent', ...extra });
+const user = (n: number, extra: Partial<OpContext> = {}): OpContext => ({ now: at(n), actor: 'user', approvals: TEST_APPROVALS, ...extra });
+const agent = (n: number, extra: Partial<OpContext> = {}): OpContext => ({ now: at(n), actor: 'agent', approvals: TEST_APPROVALS, ...extra });
 
 
 
@@ -80,7 +81,7 @@ const titles = (d: PlanDocument) => d.outline.sections.map((s) => s.title);
 /** draft -> proposed (v2) -> approved (v3). */
 function approved(input: Partial<CreateInput> = {}): PlanDocument {
   const p = parsePlan(submit(draft(input), user(2)).text);
-  return parsePlan(approve(p, p.fm.version, user(3)).text);
+  return parsePlan(approve(p, seenNow(p), user(3)).text);
 }
 /** ... -> executing (v4). */
 function executing(input: Partial<CreateInput> = {}): PlanDocument {
@@ -547,7 +548,7 @@ describe('operations: approve', () => {
   const proposed = () => parsePlan(submit(draft(), agent(2)).text);
 
   it('records approved_by, approved_version and approved_at', () => {
-    const r = approve(proposed(), 2, user(3));
+    const r = approve(proposed(), seenNow(proposed()), user(3));
     assert.equal(r.status, 'approved');
     const d = parsePlan(r.text);
     assert.equal(d.fm.status, 'approved');
@@ -555,26 +556,26 @@ describe('operations: approve', () => {
     assert.equal(d.fm.approved_by, 'user');
     assert.equal(d.fm.approved_version, 2);
     assert.equal(d.fm.approved_at, at(3));
-    assert.ok(r.text.includes(`\napproved_by: user\napproved_version: 2\napproved_at: 2026-05-03T10:00:00.000Z\napproved_hash: ${approvalDigest(proposed())}\n---\n`), r.text);
-    assert.equal(parsePlan(approve(proposed(), 2, { now: at(3), actor: 'cli' }).text).fm.approved_by, 'cli');
+    assert.ok(r.text.includes(`\napproved_by: user\napproved_version: 2\napproved_at: 2026-05-03T10:00:00.000Z\napproved_hash: ${contentDigest(d)}\napprover: "Test Person"\napproval_key: ${d.fm.approval_key}\napproval_sig: `), r.text);
+    assert.equal(parsePlan(approve(proposed(), seenNow(proposed()), { now: at(3), actor: 'cli', approvals: TEST_APPROVALS }).text).fm.approved_by, 'cli');
   });
 
   it('a stale seenVersion is STALE_APPROVAL', () => {
-    const e = errorOf(() => approve(proposed(), 1, user(3)));
+    const e = errorOf(() => approve(proposed(), seenNow(proposed(), 1), user(3)));
     assert.equal(e.code, 'STALE_APPROVAL');
     assert.equal(e.details.currentVersion, 2);
     assert.ok(e.message.includes('you reviewed v1'), e.message);
   });
 
   it('an agent may not approve, unless the user opted in', () => {
-    assert.equal(errorOf(() => approve(proposed(), 2, agent(3))).code, 'HUMAN_ONLY');
-    const d = parsePlan(approve(proposed(), 2, agent(3, { agentMayApprove: true })).text);
+    assert.equal(errorOf(() => approve(proposed(), seenNow(proposed()), agent(3))).code, 'HUMAN_ONLY');
+    const d = parsePlan(approve(proposed(), seenNow(proposed()), agent(3, { agentMayApprove: true })).text);
     assert.equal(d.fm.status, 'approved');
     assert.equal(d.fm.approved_by, 'agent');
   });
 
   it('is refused on a draft', () => {
-    assert.equal(errorOf(() => approve(draft(), 1, user(2))).code, 'INVALID_TRANSITION');
+    assert.equal(errorOf(() => approve(draft(), seenNow(draft()), user(2))).code, 'INVALID_TRANSITION');
   });
 });
 
@@ -839,7 +840,7 @@ describe('operations: clonePlan', () => {
     d = parsePlan(reject(d, 'more detail please', user(3)).text);
     d = parsePlan(setMetadata(d, { risks: ['none'] }, {}, agent(4)).text);
     d = parsePlan(submit(d, agent(5)).text);
-    d = parsePlan(approve(d, d.fm.version, user(6)).text);
+    d = parsePlan(approve(d, seenNow(d), user(6)).text);
     d = parsePlan(startExecution(d, agent(7)).text);
     d = parsePlan(markStep(d, 'S001', 'done', agent(8), 'done it').text);
     d = parsePlan(markStep(d, 'S002', 'skipped', agent(9)).text);

@@ -1,3 +1,4 @@
+import { seenNow, TEST_APPROVALS } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import {
   approve,
@@ -18,10 +19,10 @@ import {
   TERMINAL_STATUSES,
 } from '../../../src/core';
 
-const ctx = { now: '2026-11-23T10:00:00.000Z', actor: 'user' as const };
+const ctx = { now: '2026-11-23T10:00:00.000Z', actor: 'user' as const, approvals: TEST_APPROVALS };
 const draft = createPlanText({ id: 'PLAN-0000abcd', title: 'T', goal: 'G', steps: [{ text: 'one' }, { text: 'two' }, { text: 'three' }] }, ctx.now);
 const proposed = submit(parsePlan(draft), ctx).text;
-const approved = approve(parsePlan(proposed), 2, ctx).text;
+const approved = approve(parsePlan(proposed), seenNow(parsePlan(proposed)), ctx).text;
 const executing = startExecution(parsePlan(approved), ctx).text;
 
 describe('core: what a person can do with a plan now (planActions)', () => {

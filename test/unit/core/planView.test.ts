@@ -1,3 +1,4 @@
+import { seenNow, TEST_APPROVALS } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import { approve, createPlanText, editStep, parsePlan, submit } from '../../../src/core';
 import fc from 'fast-check';
@@ -5,7 +6,7 @@ import { isPlainInline, planView, renderInline, renderMarkdown } from '../../../
 import type { ViewNode } from '../../../src/protocol/planEditor';
 import { ToWebviewSchema } from '../../../src/protocol/planEditor';
 
-const ctx = { now: '2026-11-23T10:00:00.000Z', actor: 'user' as const };
+const ctx = { now: '2026-11-23T10:00:00.000Z', actor: 'user' as const, approvals: TEST_APPROVALS };
 
 /** Every tag and attribute name in a rendered tree, and every attribute value. */
 function walk(nodes: readonly ViewNode[], out = { tags: new Set<string>(), attrs: new Set<string>(), values: [] as string[] }) {
@@ -63,7 +64,7 @@ describe('core: the plan editor view (planView)', () => {
     assert.ok(dirty.kind === 'plan' && dirty.commands[0] === 'saveToApprove' && dirty.dirty);
     const ro = planView(proposed, { readOnly: true });
     assert.ok(ro.kind === 'plan' && ro.commands.length === 0);
-    const approved = approve(parsePlan(proposed), 2, ctx).text;
+    const approved = approve(parsePlan(proposed), seenNow(parsePlan(proposed)), ctx).text;
     const a = planView(approved, { active: true });
     assert.ok(a.kind === 'plan' && a.approvedBy === 'user' && a.approvedVersion === 2 && a.marks.includes('active'));
     assert.ok(a.kind === 'plan' && !a.editable, 'an approved plan is not edited here: that would void the approval');

@@ -1,3 +1,4 @@
+import { seenNow, TEST_APPROVALS } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import {
@@ -23,8 +24,8 @@ import {
 // parser throw anything but a PlanError; step ids only ever grow.
 
 const NOW = '2026-02-01T10:00:00.000Z';
-const agent = (now = NOW): OpContext => ({ now, actor: 'agent' });
-const user = (now = NOW): OpContext => ({ now, actor: 'user' });
+const agent = (now = NOW): OpContext => ({ now, actor: 'agent', approvals: TEST_APPROVALS });
+const user = (now = NOW): OpContext => ({ now, actor: 'user', approvals: TEST_APPROVALS });
 const RUNS = { numRuns: 200 };
 
 
@@ -243,7 +244,7 @@ describe('properties: what a plan writes, it reads back', () => {
           // submit -> approve -> start -> markStep.
           doc = check(submit(doc, agent()).text);
           assert.equal(doc.fm.status, 'proposed');
-          doc = check(approve(doc, doc.fm.version, user()).text);
+          doc = check(approve(doc, seenNow(doc), user()).text);
           assert.equal(doc.fm.status, 'approved');
           doc = check(startExecution(doc, agent()).text);
           assert.equal(doc.fm.status, 'executing');

@@ -1,3 +1,4 @@
+import { seenNow, TEST_APPROVALS } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
@@ -13,10 +14,10 @@ describe('memory: a long run of step updates on a large plan keeps no old versio
   this.timeout(60_000);
 
   it('300 step marks on a 1,000-step plan: the live heap grows by far less than the versions written (each ~190 KB in memory)', () => {
-    const ctx = { now: '2026-11-24T10:00:00.000Z', actor: 'agent' as const };
+    const ctx = { now: '2026-11-24T10:00:00.000Z', actor: 'agent' as const, approvals: TEST_APPROVALS };
     const steps = Array.from({ length: 1000 }, (_, i) => ({ text: `Step ${i + 1}: change module ${i}`, tool: 'edit', operation: 'update', target: `src/m${i}.ts` }));
     let doc: PlanDocument = parsePlan(createPlanText({ id: 'PLAN-0000beef', title: 'Big', goal: 'G', steps, verification: ['v'], status: 'proposed' }, ctx.now));
-    doc = parsePlan(approve(doc, doc.fm.version, { ...ctx, actor: 'user' }).text);
+    doc = parsePlan(approve(doc, seenNow(doc), { ...ctx, actor: 'user' }).text);
     doc = parsePlan(startExecution(doc, ctx).text);
     const step = (i: number) => `S${String(1 + ((i * 37) % 1000)).padStart(3, '0')}`;
     // Warm: the caches fill to their bounds.

@@ -1,3 +1,4 @@
+import { seenNow, TEST_APPROVALS } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import {
@@ -22,7 +23,7 @@ import {
   submit,
 } from '../../../src/core';
 
-const ctx = { now: '2026-11-23T10:00:00.000Z', actor: 'agent' as const };
+const ctx = { now: '2026-11-23T10:00:00.000Z', actor: 'agent' as const, approvals: TEST_APPROVALS };
 const user = { ...ctx, actor: 'user' as const };
 
 /** A proposed plan with three steps, risks and verification. */
@@ -92,16 +93,17 @@ describe('core: reviews with comments (review)', () => {
       assert.throws(() => reject(doc, 'x', user, undefined, [{ anchor: 'Bad: anchor', body: 'y' }]), /anchored to a step id/);
     });
 
-    it('records comments made with an approval as an "## Approval (vN)" section, outside what the approval covers', () => {
+    it('records comments made with an approval as an "## Approval (vN)" section, which the signed approval covers', () => {
       const doc = parsePlan(proposed());
-      const r = approve(doc, doc.fm.version, user, { comments: [{ anchor: 'S003', body: 'Tag the release too.' }] });
+      const r = approve(doc, seenNow(doc), user, { comments: [{ anchor: 'S003', body: 'Tag the release too.' }] });
       const after = parsePlan(r.text);
       assert.equal(after.fm.status, 'approved');
       assert.match(r.text, new RegExp(`## Approval \\(v${doc.fm.version}\\)\\n- S003: Tag the release too\\.\\n$`));
-      assert.equal(openReview(after)?.kind, 'approval');
-      // Not "changed since approval": the review history is not part of what is approved.
-      const plain = parsePlan(approve(doc, doc.fm.version, user).text);
-      assert.equal(after.fm.approved_hash, plain.fm.approved_hash);
+      assert.equal(openReview(after, true)?.kind, 'approval');
+      assert.equal(openReview(after, false), undefined, 'read as the person\'s words only while the approval holds');
+      // The suggestions are part of what the record signs: the same approval without them has another digest.
+      const plain = parsePlan(approve(doc, seenNow(doc), user).text);
+      assert.notEqual(after.fm.approved_hash, plain.fm.approved_hash);
     });
 
     it('keeps the review history when the agent replaces the whole Markdown, and drops a history it sends', () => {

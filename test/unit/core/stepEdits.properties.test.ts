@@ -1,3 +1,4 @@
+import { sealApproval, TEST_APPROVALS } from '../../helpers/approvals';
 // Step operations on plans whose steps carry hostile Markdown (unclosed and closed code fences,
 // nested lists, HTML blocks, blank lines, tabs, lines that look like steps, CRLF): no step is ever
 // lost or renamed, every line an operation does not own stays byte for byte, and what the cache
@@ -8,7 +9,7 @@ import { computeOutline } from '../../../src/core/outline';
 import { applyTextEdits, editStep, ensureStepIds, markStep, OpContext, parsePlan, PlanDocument, StepOp, StepStatus } from '../../../src/core';
 
 const NOW = '2026-02-01T10:00:00.000Z';
-const agent: OpContext = { now: NOW, actor: 'agent' };
+const agent: OpContext = { now: NOW, actor: 'agent', approvals: TEST_APPROVALS };
 
 /** Detail lines a person might write under a step (indented into the item by the generator). */
 const DETAIL_LINES = [
@@ -122,7 +123,9 @@ describe('properties: step operations on hostile Markdown', () => {
 
   it('marking a step changes its own header and note lines only; every step keeps its id; the cache equals a fresh parse', () => {
     fc.assert(
-      fc.property(planArb, fc.nat(), statusArb, fc.option(fc.constantFrom('ok', 'a note (with: colon)', ''), { nil: undefined }), ({ text }, pick, status, note) => {
+      fc.property(planArb, fc.nat(), statusArb, fc.option(fc.constantFrom('ok', 'a note (with: colon)', ''), { nil: undefined }), ({ text: raw }, pick, status, note) => {
+        // An executing plan runs on a person's approval: its record, as their approval writes it.
+        const text = sealApproval(fresh(raw)).text;
         const before = fresh(text);
         const id = before.steps[pick % before.steps.length].id;
         const r = markStep(before, id, status, agent, note);
@@ -243,10 +246,10 @@ describe('properties: step operations on hostile Markdown', () => {
       false,
       false,
     );
-    const r1 = markStep(fresh(text), 'S001', 'done', agent, 'ok');
+    const r1 = markStep(sealApproval(fresh(text)), 'S001', 'done', agent, 'ok');
     assert.deepEqual(ids(fresh(r1.text)), ['S001', 'S002', 'S003', 'S004']);
     assert.ok(r1.text.includes('   npm run build\n   > Note: ok\n2. [ ] S002 Second\n'), r1.text);
-    const r3 = markStep(fresh(text), 'S003', 'done', agent);
+    const r3 = markStep(sealApproval(fresh(text)), 'S003', 'done', agent);
     assert.ok(r3.text.includes('3. [x] S003 Third\n\n   - nested item\n     with indentation\n4. [ ] S004 Fourth\n'), r3.text);
   });
 });

@@ -43,6 +43,9 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
   beforeEach(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-mcp-'));
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-mcp-home-'));
+    // The person's name, as their configuration gives it.
+    fs.mkdirSync(path.join(home, 'config', 'pi-plans'), { recursive: true });
+    fs.writeFileSync(path.join(home, 'config', 'pi-plans', 'config.json'), JSON.stringify({ name: 'Ana' }));
     client = await connect(['--review-wait', '20']);
   });
   afterEach(async () => {
@@ -81,10 +84,12 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
     });
     await waitBegan;
     assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /^status: proposed$/m);
-    const approved = cli('approve', id);
+    // The person reads it (`show` prints the digest) and approves exactly that text.
+    const digest = /^digest: (sha256:[0-9a-f]{64})$/m.exec(cli('show', id).stdout)![1];
+    const approved = cli('approve', id, '--digest', digest);
     assert.equal(approved.status, 0, approved.stderr);
     r = await waiting;
-    assert.match(textOf(r), /Approved by cli at v\d+\./);
+    assert.match(textOf(r), /Approved by Ana at v\d+\./);
     assert.ok(progress.some((m) => m.includes(`awaiting the person's review of ${id}`)), `progress: ${JSON.stringify(progress)}`);
     r = await call('pi_plan_execute', { id, op: 'start' });
     assert.match(textOf(r), /status: executing/);
@@ -127,18 +132,18 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
     const id = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(textOf(created))![1];
     await client.close();
     client = await connect(['--review-wait', '0']);
-    const submitted = await call('pi_plan_submit', { id });
-    const version = Number(/version: (\d+)/.exec(textOf(submitted))![1]);
+    await call('pi_plan_submit', { id });
+    const digest = /Digest of this text: (sha256:[0-9a-f]{64})\./.exec(textOf(await call('pi_plan_get', { id })))![1];
     // A configuration inside the workspace cannot turn agent approval on.
     fs.writeFileSync(path.join(root, '.pi', 'plans.json'), JSON.stringify({ agentMayApprove: true }));
-    r = await call('pi_plan_approve', { id, version });
+    r = await call('pi_plan_approve', { id, digest });
     assert.equal(r.isError, true);
     assert.match(textOf(r), /approv/i);
     assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /^status: proposed$/m);
     // The user's own configuration (outside every workspace) does.
     fs.mkdirSync(path.join(home, 'config', 'pi-plans'), { recursive: true });
     fs.writeFileSync(path.join(home, 'config', 'pi-plans', 'config.json'), JSON.stringify({ agentMayApprove: true }));
-    r = await call('pi_plan_approve', { id, version });
+    r = await call('pi_plan_approve', { id, digest });
     assert.notEqual(r.isError, true, textOf(r));
     assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /^status: approved$/m);
   });

@@ -1,3 +1,4 @@
+import { seenNow } from '../../helpers/approvals';
 // A store that wrote a plan last works out its next update of that plan before taking the lock,
 // from the document it wrote; under the lock the file's bytes must be exactly those of that write,
 // or the work is done again from what the file holds. On the real disk, with the real lock: a
@@ -34,7 +35,7 @@ async function setup(opts: { clock?: () => Date } = {}) {
   const store = await PlanStore.open(root, ports);
   const { fm } = await store.create({ title: 'Early', goal: 'G', steps: Array.from({ length: 30 }, (_, i) => ({ text: `step ${i + 1}` })) }, 'agent');
   await store.update(fm.id, 'agent', (d, c) => submit(d, c));
-  await store.update(fm.id, 'user', (d, c) => approve(d, d.fm.version, c));
+  await store.update(fm.id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
   await store.update(fm.id, 'agent', (d, c) => startExecution(d, c));
   const other = () => PlanStore.openForPlans(root, nodePorts(root, { indexCache: false }));
   return { root, store, id: fm.id, hooks, other, file: path.join(root, '.pi', 'plans', `${fm.id}.md`) };
@@ -56,7 +57,7 @@ describe('an update worked out before the lock (real disk, real lock)', () => {
       const { doc } = await store.update(id, 'agent', op);
       assert.equal(store.lastUpdateTimings.earlyUsed, true, `update ${i}: the early work was written`);
       // What a store with no early work (a fresh one, parsing the file) writes for the same step.
-      const expected = markStep(parsePlan(before, undefined, { fresh: true }), step, i % 2 ? 'done' : 'in_progress', { now: '2026-11-24T12:00:00.000Z', actor: 'agent' }, `note ${i}`).text;
+      const expected = markStep(parsePlan(before, undefined, { fresh: true }), step, i % 2 ? 'done' : 'in_progress', { now: '2026-11-24T12:00:00.000Z', actor: 'agent', approvals: { keyring: await store.keyring() } }, `note ${i}`).text;
       assert.equal(fs.readFileSync(file, 'utf8'), expected, `update ${i}`);
       assert.equal(doc.text, expected);
       assert.deepEqual(parsePlan(expected, undefined, { fresh: true }).steps, doc.steps);
@@ -113,14 +114,27 @@ describe('an update worked out before the lock (real disk, real lock)', () => {
   it('a file changed in between to other bytes of the same version (an editor\'s save) is read, not overwritten', async () => {
     const { store, id, hooks, file } = await setup();
     await store.update(id, 'agent', (d, c) => markStep(d, 'S001', 'in_progress', c));
+    // A person ticks S030 in the editor (execution state: the approval still holds).
     hooks.beforeLock = async () => {
-      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('step 30', 'step 30, edited by hand'));
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('[ ] S030 step 30', '[x] S030 step 30'));
     };
     await store.update(id, 'agent', (d, c) => markStep(d, 'S002', 'done', c));
     assert.equal(store.lastUpdateTimings.earlyUsed, false);
     const text = fs.readFileSync(file, 'utf8');
-    assert.match(text, /step 30, edited by hand/);
+    assert.match(text, /\[x\] S030 step 30/);
     assert.equal(parsePlan(text).steps.find((s) => s.id === 'S002')?.status, 'done');
+  });
+
+  it('a step\'s text changed in between (the approved text, same version): the mark is refused under the lock and nothing is written', async () => {
+    const { store, id, hooks, file } = await setup();
+    await store.update(id, 'agent', (d, c) => markStep(d, 'S001', 'in_progress', c));
+    hooks.beforeLock = async () => {
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('S030 step 30', 'S030 step 30, edited by hand'));
+    };
+    const before = () => fs.readFileSync(file, 'utf8');
+    await assert.rejects(store.update(id, 'agent', (d, c) => markStep(d, 'S002', 'done', c)), /changed since Test Person approved/);
+    assert.match(before(), /S030 step 30, edited by hand/);
+    assert.equal(parsePlan(before()).steps.find((s) => s.id === 'S002')?.status, 'pending');
   });
 
   it('a stale expected version is refused against the file under the lock, and one made current in between is accepted', async () => {

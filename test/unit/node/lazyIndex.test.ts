@@ -1,3 +1,4 @@
+import { seenNow } from '../../helpers/approvals';
 // A store opened lazily (the MCP server's): it knows the plans it is asked about, wrote or heard
 // of, re-scans only those, and indexes the whole folder when something lists it. Real disk.
 import { strict as assert } from 'node:assert';
@@ -36,7 +37,7 @@ describe('a lazily indexed store (real disk)', () => {
     const id = ids[7];
     assert.equal((await store.track(id))?.title, `Plan ${id}`);
     assert.equal(store.entry(ids[8]), undefined, 'a plan it was not asked about is unknown');
-    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
     await store.update(id, 'agent', (d, c) => startExecution(d, c));
     await store.update(id, 'agent', (d, c) => markStep(d, 'S001', 'done', c));
     assert.equal(store.entry(id)?.stepsDone, 1);
@@ -60,7 +61,7 @@ describe('a lazily indexed store (real disk)', () => {
   it('the entry of an update (made from the text written and the stat under the lock) is what a fresh scan of the disk finds', async () => {
     const store = await PlanStore.open(root, nodePorts(root, { indexCache: false }));
     const id = ids[2];
-    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
     await store.update(id, 'agent', (d, c) => startExecution(d, c));
     for (const [step, status] of [['S001', 'done'], ['S002', 'blocked'], ['S002', 'done']] as const) {
       await store.update(id, 'agent', (d, c) => markStep(d, step, status, c, `note on ${step}`));
@@ -78,7 +79,7 @@ describe('a lazily indexed store (real disk)', () => {
     const store = await PlanStore.open(root, nodePorts(root, { indexCache: false }));
     const id = ids[4];
     const file = path.join(plans, `${id}.md`);
-    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
     await store.update(id, 'agent', (d, c) => startExecution(d, c));
     const seen: string[] = [];
     for (const note of ['plain note', 'broken \uD800 note', 'after it']) {
@@ -122,7 +123,7 @@ describe('a lazily indexed store (real disk)', () => {
     const store = (ref.store = await PlanStore.open(root, ports));
     const events: string[] = [];
     store.onDidChangePlans((e) => events.push(JSON.stringify(e)));
-    await store.update(ids[5], 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(ids[5], 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
     await store.settled();
     assert.equal(store.entry(ids[5])?.status, 'cancelled');
     assert.equal(store.entry(ids[5])?.version, 9);

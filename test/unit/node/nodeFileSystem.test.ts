@@ -1,3 +1,4 @@
+import { seenNow } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -180,7 +181,7 @@ describe(`NodeFileSystem (real disk, ${blocking ? 'synchronous reads: the CLI' :
       const store = await openNodeStore(ws, { indexCache: false });
       const [e] = store.list();
       assert.deepEqual([e.id, e.valid, e.error?.code], ['PLAN-0000000a', false, 'UNSAFE_PATH']);
-      await rejectsWith(store.update('PLAN-0000000a', 'user', (d, ctx) => approve(d, 1, ctx)), planError('UNSAFE_PATH'), 'UNSAFE_PATH');
+      await rejectsWith(store.update('PLAN-0000000a', 'user', (d, ctx) => approve(d, seenNow(d, 1), ctx), { sign: true }), planError('UNSAFE_PATH'), 'UNSAFE_PATH');
       assert.equal(fs.readFileSync(outside, 'utf8'), text);
       assert.ok(fs.lstatSync(path.join(plans, 'PLAN-0000000a.md')).isSymbolicLink());
     });

@@ -1,9 +1,10 @@
+import { sealedByUser } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
-import { bodyOf, computeOutline, hasOutline, markStep, parsePlan, setContentBodies } from '../../../src/core';
+import { bodyOf, computeOutline, hasOutline, isPlanError, knownRefusal, markStep, parsePlan, PlanError, setContentBodies } from '../../../src/core';
 import { revisePlan } from '../../../src/service';
 import { nodePorts, OffThreadParser } from '../../../src/node';
 import { PlanStore } from '../../../src/store';
@@ -92,7 +93,8 @@ describe('OffThreadParser: Markdown parses of large plans on a worker thread', f
     const root = path.join(dir, 'ws');
     fs.mkdirSync(path.join(root, '.pi', 'plans'), { recursive: true });
     const id = 'PLAN-0000dddd';
-    fs.writeFileSync(path.join(root, '.pi', 'plans', `${id}.md`), bigPlan(id, 60, 'd'));
+    // Executing on a person's approval: the record this test's person signs for it.
+    fs.writeFileSync(path.join(root, '.pi', 'plans', `${id}.md`), await sealedByUser(bigPlan(id, 60, 'd'), root));
     const parser = new OffThreadParser(script);
     try {
       const store = await PlanStore.open(root, { ...nodePorts(root, { indexCache: false, blocking: false }), parser });
@@ -114,5 +116,111 @@ describe('OffThreadParser: Markdown parses of large plans on a worker thread', f
     } finally {
       parser.dispose();
     }
+  });
+
+  describe('refusals and the time budget: the thread that asked never parses a body the worker refused, failed on or overran', () => {
+    /** A stand-in worker: bodies with HANG never finish, CRASH ends the thread, others get an empty outline. */
+    let stub: string;
+    before(() => {
+      stub = path.join(dir, 'stubWorker.js');
+      fs.writeFileSync(
+        stub,
+        `const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (m) => {
+  if (m.index) return parentPort.postMessage({ id: m.id, entries: [] });
+  parentPort.postMessage({ id: m.id, begun: true });
+  if (m.body.includes('HANG')) for (;;) {}
+  if (m.body.includes('CRASH')) process.exit(3);
+  parentPort.postMessage({ id: m.id, outline: { sections: [], stepsSection: -1, steps: [] } });
+});
+`,
+      );
+    });
+
+    /** The refusal parsePlan throws for `text`. */
+    const refusalOf = (text: string): PlanError => {
+      try {
+        parsePlan(text);
+      } catch (e) {
+        assert.ok(isPlanError(e));
+        return e;
+      }
+      assert.fail('parsePlan read it');
+    };
+
+    it('a body the worker\'s scan refuses is remembered as refused before any parse here; the parse throws it at once, with its line in the file', async () => {
+      const parser = new OffThreadParser(script);
+      try {
+        const text = bigPlan('PLAN-0000f001', 8, 'f1').replace('## Steps', `Deep:\n\n${'> '.repeat(50)}x\n\n## Steps`);
+        const body = bodyOf(text)!;
+        await parser.prepare(text);
+        assert.equal(hasOutline(body), false);
+        assert.equal(knownRefusal(body)?.rule, 'markdown-quote-depth', 'the worker\'s refusal, remembered on this thread');
+        const e = refusalOf(text);
+        assert.equal(e.details.rule, 'markdown-quote-depth');
+        assert.equal(e.details.line, text.split('\n').findIndex((l) => l.startsWith('> > >')) + 1);
+        // Asked again: nothing is sent (the refusal is known).
+        await parser.prepare(text);
+        assert.equal(parser.started, 1);
+      } finally {
+        parser.dispose();
+      }
+    });
+
+    it('a parse over the deadline ends the worker: the body is refused (markdown-timeout), a request queued behind it goes to a new worker', async () => {
+      const failures: Error[] = [];
+      const parser = new OffThreadParser(stub, 2048, (e) => failures.push(e), 60_000, 200);
+      try {
+        const hang = bigPlan('PLAN-0000f002', 20, 'HANG');
+        const next = bigPlan('PLAN-0000f003', 20, 'f3');
+        await Promise.all([parser.prepare(hang), parser.prepare(next)]);
+        const e = refusalOf(hang);
+        assert.equal(e.details.rule, 'markdown-timeout');
+        assert.equal(e.code, 'TOO_LARGE');
+        assert.match(e.message, /took over 0\.2 s to parse and was stopped: split the plan/);
+        assert.equal(hasOutline(bodyOf(hang)!), false, 'never parsed here');
+        assert.equal(hasOutline(bodyOf(next)!), true, 'answered by the next worker');
+        assert.equal(parser.started, 2);
+        assert.ok(failures.some((f) => /took over 200 ms/.test(f.message)));
+        // The refused text again: refused at once, nothing sent.
+        await parser.prepare(hang);
+        assert.equal(parser.started, 2);
+        assert.equal(refusalOf(hang).details.rule, 'markdown-timeout');
+      } finally {
+        parser.dispose();
+      }
+    });
+
+    it('a worker that dies on a body: that body is refused, never parsed here; the worker is replaced', async () => {
+      const parser = new OffThreadParser(stub, 2048, () => undefined, 60_000, 5_000);
+      try {
+        const crash = bigPlan('PLAN-0000f004', 20, 'CRASH');
+        const after = bigPlan('PLAN-0000f005', 20, 'f5');
+        await Promise.all([parser.prepare(crash), parser.prepare(after)]);
+        assert.equal(refusalOf(crash).details.rule, 'markdown-parse-failed');
+        assert.equal(hasOutline(bodyOf(after)!), true);
+        assert.equal(parser.started, 2);
+      } finally {
+        parser.dispose();
+      }
+    });
+
+    it('a store with the parser port refuses the read of a plan the worker overran, with the reason, and reads others', async () => {
+      const root = path.join(dir, 'ws-refused');
+      fs.mkdirSync(path.join(root, '.pi', 'plans'), { recursive: true });
+      fs.writeFileSync(path.join(root, '.pi', 'plans', 'PLAN-0000f006.md'), bigPlan('PLAN-0000f006', 20, 'HANG again').replace('status: executing', 'status: draft'));
+      fs.writeFileSync(path.join(root, '.pi', 'plans', 'PLAN-0000f007.md'), bigPlan('PLAN-0000f007', 1, 'small').replace('status: executing', 'status: draft'));
+      const parser = new OffThreadParser(stub, 2048, () => undefined, 60_000, 200);
+      try {
+        const store = await PlanStore.open(root, { ...nodePorts(root, { indexCache: false, blocking: false }), parser });
+        await assert.rejects(store.read('PLAN-0000f006'), (e: unknown) => isPlanError(e) && e.details.rule === 'markdown-timeout' && e.details.file === '.pi/plans/PLAN-0000f006.md');
+        // Again: the same refusal, at once (the worker is not asked again).
+        await assert.rejects(store.read('PLAN-0000f006'), (e: unknown) => isPlanError(e) && e.details.rule === 'markdown-timeout');
+        assert.equal(parser.started, 1);
+        assert.equal((await store.read('PLAN-0000f007')).fm.id, 'PLAN-0000f007');
+      } finally {
+        parser.dispose();
+      }
+    });
   });
 });

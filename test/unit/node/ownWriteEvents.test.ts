@@ -1,3 +1,4 @@
+import { seenNow } from '../../helpers/approvals';
 // An update's change is announced once, whoever reads the file meanwhile. A re-scan (and a
 // watcher's refresh) runs in the store's queue, an update does not: a re-scan that stat'ed the
 // file after the update's write but compared before the update set its own index entry reads the
@@ -32,7 +33,7 @@ async function executingPlan() {
   const store = await PlanStore.open(root, { ...base, fs: fsPort });
   const { fm } = await store.create({ title: 'Race', goal: 'G', steps: [{ text: 'one' }, { text: 'two' }] }, 'agent');
   await store.update(fm.id, 'agent', (d, c) => submit(d, c));
-  await store.update(fm.id, 'user', (d, c) => approve(d, d.fm.version, c));
+  await store.update(fm.id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
   await store.update(fm.id, 'agent', (d, c) => startExecution(d, c));
   await store.update(fm.id, 'agent', (d, c) => markStep(d, 'S001', 'done', c));
   return { store, base, fsPort, id: fm.id };

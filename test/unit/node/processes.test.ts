@@ -1,3 +1,4 @@
+import { seenNow } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -130,7 +131,7 @@ describe('several OS processes and crashes (real disk)', function () {
     let doc = await store.create({ title: 'Crashy', goal: 'x', steps: [{ text: 'a' }, { text: 'b' }, { text: 'c' }] }, 'agent');
     const id = doc.fm.id;
     await store.update(id, 'agent', (d, c) => submit(d, c));
-    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
     await store.update(id, 'agent', (d, c) => startExecution(d, c));
     const file = path.join(root, '.pi/plans', `${id}.md`);
     let lastVersion = parsePlan(fs.readFileSync(file, 'utf8')).fm.version;

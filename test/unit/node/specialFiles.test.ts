@@ -1,3 +1,4 @@
+import { seenNow } from '../../helpers/approvals';
 // Only regular files are ever read: a FIFO, a socket, a device or a folder named like a plan is
 // listed as invalid with what it is, and never opened in a way that can block. On the real disk,
 // through the store and through the real `pi-plans` process (dist/cli.js, built by `npm run build`).
@@ -80,7 +81,7 @@ describe('only regular files are read (real disk)', function () {
       try {
         const store = await PlanStore.openForPlans(root, nodePorts(root, { indexCache: false, blocking }));
         await assert.rejects(store.read(id), (e: unknown) => isPlanError(e, 'NOT_A_FILE'));
-        await assert.rejects(store.update(id, 'user', (d, c) => approve(d, 1, c)), (e: unknown) => isPlanError(e, 'NOT_A_FILE'));
+        await assert.rejects(store.update(id, 'user', (d, c) => approve(d, seenNow(d, 1), c), { sign: true }), (e: unknown) => isPlanError(e, 'NOT_A_FILE'));
         const { problems } = await store.analyze(id);
         assert.deepEqual(problems.map((p) => p.code), ['not-a-file']);
         assert.match(problems[0].message, /is a named pipe, not a file/);
@@ -218,12 +219,12 @@ describe('a cold index reads each file once, and never a file over the cap (real
       };
       for (const id of ['PLAN-0000000a', 'PLAN-0000000b']) {
         assert.equal((await refused(store.read(id))).code, 'UNSAFE_PATH', id);
-        assert.equal((await refused(store.update(id, 'user', (d, c) => approve(d, 1, c)))).code, 'UNSAFE_PATH', id);
+        assert.equal((await refused(store.update(id, 'user', (d, c) => approve(d, seenNow(d, 1), c), { sign: true }))).code, 'UNSAFE_PATH', id);
       }
       const big = await refused(store.read('PLAN-0000000c'));
       assert.equal(big.code, 'TOO_LARGE');
       assert.match(big.message, new RegExp(`${3 * 2 ** 30} bytes, over the \\d+-byte limit`));
-      assert.equal((await refused(store.update('PLAN-0000000c', 'user', (d, c) => approve(d, 1, c)))).code, 'TOO_LARGE');
+      assert.equal((await refused(store.update('PLAN-0000000c', 'user', (d, c) => approve(d, seenNow(d, 1), c), { sign: true }))).code, 'TOO_LARGE');
       for (const [id, mtime] of before) assert.equal(fs.lstatSync(path.join(plans, `${id}.md`)).mtimeMs, mtime, `${id} untouched`);
       assert.equal(fs.readFileSync(path.join(root, 'elsewhere.md'), 'utf8'), PLAN('PLAN-0000000a'));
       assert.equal(fs.existsSync(path.join(root, 'missing.md')), false, 'nothing written through the dangling link');

@@ -1,3 +1,4 @@
+import { seenIn } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import { isPlanError } from '../../../src/core';
 import { ActivePlans, approvePlan, archivePlan, changePlanStatus, compareWithReviewed, editPlanStep, finishPlan, markPlanStep, rejectPlan, revisePlan, startPlan, submitPlan, updatePlan } from '../../../src/service';
@@ -28,7 +29,7 @@ describe('use cases (src/service): one path for every face', () => {
     const place = { store, folder: 'ws', active: activePlans() };
     const id = await planReady(store);
     await submitPlan(place, id, { actor: 'agent' });
-    await approvePlan(place, id, { actor: 'user', seenVersion: 2 });
+    await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, 2) });
     await assert.rejects(changePlanStatus(place, id, 'withdraw', { actor: 'agent' }), (e) => isPlanError(e, 'HUMAN_ONLY'));
     const w = await changePlanStatus(place, id, 'withdraw', { actor: 'user', expectedVersion: 3 });
     assert.equal(w.doc.fm.status, 'proposed');
@@ -76,9 +77,9 @@ describe('use cases (src/service): one path for every face', () => {
     assert.equal(sub.cancelled, false);
     assert.equal(sub.doc.fm.status, 'proposed');
     // A person approves what they reviewed; an agent cannot without the opt-in.
-    await assert.rejects(approvePlan(place, id, { actor: 'agent' }), (e) => isPlanError(e, 'HUMAN_ONLY'));
-    await assert.rejects(approvePlan(place, id, { actor: 'user', seenVersion: 2 }), (e) => isPlanError(e, 'STALE_APPROVAL'));
-    const ok = await approvePlan(place, id, { actor: 'user', seenVersion: 3 });
+    await assert.rejects(approvePlan(place, id, { actor: 'agent', seen: await seenIn(store, id) }), (e) => isPlanError(e, 'HUMAN_ONLY'));
+    await assert.rejects(approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, 2) }), (e) => isPlanError(e, 'STALE_APPROVAL'));
+    const ok = await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, 3) });
     assert.deepEqual([ok.doc.fm.approved_by, ok.doc.fm.approved_version], ['user', 3]);
     assert.deepEqual(active.ids(), []);
     await startPlan(place, id, { actor: 'agent' });
@@ -101,7 +102,7 @@ describe('use cases (src/service): one path for every face', () => {
     assert.deepEqual(r.doc.rejections, [{ version: 2, feedback: 'Split step one' }]);
     await editPlanStep(place, id, { op: 'update', id: 'S001', text: 'One, split' }, { actor: 'agent' });
     await submitPlan(place, id, { actor: 'agent' });
-    await approvePlan(place, id, { actor: 'cli' });
+    await approvePlan(place, id, { actor: 'cli', seen: await seenIn(store, id) });
     await startPlan(place, id, { actor: 'agent' });
     await markPlanStep(place, id, 'S001', 'done', undefined, { actor: 'agent' });
     const { doc, revision } = await revisePlan(place, id, '## Goal\nG\n\n## Steps\n1. [x] S001 One, split\n2. [ ] S002 Two, better\n', {}, { actor: 'agent' });
@@ -116,7 +117,7 @@ describe('use cases (src/service): one path for every face', () => {
     const store = await PlanStore.open('/ws', ports);
     const id = await planReady(store);
     await submitPlan({ store }, id, { actor: 'agent' });
-    await approvePlan({ store }, id, { actor: 'cli' });
+    await approvePlan({ store }, id, { actor: 'cli', seen: await seenIn(store, id) });
     await startPlan({ store }, id, { actor: 'agent' });
     const failed = await finishPlan({ store }, id, 'fail', 'the build broke', { actor: 'agent' });
     assert.equal(failed.doc.fm.status, 'failed');
@@ -144,7 +145,7 @@ describe('use cases (src/service): one path for every face', () => {
       assert.deepEqual(cmp.comments.map((c) => `${c.anchor}:${c.addressed}`), ['S001:true', 'S002:false']);
       // Never indexed, never listed.
       assert.deepEqual(store.list().map((e) => e.id), [id]);
-      await approvePlan(place, id, { actor: 'user' });
+      await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id) });
       assert.deepEqual(await store.snapshotVersions(id), [2, 5]);
     });
 
@@ -171,7 +172,7 @@ describe('use cases (src/service): one path for every face', () => {
       const snap = `${store.reviewsDir}/${id}/v2.md`;
       fs.files.set(snap, new TextEncoder().encode('---\nnot: a plan\n---\n'));
       await editPlanStep(place, id, { op: 'update', id: 'S001', text: 'changed' }, { actor: 'agent' });
-      assert.deepEqual(await compareWithReviewed(place, id), { unavailable: 'the kept version v2 could not be read (corrupted: its file is not a plan)', unreadableVersion: 2, comments: [] });
+      assert.deepEqual(await compareWithReviewed(place, id), { unavailable: `the kept version v2 could not be read (the review copy was changed: it is not ${id}'s text of v2)`, unreadableVersion: 2, comments: [] });
       // Bytes that are not UTF-8: that kept version is named as unreadable, not "none kept".
       fs.files.set(snap, new Uint8Array([0xff, 0xfe, 0x00]));
       assert.deepEqual(await compareWithReviewed(place, id), { unavailable: 'the kept version v2 could not be read (corrupted: its file is not valid UTF-8)', unreadableVersion: 2, comments: [] });

@@ -1,3 +1,4 @@
+import { seenNow } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import {
@@ -172,9 +173,9 @@ class Submit extends OnPlan {
 
 class Approve extends OnPlan {
   async apply(_m: Model, r: Real, id: string, p: ModelPlan) {
-    const op = (d: PlanDocument, ctx: OpContext) => approve(d, d.fm.version, ctx);
+    const op = (d: PlanDocument, ctx: OpContext) => approve(d, seenNow(d), ctx);
     if (p.status !== 'proposed') return refused(r, id, 'INVALID_TRANSITION', 'user', op);
-    await r.store.update(id, 'user', op, { expectedVersion: p.version });
+    await r.store.update(id, 'user', op, { expectedVersion: p.version, sign: true });
     p.approvedBy = 'user';
     p.approvedVersion = p.version;
     p.status = 'approved';
@@ -254,7 +255,7 @@ class StaleUpdate extends OnPlan {
 
 class AgentApprove extends OnPlan {
   async apply(_m: Model, r: Real, id: string) {
-    await refused(r, id, 'HUMAN_ONLY', 'agent', (d, ctx) => approve(d, d.fm.version, ctx));
+    await refused(r, id, 'HUMAN_ONLY', 'agent', (d, ctx) => approve(d, seenNow(d), ctx));
   }
 }
 

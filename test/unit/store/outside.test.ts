@@ -1,3 +1,4 @@
+import { seenNow } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import { approve, submit } from '../../../src/core';
 import { PlanStore, PlansChangeEvent } from '../../../src/store';
@@ -25,7 +26,7 @@ describe('change events say which changes came from outside', () => {
     await store.rescan();
     assert.deepEqual(events.at(-1)!.outside, [name]);
     // And our next write is ours again.
-    await store.update(doc.fm.id, 'user', (d, c) => (d.fm.status === 'approved' ? { text: d.text.replace('title: "T2"', 'title: "T3"').replace(/version: (\d+)/, (_m, v) => `version: ${Number(v) + 1}`), status: d.fm.status, event: 'edit' } : approve(d, d.fm.version, c)));
+    await store.update(doc.fm.id, 'user', (d, c) => (d.fm.status === 'approved' ? { text: d.text.replace('title: "T2"', 'title: "T3"').replace(/version: (\d+)/, (_m, v) => `version: ${Number(v) + 1}`), status: d.fm.status, event: 'edit' } : approve(d, seenNow(d), c)));
     assert.deepEqual(events.at(-1)!.outside, []);
   });
 });
@@ -37,7 +38,7 @@ describe('an approved plan edited outside the store', () => {
     const doc = await store.create({ title: 'T', goal: 'G', steps: [{ text: 'a' }], status: 'proposed' }, 'agent');
     const name = `${doc.fm.id}.md`;
     const file = `/w/.pi/plans/${name}`;
-    await store.update(doc.fm.id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(doc.fm.id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
     const before = store.entry(doc.fm.id)!;
     assert.equal(await store.attention(before), undefined);
     const events: PlansChangeEvent[] = [];

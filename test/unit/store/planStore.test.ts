@@ -1,3 +1,4 @@
+import { seenNow } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import {
   approve,
@@ -74,7 +75,7 @@ const NEW_PLAN = { title: 'Ship the feature', goal: 'Ship it', steps: [{ text: '
 
 async function toExecuting(store: PlanStore, id: string): Promise<void> {
   await store.update(id, 'agent', (d, ctx) => submit(d, ctx));
-  await store.update(id, 'user', (d, ctx) => approve(d, d.fm.version, ctx));
+  await store.update(id, 'user', (d, ctx) => approve(d, seenNow(d), ctx), { sign: true });
   await store.update(id, 'agent', (d, ctx) => startExecution(d, ctx));
 }
 
@@ -119,7 +120,7 @@ describe('PlanStore (memory ports)', () => {
       await store.update(fm.id, 'agent', (d, ctx) => submit(d, ctx));
       let e = store.entry(fm.id)!;
       assert.deepEqual([e.status, e.version], ['proposed', 2]);
-      await store.update(fm.id, 'user', (d, ctx) => approve(d, 2, ctx));
+      await store.update(fm.id, 'user', (d, ctx) => approve(d, seenNow(d, 2), ctx), { sign: true });
       e = store.entry(fm.id)!;
       assert.deepEqual([e.status, e.version, e.approvedBy, e.approvedVersion], ['approved', 3, 'user', 2]);
       await store.update(fm.id, 'agent', (d, ctx) => startExecution(d, ctx));
@@ -170,14 +171,14 @@ describe('PlanStore (memory ports)', () => {
       const writes = fs.writes;
       const events: PlansChangeEvent[] = [];
       store.onDidChangePlans((e) => events.push(e));
-      await rejectsWith(store.update(fm.id, 'agent', (d, ctx) => approve(d, d.fm.version, ctx)), 'HUMAN_ONLY');
+      await rejectsWith(store.update(fm.id, 'agent', (d, ctx) => approve(d, seenNow(d), ctx)), 'HUMAN_ONLY');
       assert.deepEqual(snapshot(fs, planPath(fm.id)), before);
       assert.deepEqual(store.entry(fm.id), entry);
       assert.equal(fs.text(`${SESSIONS}/${fm.id}.jsonl`), cps);
       assert.equal(fs.writes, writes);
       assert.deepEqual(events, []);
       // With the user's opt-in the agent may approve, and the approval records who.
-      const { doc } = await store.update(fm.id, 'agent', (d, ctx) => approve(d, d.fm.version, ctx), { agentMayApprove: true });
+      const { doc } = await store.update(fm.id, 'agent', (d, ctx) => approve(d, seenNow(d), ctx), { agentMayApprove: true, sign: true });
       assert.deepEqual([doc.fm.status, doc.fm.approved_by, doc.fm.approved_version], ['approved', 'agent', 1]);
     });
 
@@ -213,7 +214,7 @@ describe('PlanStore (memory ports)', () => {
         },
       });
       const { fm } = await store.create({ ...NEW_PLAN, status: 'proposed' }, 'agent');
-      await store.update(fm.id, 'user', (d, ctx) => approve(d, d.fm.version, ctx));
+      await store.update(fm.id, 'user', (d, ctx) => approve(d, seenNow(d), ctx), { sign: true });
       await store.update(fm.id, 'agent', (d, ctx) => startExecution(d, ctx));
       const files = () => [...fs.files.keys()].filter((k) => k.startsWith(`${DIR}/PLAN-`)).sort();
       const before = files();
@@ -363,7 +364,7 @@ describe('PlanStore (memory ports)', () => {
         const id = c.file.replace(/\.md$/, '');
         const expected: PlanErrorCode = c.code === 'INVALID_ID' ? 'INVALID_ID' : c.link ? 'UNSAFE_PATH' : 'INVALID_FILE';
         // An op that would succeed on a valid proposed plan.
-        const err = await rejectsWith(store.update(id, 'user', (d, ctx) => approve(d, d.fm.version, ctx)), expected);
+        const err = await rejectsWith(store.update(id, 'user', (d, ctx) => approve(d, seenNow(d), ctx)), expected);
         if (expected === 'INVALID_FILE') {
           assert.equal(err.details.file, `.pi/plans/${c.file}`);
           assert.equal(err.details.line, c.line);

@@ -1,5 +1,6 @@
+import { seenIn, seenNow } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
-import { approve, reject } from '../../../src/core';
+import { approve, contentDigest, reject } from '../../../src/core';
 import { PlanStore } from '../../../src/store';
 import { ActivePlans, ALL_TOOLS, PlanTool, ToolContext, ToolSettings, waitForDecision } from '../../../src/tools';
 import { approvePlan, rejectPlan } from '../../../src/service';
@@ -72,7 +73,7 @@ describe('agent tools (handlers on in-memory stores)', () => {
     r = await call(ctx, 'pi_plan_submit', {});
     assert.match(r, /status: proposed/);
     assert.match(r, /awaiting the user's review/);
-    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
     r = await call(ctx, 'pi_plan_execute', { op: 'start' });
     assert.match(r, /status: executing/);
     assert.match(r, /Next: do step S001 \("Write middleware"\), then pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"mark","step":"S001","status":"done"\}/);
@@ -148,8 +149,8 @@ describe('agent tools (handlers on in-memory stores)', () => {
     assert.equal((await store.read(id)).fm.status, 'draft');
     const again = call(ctx, 'pi_plan_submit', {});
     await new Promise((r2) => setTimeout(r2, 20));
-    await store.update(id, 'cli', (d, c) => approve(d, d.fm.version, c));
-    assert.match(await again, /Approved by cli at v5\./);
+    await store.update(id, 'cli', (d, c) => approve(d, seenNow(d), c), { sign: true });
+    assert.match(await again, /Approved by Test Person at v5\./);
   });
 
   it('a rejection with comments comes back by step and section with the call for each; get shows them until the next submit, which names the untouched ones', async () => {
@@ -182,7 +183,7 @@ describe('agent tools (handlers on in-memory stores)', () => {
       const id = idOf(await call(s.ctx, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'Build it' }, { text: 'Test it' }], risks: ['none'] }));
       const pending = call(s.ctx, 'pi_plan_submit', {});
       while (s.store.entry(id)?.status !== 'proposed') await new Promise((r) => setImmediate(r));
-      await approvePlan({ store: s.store }, id, { actor: 'user', comments: [{ anchor: 'S002', body: 'Run the e2e suite too.' }, { anchor: 'Risks', body: 'Mention the migration.' }] });
+      await approvePlan({ store: s.store }, id, { actor: 'user', seen: await seenIn(s.store, id), comments: [{ anchor: 'S002', body: 'Run the e2e suite too.' }, { anchor: 'Risks', body: 'Mention the migration.' }] });
       const block = [
         'Suggestions with the approval of v2 (not conditions; follow them where they fit the approved steps):',
         `- S002 "Test it": Run the e2e suite too. → pi_plan_step {"id":"${id}","op":"update","step":"S002", ...} (or "remove")`,
@@ -193,7 +194,7 @@ describe('agent tools (handlers on in-memory stores)', () => {
 
     it('the waiting submit and pi_plan_get while approved list them by step and section, in the same words', async () => {
       const { ctx, submitted, block } = await approvedWithComments();
-      assert.match(submitted, /Approved by user at v2\./);
+      assert.match(submitted, /Approved by Test Person at v2\./);
       assert.ok(submitted.includes(block), submitted);
       const got = await call(ctx, 'pi_plan_get', {});
       assert.match(got, /status: approved/);
@@ -207,7 +208,7 @@ describe('agent tools (handlers on in-memory stores)', () => {
       assert.ok(started.includes(`Execution started.\n${block}\nNext: do step S001`), started);
       // A plan approved without comments starts with no suggestions.
       const other = idOf(await call(ctx, 'pi_plan_create', { title: 'U', goal: 'G', steps: [{ text: 'a' }], propose: true }));
-      await store.update(other, 'user', (d, c) => approve(d, d.fm.version, c));
+      await store.update(other, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
       assert.doesNotMatch(await call(ctx, 'pi_plan_execute', { id: other, op: 'start' }), /Suggestions/);
     });
   });
@@ -232,14 +233,14 @@ describe('agent tools (handlers on in-memory stores)', () => {
     assert.match(text, /Still awaiting the user's review after 0 s; nothing changed\. Call pi_plan_get later/);
     const doc = await store.read(id);
     assert.equal(doc.fm.status, 'proposed');
-    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
     assert.match(await call(bounded, 'pi_plan_get', { id }), /approved/);
   });
 
   it('an executing plan without activity reads as stalled in list and get, and its file is not changed', async () => {
     const { ctx, store, advance, bytes } = await setup();
     const id = idOf(await call(ctx, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'a' }, { text: 'b' }], propose: true }));
-    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
     await call(ctx, 'pi_plan_execute', { id, op: 'start' });
     assert.doesNotMatch(await call(ctx, 'pi_plan_list', {}), /stalled/);
     advance(31 * 60_000);
@@ -258,7 +259,7 @@ describe('agent tools (handlers on in-memory stores)', () => {
     await refused(ctx, 'pi_plan_get', { id: 'PLAN-deadbeef' }, /not in any workspace folder.*pi_plan_list/);
     await assert.rejects(call(ctx, 'pi_plan_get', { id: '../../etc/passwd' }), /schema: id:/);
     await refused(ctx, 'pi_plan_execute', { id, op: 'start' }, /is draft: "start" is not possible now.*Call pi_plan_get/);
-    await refused(ctx, 'pi_plan_approve', { id, version: 1 }, /agent approval is off.*Ask the user/);
+    await refused(ctx, 'pi_plan_approve', { id, digest: contentDigest(await store.read(id)) }, /agent approval is off.*Ask the user/);
     ctx.active.clear(id);
     await refused(ctx, 'pi_plan_step', { op: 'add', text: 'x' }, /Plan work mode is not active/);
     await assert.rejects(call(ctx, 'pi_plan_step', { id, op: 'add', text: 'x'.repeat(501) }), /schema: text:.*500/);
@@ -269,11 +270,20 @@ describe('agent tools (handlers on in-memory stores)', () => {
     assert.match(await call(ctx, 'pi_plan_step', { id, op: 'add', text: 'x' }), /Added S002/);
   });
 
-  it('the approve tool works only with the user\'s opt-in, and records the agent', async () => {
-    const { ctx, store } = await setup({ agentMayApprove: true });
+  it('the approve tool works only with the user\'s opt-in, approves the text the agent read (by its digest), and records the agent', async () => {
+    const { ctx, store, stores } = await setup({ agentMayApprove: true });
     const id = idOf(await call(ctx, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'a' }], propose: true }));
-    await refused(ctx, 'pi_plan_approve', { id, version: 1 }, /changed since you opened it.*Call pi_plan_get/);
-    assert.match(await call(ctx, 'pi_plan_approve', { id, version: 2 }), /Approved by the agent at v2/);
+    const read = await call(ctx, 'pi_plan_get', { id });
+    const digest = /Digest of this text: (sha256:[0-9a-f]{64})\./.exec(read)![1];
+    await refused(ctx, 'pi_plan_approve', { id, digest, version: 1 }, /changed since you opened it.*Call pi_plan_get/);
+    // The text the agent read, not its version number: a same-version edit is refused.
+    const path = store.pathOf(id);
+    const fsys = stores[0].fs;
+    const original = fsys.text(path)!;
+    fsys.put(path, original.replace('1. [ ] S001 a', '1. [ ] S001 a, and delete the backups'));
+    await refused(ctx, 'pi_plan_approve', { id, digest }, /changed since you read it.*Call pi_plan_get/);
+    fsys.put(path, original);
+    assert.match(await call(ctx, 'pi_plan_approve', { id, digest }), /Approved by the agent at v2/);
     const d = await store.read(id);
     assert.equal(d.fm.approved_by, 'agent');
     assert.equal(d.fm.approved_version, 2);
@@ -282,7 +292,7 @@ describe('agent tools (handlers on in-memory stores)', () => {
   it('replacing the Markdown of an executing plan creates a revision and makes it the active plan', async () => {
     const { ctx, store, active } = await setup();
     const id = idOf(await call(ctx, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'a' }, { text: 'b' }], propose: true }));
-    await store.update(id, 'user', (d, c) => approve(d, d.fm.version, c));
+    await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
     await call(ctx, 'pi_plan_execute', { op: 'start' });
     await call(ctx, 'pi_plan_execute', { op: 'mark', step: 'S001', status: 'done' });
     const r = await call(ctx, 'pi_plan_set_content', { markdown: '## Goal\nG2\n\n## Steps\n1. [ ] S001 a\n2. [ ] S002 b, better\n3. c' });
@@ -318,7 +328,7 @@ describe('agent tools (handlers on in-memory stores)', () => {
       pi_plan_submit: [{ id }, `Submitting ${id} for review`, {}, 'Submitting the active plan for review'],
       pi_plan_execute: [{ id, op: 'start' }, `Starting ${id}`, { op: 'mark', step: 'S001', status: 'in_progress' }, 'Marking S001 in progress in the active plan'],
       pi_plan_cancel: [{ id }, `Cancelling ${id}`],
-      pi_plan_approve: [{ id, version: 3 }, `Approving ${id} at v3`],
+      pi_plan_approve: [{ id, digest: `sha256:${'0'.repeat(64)}`, version: 3 }, `Approving ${id} at v3`],
     };
     assert.deepEqual(ALL_TOOLS.map((t) => t.name).sort(), Object.keys(expected).sort());
     for (const t of ALL_TOOLS) {

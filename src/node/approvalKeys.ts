@@ -1,0 +1,295 @@
+/**
+ * The user's approval keys on this machine, kept in the user's configuration folder (never in a
+ * workspace): an Ed25519 key pair that signs the person's approvals, the public keys of other
+ * people whose approvals this user trusts, and the approvals made elsewhere that a person here
+ * confirmed. Every face (the CLI, the MCP server, the VS Code extension) reads the same folder, so
+ * an approval made in one is valid in the others.
+ *
+ * Files in the folder (`$XDG_CONFIG_HOME/pi-plans` or `~/.config/pi-plans`):
+ * - `approval-key.pem`: the private key (PKCS#8, mode 0600), made on the first approval;
+ * - `config.json`: `{ "name": "Ana", "trustedApprovers": [{ "name": "Bo", "key": "ed25519:…" }], "agentMayApprove": false }`;
+ * - `confirmed-approvals.json`: the signatures of approvals confirmed here.
+ */
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, sign as signData, verify as verifyData } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ApprovalKeyring, ApprovalSigner, KEY_PATTERN, PlanError, shortKey, SIGNATURE_PATTERN } from '../core';
+import type { ApprovalKeysPort } from '../store';
+
+/** The user's configuration folder for Pi Plans: `$XDG_CONFIG_HOME/pi-plans`, else `~/.config/pi-plans`. */
+export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'pi-plans');
+}
+
+/** The user's state folder for Pi Plans (review copies): `PI_PLANS_STATE_DIR`, else `$XDG_STATE_HOME/pi-plans`, else `~/.local/state/pi-plans`. */
+export function userStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.PI_PLANS_STATE_DIR || path.join(env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state'), 'pi-plans');
+}
+
+/** The real path of `p`, or of its nearest existing ancestor with the rest appended (a folder not made yet resolves where it will be). */
+function realPathOf(p: string): string {
+  const abs = path.resolve(p);
+  let head = abs;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(head), ...rest);
+    } catch {
+      const parent = path.dirname(head);
+      if (parent === head) return abs;
+      rest.unshift(path.basename(head));
+      head = parent;
+    }
+  }
+}
+
+/**
+ * Why a user folder cannot be trusted with Pi Plans' keys and settings: it resolves inside a
+ * workspace, where an agent that edits files could read the key or turn agent approval on.
+ * Undefined when it lies outside every workspace given.
+ */
+export function folderInsideWorkspace(dir: string, workspaces: readonly string[], what: string): string | undefined {
+  const real = realPathOf(dir);
+  for (const w of workspaces) {
+    const root = realPathOf(w);
+    if (real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) {
+      return `the user's configuration folder for Pi Plans (${dir}) is inside the workspace ${w}, where an agent could edit ${what}: set XDG_CONFIG_HOME to a folder outside every workspace`;
+    }
+  }
+  return undefined;
+}
+
+/** The user's configuration file, as far as Pi Plans reads it. */
+export interface UserConfig {
+  name?: string;
+  agentMayApprove?: boolean;
+  trustedApprovers?: { name?: string; key: string }[];
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** `config.json` of the folder, keeping only well-formed fields (a broken file is an empty one). */
+export function readUserConfig(configDir: string): UserConfig {
+  const raw = readJson(path.join(configDir, 'config.json'));
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  const r = raw as Record<string, unknown>;
+  const out: UserConfig = {};
+  if (typeof r.name === 'string' && r.name.trim()) out.name = r.name.trim().slice(0, 100);
+  if (r.agentMayApprove === true) out.agentMayApprove = true;
+  if (Array.isArray(r.trustedApprovers)) {
+    out.trustedApprovers = r.trustedApprovers
+      .filter((t): t is { key: string; name?: unknown } => !!t && typeof t === 'object' && typeof (t as { key?: unknown }).key === 'string' && KEY_PATTERN.test((t as { key: string }).key))
+      .map((t) => ({ key: t.key, ...(typeof t.name === 'string' ? { name: t.name.slice(0, 100) } : {}) }));
+  }
+  return out;
+}
+
+/** Writes a JSON file of the folder atomically (a temp file beside it, renamed), private to the user. */
+function writeJson(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n', { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** The public key of a private key, as records write it: `ed25519:<base64url>`. */
+function publicKeyText(key: KeyObject): string {
+  return `ed25519:${createPublicKey(key).export({ format: 'jwk' }).x}`;
+}
+
+/**
+ * The sizes and modification times of the files a keyring is read from: a change of any makes a
+ * new keyring. Asynchronous: the extension host's thread makes no file-system call that waits.
+ */
+async function stamp(files: readonly string[]): Promise<string> {
+  const stats = await Promise.all(files.map((f) => fs.promises.stat(f).then((st) => `${st.size}:${st.mtimeMs}:${st.ino}`, () => '-')));
+  return stats.join('|');
+}
+
+/** How many confirmations are kept (the oldest go first). */
+const CONFIRMATIONS_KEPT = 1000;
+
+/**
+ * The Node adapter of the approval keys port. `workspaces`: the folders this face works in; a
+ * configuration folder inside one of them is refused (no approval is valid, none can be signed).
+ */
+export class NodeApprovalKeys implements ApprovalKeysPort {
+  private readonly keyFile: string;
+  private readonly configFile: string;
+  private readonly confirmedFile: string;
+  private cached: { stamp: string; keyring: ApprovalKeyring } | undefined;
+  private readonly publicKeys = new Map<string, KeyObject | null>();
+  private readonly verified = new Map<string, boolean>();
+
+  constructor(
+    readonly configDir: string,
+    private readonly workspaces: () => readonly string[],
+  ) {
+    this.keyFile = path.join(configDir, 'approval-key.pem');
+    this.configFile = path.join(configDir, 'config.json');
+    this.confirmedFile = path.join(configDir, 'confirmed-approvals.json');
+  }
+
+  /** Why this folder is not used, if it is not (it lies inside a workspace). */
+  problem(): string | undefined {
+    return folderInsideWorkspace(this.configDir, this.workspaces(), 'the approval key and the trusted approvers');
+  }
+
+  async keyring(): Promise<ApprovalKeyring> {
+    const now = `${this.workspaces().join('\n')}#${await stamp([this.keyFile, this.configFile, this.confirmedFile])}`;
+    if (this.cached?.stamp === now) return this.cached.keyring;
+    const problem = this.problem();
+    const own = problem ? undefined : this.ownKey(false);
+    const config = problem ? {} : readUserConfig(this.configDir);
+    const trusted = new Map((config.trustedApprovers ?? []).map((t) => [t.key, t.name]));
+    const confirmed = new Set(problem ? [] : this.confirmations().map((c) => c.signature));
+    const ownKey = own ? publicKeyText(own) : undefined;
+    const keyring: ApprovalKeyring = {
+      problem,
+      verify: (payload, signature, key) => this.verify(payload, signature, key),
+      trust: (key) => (key === ownKey ? { kind: 'own' } : trusted.has(key) ? { kind: 'trusted', name: trusted.get(key) } : undefined),
+      confirmed: (signature) => confirmed.has(signature),
+    };
+    this.cached = { stamp: now, keyring };
+    return keyring;
+  }
+
+  async signer(): Promise<ApprovalSigner> {
+    const problem = this.problem();
+    if (problem) throw new PlanError('APPROVAL_INVALID', `approvals cannot be signed: ${problem}`);
+    const key = this.ownKey(true)!;
+    const name = readUserConfig(this.configDir).name ?? safeUserName();
+    return { key: publicKeyText(key), approver: name, sign: (payload) => signData(null, Buffer.from(payload, 'utf8'), key).toString('base64url') };
+  }
+
+  async confirm(signature: string, about: { plan: string; approver: string; key: string }): Promise<void> {
+    const problem = this.problem();
+    if (problem) throw new PlanError('APPROVAL_INVALID', `the confirmation cannot be kept: ${problem}`);
+    const list = this.confirmations().filter((c) => c.signature !== signature);
+    list.push({ signature, plan: about.plan, approver: about.approver, key: about.key, at: new Date().toISOString() });
+    writeJson(this.confirmedFile, { confirmed: list.slice(-CONFIRMATIONS_KEPT) });
+    this.cached = undefined;
+  }
+
+  /** Trusts another person's key: their approvals are valid here without a confirmation. */
+  trust(key: string, name: string): void {
+    if (!KEY_PATTERN.test(key)) throw new PlanError('INVALID_INPUT', `"${key.slice(0, 60)}" is not an approval key: it is ed25519: and 43 characters, as \`pi-plans key\` prints it`);
+    const problem = this.problem();
+    if (problem) throw new PlanError('APPROVAL_INVALID', `the key cannot be trusted: ${problem}`);
+    const raw = readJson(this.configFile);
+    const config = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+    const list = readUserConfig(this.configDir).trustedApprovers?.filter((t) => t.key !== key) ?? [];
+    writeJson(this.configFile, { ...config, trustedApprovers: [...list, { name, key }] });
+    this.cached = undefined;
+  }
+
+  /** This user's public key and name (the key pair is made when `create`). */
+  identity(create: boolean): { key?: string; name: string } {
+    const k = this.ownKey(create);
+    return { key: k ? publicKeyText(k) : undefined, name: readUserConfig(this.configDir).name ?? safeUserName() };
+  }
+
+  private confirmations(): { signature: string; plan?: string; approver?: string; key?: string; at?: string }[] {
+    const raw = readJson(this.confirmedFile) as { confirmed?: unknown } | undefined;
+    if (!raw || !Array.isArray(raw.confirmed)) return [];
+    return raw.confirmed.filter((c): c is { signature: string } => !!c && typeof c === 'object' && typeof (c as { signature?: unknown }).signature === 'string' && SIGNATURE_PATTERN.test((c as { signature: string }).signature));
+  }
+
+  /** The private key; made (0600, never overwritten: a racing process's key is read instead) when `create`. */
+  private ownKey(create: boolean): KeyObject | undefined {
+    try {
+      return readPrivateKey(this.keyFile);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !create) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw new PlanError('APPROVAL_INVALID', `the approval key ${this.keyFile} cannot be read (${(e as Error).message}): remove it to make a new one (approvals it signed then need a person's approval again)`);
+      }
+    }
+    fs.mkdirSync(this.configDir, { recursive: true, mode: 0o700 });
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+    try {
+      const fd = fs.openSync(this.keyFile, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+      try {
+        fs.writeSync(fd, pem);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    this.cached = undefined;
+    return readPrivateKey(this.keyFile);
+  }
+
+  private verify(payload: string, signature: string, key: string): boolean {
+    if (!KEY_PATTERN.test(key) || !SIGNATURE_PATTERN.test(signature)) return false;
+    const memo = `${key}\n${signature}\n${payload}`;
+    const hit = this.verified.get(memo);
+    if (hit !== undefined) return hit;
+    let pub = this.publicKeys.get(key);
+    if (pub === undefined) {
+      try {
+        pub = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.slice('ed25519:'.length) }, format: 'jwk' });
+      } catch {
+        pub = null;
+      }
+      this.publicKeys.set(key, pub);
+    }
+    let ok: boolean;
+    try {
+      ok = !!pub && verifyData(null, Buffer.from(payload, 'utf8'), pub, Buffer.from(signature, 'base64url'));
+    } catch {
+      ok = false;
+    }
+    if (this.verified.size > 2000) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(memo, ok);
+    return ok;
+  }
+}
+
+/** Reads the private key file without following a link (a planted link is not the user's key). */
+function readPrivateKey(file: string): KeyObject {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    return createPrivateKey(fs.readFileSync(fd, 'utf8'));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The login name, or "someone" where the system has none. */
+function safeUserName(): string {
+  try {
+    return os.userInfo().username || 'someone';
+  } catch {
+    return 'someone';
+  }
+}
+
+/** A key for messages: `ed25519:AbCd…` (re-exported for the faces). */
+export { shortKey };
+
+/** The folder, in the user's state folder, where a workspace's review copies are kept (by the workspace's real path). */
+export function reviewCopiesDir(root: string, stateDir = userStateDir()): string {
+  let real = path.resolve(root);
+  try {
+    real = fs.realpathSync(real);
+  } catch {
+    /* a workspace not made yet: its path as given */
+  }
+  return path.join(stateDir, 'reviews', createHash('sha256').update(real).digest('hex').slice(0, 16)).split(path.sep).join('/');
+}
+
+/** The ports a store needs from the user's folders (outside the workspace): the approval keys, and where review copies go. */
+export function userPorts(root: string, keys: NodeApprovalKeys = new NodeApprovalKeys(userConfigDir(), () => [root])): { approvals: ApprovalKeysPort; reviewCopies: string } {
+  return { approvals: keys, reviewCopies: reviewCopiesDir(root) };
+}
