@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { freePort, ROOT, startCodeServer } from '../test/harness/codeServer.mjs';
+import { freePort, ROOT, sampleApprovers, startCodeServer } from '../test/harness/codeServer.mjs';
 import { freshWorkspace } from '../test/harness/fixtures.mjs';
 
 const check = process.argv.includes('--check');
@@ -232,6 +232,8 @@ async function main() {
     // No Welcome tab, no animations, no tips (startCodeServer's base settings); no empty Chat
     // panel beside the plan (Copilot cannot sign in here); the sample agent starts once.
     settings: { 'workbench.secondarySideBar.defaultVisibility': 'hidden', 'piPlansDemo.autoStart': autoStart, 'piPlansDemo.stepDelayMs': stepMs },
+    // You approve under your login name; the sample reviewer who approved the sample's running plan is trusted.
+    userConfig: { trustedApprovers: sampleApprovers() },
     signal: abort.signal,
   });
   const server = await starting;

@@ -14,14 +14,19 @@ import type { EDITABLE_SECTIONS, InvalidView, PlanEditorCommand, PlanView, ViewN
 import type { AttentionFlag } from './attentionOrder';
 import { parsePlan, PlanDocument } from './document';
 import { isPlanError } from './errors';
+import { LIMITS } from './limits';
+import { parseFailure, scanMarkdown } from './markdownGuard';
 import { planCommands, stepMarks } from './planActions';
-import { editedInPlace, isReviewHistoryTitle, progressOf } from './policy';
-import { commentAddressed, comparePlans, describeComparison, PlanComparison } from './review';
+import { editedInPlace, progressOf } from './policy';
+import { commentAddressed, comparePlans, describeComparison, PlanComparison, reviewHistoryOf } from './review';
+import { type ApprovalStanding, contentDigest, standingProblem } from './approval';
 import type { Checkpoint } from './schema';
 
 /**
  * Raw HTML in a plan is shown as the text it is (inline or block code): a reviewer sees that the
- * plan carries markup, and none of it is ever parsed as HTML.
+ * plan carries markup (an HTML comment included), and none of it is ever parsed as HTML. A link
+ * reference definition (`[x]: url "title"`), which Markdown draws as nothing, is shown as the
+ * line it is too: the agent reads it, so the reviewer sees it.
  */
 function htmlAsText() {
   const visit = (node: MdNode): void => {
@@ -30,12 +35,15 @@ function htmlAsText() {
       if (child.type === 'html') {
         const block = node.type === 'root' || node.type === 'listItem' || node.type === 'blockquote';
         child.type = block ? 'code' : 'inlineCode';
+      } else if (child.type === 'definition') {
+        child.type = 'code';
+        child.value = `[${child.label ?? child.identifier ?? ''}]: ${child.url ?? ''}${child.title ? ` "${child.title}"` : ''}`;
       } else visit(child);
     }
   };
   return (tree: MdNode) => visit(tree);
 }
-type MdNode = { type: string; value?: string; children?: MdNode[] };
+type MdNode = { type: string; value?: string; children?: MdNode[]; label?: string; identifier?: string; url?: string; title?: string | null };
 
 const markdown = unified().use(remarkParse).use(remarkGfm).use(htmlAsText).use(remarkRehype).use(rehypeSanitize);
 
@@ -71,22 +79,58 @@ function toNodes(children: readonly HastContent[]): ViewNode[] {
   return out;
 }
 
-/** Markdown as a sanitized tree: no script, no event handler, no `javascript:` link, no raw HTML survives. */
+/**
+ * Markdown as a sanitized tree: no script, no event handler, no `javascript:` link, no raw HTML
+ * survives. Text the pre-scan refuses (markdownGuard: too deep, too many emphasis markers, over
+ * the editor's work budget), or whose parse fails, is shown as the text it is, in a code block
+ * under the reason: the reviewer sees all of it, and the extension host's thread never parses it.
+ */
 export function renderMarkdown(text: string): ViewNode[] {
   const known = rendered.get(text);
-  if (known) return known;
-  const root = markdown.runSync(markdown.parse(text)) as HastRoot;
-  const nodes = toNodes(root.children);
-  if (rendered.size >= RENDERED_LIMIT) rendered.delete(rendered.keys().next().value as string);
-  rendered.set(text, nodes);
+  if (known) {
+    rendered.delete(text);
+    rendered.set(text, known);
+    return known;
+  }
+  const refusal = scanMarkdown(text, { work: LIMITS.markdown.renderWork });
+  let nodes: ViewNode[];
+  if (refusal) nodes = asText(text, refusal.message);
+  else {
+    try {
+      nodes = toNodes((markdown.runSync(markdown.parse(text)) as HastRoot).children);
+    } catch (e) {
+      nodes = asText(text, parseFailure(e).message);
+    }
+  }
+  remember(text, nodes);
   return nodes;
 }
+
+/** Text shown as it is, under why it is not rendered. */
+function asText(text: string, why: string): ViewNode[] {
+  return [{ t: 'p', c: [{ t: 'em', c: [`Shown as plain text: ${why}`] }] }, { t: 'pre', c: [{ t: 'code', c: [text] }] }];
+}
+
 /**
  * Rendered Markdown by its text: a plan re-rendered after one step changed renders only that
  * step again. The nodes are never mutated after they are made (the view is serialized as is).
+ * Bounded in entries and in characters (a few large sections must not keep megabytes alive);
+ * the least recently used go first.
  */
 const rendered = new Map<string, ViewNode[]>();
 const RENDERED_LIMIT = 4000;
+const RENDERED_CHARS = 2 * 1024 * 1024;
+let renderedChars = 0;
+
+function remember(text: string, nodes: ViewNode[]): void {
+  rendered.set(text, nodes);
+  renderedChars += text.length;
+  while (rendered.size > RENDERED_LIMIT || (renderedChars > RENDERED_CHARS && rendered.size > 1)) {
+    const oldest = rendered.keys().next().value as string;
+    rendered.delete(oldest);
+    renderedChars -= oldest.length;
+  }
+}
 
 /**
  * Text Markdown leaves as it is, without running the parser: it starts with a letter (no list,
@@ -143,6 +187,8 @@ export interface PlanViewContext {
   threads?: Readonly<Record<string, number>>;
   /** The comparison with the last reviewed version (its text and that review's comments). */
   reviewed?: { text: string; comments: readonly { anchor: string; body: string }[] };
+  /** Where the plan's approval stands, checked by the face with the user's keys (see core/approval.ts). */
+  standing?: ApprovalStanding;
 }
 
 const TIMELINE_LIMIT = 50;
@@ -159,9 +205,20 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     return { kind: 'invalid', message: e.message, ...(e.details.line !== undefined ? { line: e.details.line } : {}) };
   }
   const fm = doc.fm;
-  const sections = doc.outline.sections.filter((s) => s.depth <= 2);
+  const { sections, stepsSection } = doc.outline;
   const bodyOf = (s: (typeof sections)[number]) => doc.body.slice(s.headingEnd, s.end).trim();
-  const goal = sections.find((s) => s.title === 'Goal');
+  // Every part of the body is drawn somewhere: the goal (the first `## Goal`), the steps and the
+  // text around them, the review history (a person's reviews: `## Approval/Rejection (vN)`), and
+  // every other section, however titled (a second Goal, a `# Steps` of depth 1 included).
+  const goal = sections.find((s) => s.depth === 2 && s.title === 'Goal');
+  const steps = sections[stepsSection];
+  const history = reviewHistoryOf(doc);
+  const historyTitles = new Set(history.map((h) => `${h.kind === 'approval' ? 'Approval' : 'Rejection'} (v${h.version})`));
+  const isHistory = (s: (typeof sections)[number]) => s.depth === 2 && historyTitles.has(s.title);
+  const preamble = doc.body.slice(0, sections[0]?.start ?? doc.body.length).trim();
+  const loose = stepsLooseText(doc);
+  const standing = ctx.standing;
+  const approvalText = standing && standing.state !== 'none' ? (standingProblem(doc, standing) ?? `approved by ${(standing as { approver: string }).approver} at v${(standing as { version: number }).version}`) : undefined;
   const { done, total } = progressOf(doc.steps);
   const commands: PlanEditorCommand[] = ctx.readOnly ? [] : planCommands(fm.status, { flag: ctx.flag }).map((c) => (c === 'approve' && ctx.dirty ? 'saveToApprove' : c));
   const marks = [ctx.active ? 'active' : '', ctx.flag ?? ''].filter(Boolean);
@@ -189,8 +246,12 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     ...(fm.planner_model ? { plannerModel: fm.planner_model } : {}),
     ...(fm.executor_model ? { executorModel: fm.executor_model } : {}),
     toolsRequired: [...(fm.tools_required ?? [])],
-    ...(fm.approved_by ? { approvedBy: fm.approved_by } : {}),
+    ...(fm.approved_by ? { approvedBy: standing?.state === 'valid' ? `${standing.approver}${fm.approved_by === 'agent' ? ' (the agent)' : ''}` : fm.approved_by } : {}),
     ...(fm.approved_version !== undefined ? { approvedVersion: fm.approved_version } : {}),
+    digest: contentDigest(doc),
+    ...(approvalText && standing && standing.state !== 'none' ? { approval: { state: standing.state, text: approvalText } } : {}),
+    ...(preamble ? { preamble: renderMarkdown(preamble) } : {}),
+    ...(loose.intro ? { stepsIntro: renderMarkdown(loose.intro) } : {}),
     marks,
     done,
     total,
@@ -208,9 +269,10 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
       marks: ctx.readOnly ? [] : stepMarks(fm.status, s.status),
       ...(ctx.threads?.[s.id] ? { threads: ctx.threads[s.id] } : {}),
       ...(stepSince(s.id) ? { since: stepSince(s.id) } : {}),
+      ...(loose.after[s.index] ? { after: renderMarkdown(loose.after[s.index]) } : {}),
     })),
     sections: sections
-      .filter((s) => s.title !== 'Goal' && s.title !== 'Steps' && !isReviewHistoryTitle(s.title))
+      .filter((s) => s !== goal && s !== steps && !isHistory(s))
       .map((s) => {
         const key = SECTION_KEY[s.title];
         const since = sectionSince(s.title);
@@ -227,7 +289,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
           },
         }
       : {}),
-    rejections: doc.rejections.map((r) => ({ version: r.version, feedback: renderMarkdown(r.feedback) })),
+    history: history.map((h) => ({ kind: h.kind, version: h.version, body: renderMarkdown(doc.body.slice(...sectionRange(doc, h.kind, h.version)).trim()) })),
     timeline: (ctx.checkpoints ?? []).slice(-TIMELINE_LIMIT).map((c) => ({
       at: c.at,
       text: [c.type.replace(/_/g, ' '), c.step ?? '', c.status ? `→ ${c.status}` : '', c.actor ? `by ${c.actor}` : '', c.version !== undefined ? `v${c.version}` : ''].filter(Boolean).join(' ') + (c.note ? `: ${c.note}` : ''),
@@ -240,4 +302,26 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     dirty: !!ctx.dirty,
     readOnly: !!ctx.readOnly,
   };
+}
+
+/** Where a review history section's content is (after its heading), in the body. */
+function sectionRange(doc: PlanDocument, kind: 'approval' | 'rejection', version: number): [number, number] {
+  const title = `${kind === 'approval' ? 'Approval' : 'Rejection'} (v${version})`;
+  const s = doc.outline.sections.find((x) => x.depth === 2 && x.title === title);
+  return s ? [s.headingEnd, s.end] : [0, 0];
+}
+
+/**
+ * The Steps section's text that is not a step: before the first step (`intro`), and after each
+ * step up to the next one or the section's end (`after`, by step index). Markdown a reviewer
+ * would not otherwise see, though the agent reads it.
+ */
+export function stepsLooseText(doc: PlanDocument): { intro: string; after: string[] } {
+  const sec = doc.outline.sections[doc.outline.stepsSection];
+  const items = doc.outline.steps;
+  if (!sec) return { intro: '', after: [] };
+  const body = doc.body;
+  const intro = body.slice(sec.headingEnd, items.length ? items[0].start : sec.end).trim();
+  const after = items.map((it, i) => body.slice(it.end, i + 1 < items.length ? items[i + 1].start : sec.end).trim());
+  return { intro, after };
 }

@@ -23,7 +23,7 @@ export const ViewNodeSchema: z.ZodMiniType<ViewNode> = z.union([
 export const EDITABLE_SECTIONS = ['assumptions', 'risks', 'verification', 'files', 'context'] as const;
 
 /** The person's commands the editor offers (the core decides which apply now). */
-export const PLAN_EDITOR_COMMANDS = ['approve', 'saveToApprove', 'reject', 'withdraw', 'startWork', 'execute', 'retry', 'resume', 'reopen', 'clone', 'cancel', 'archive'] as const;
+export const PLAN_EDITOR_COMMANDS = ['approve', 'saveToApprove', 'reject', 'confirm', 'withdraw', 'startWork', 'execute', 'retry', 'resume', 'reopen', 'clone', 'cancel', 'archive'] as const;
 export type PlanEditorCommand = (typeof PLAN_EDITOR_COMMANDS)[number];
 
 /** What each command is called wherever a person sees it (the plan editor, the CodeLens). */
@@ -31,6 +31,7 @@ export const COMMAND_LABELS: Record<PlanEditorCommand, string> = {
   approve: 'Approve',
   saveToApprove: 'Save to approve',
   reject: 'Reject…',
+  confirm: 'Confirm approval…',
   withdraw: 'Withdraw approval',
   startWork: 'Start plan work',
   execute: 'Execute in Copilot',
@@ -61,6 +62,8 @@ const StepViewSchema = z.object({
   threads: z.optional(z.number()),
   /** What happened to it since the last reviewed version. */
   since: z.optional(z.enum(['added', 'changed', 'moved'])),
+  /** Text of the Steps section after this step and before the next one (or the section's end): drawn, since the agent reads it. */
+  after: z.optional(z.array(ViewNodeSchema)),
 });
 export type StepView = z.infer<typeof StepViewSchema>;
 
@@ -77,6 +80,14 @@ export const PlanViewSchema = z.object({
   toolsRequired: z.array(z.string()),
   approvedBy: z.optional(z.string()),
   approvedVersion: z.optional(z.number()),
+  /** The content digest of the text this view was drawn from: the plan editor's Approve approves exactly it. */
+  digest: z.string(),
+  /** Where the approval stands, for a plan an approval governs: valid, or why not (said plainly). */
+  approval: z.optional(z.object({ state: z.enum(['valid', 'foreign', 'changed', 'invalid']), text: z.string() })),
+  /** Text before the first heading: the agent reads it, so the reviewer sees it. */
+  preamble: z.optional(z.array(ViewNodeSchema)),
+  /** Text of the Steps section before its first step. */
+  stepsIntro: z.optional(z.array(ViewNodeSchema)),
   /** Marks noticed from outside the file: active, stalled, stale, changed since approval. */
   marks: z.array(z.string()),
   done: z.number(),
@@ -104,7 +115,8 @@ export const PlanViewSchema = z.object({
       changes: z.number(),
     }),
   ),
-  rejections: z.array(z.object({ version: z.number(), feedback: z.array(ViewNodeSchema) })),
+  /** The review history (a person's rejections and approvals with their notes), oldest first. */
+  history: z.array(z.object({ kind: z.enum(['rejection', 'approval']), version: z.number(), body: z.array(ViewNodeSchema) })),
   timeline: z.array(z.object({ at: z.string(), text: z.string() })),
   resultSummary: z.optional(z.string()),
   commands: z.array(z.enum(PLAN_EDITOR_COMMANDS)),
@@ -134,7 +146,8 @@ export type ToWebview = z.infer<typeof ToWebviewSchema>;
 /** Webview -> host. */
 export const FromWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('command'), command: z.enum(PLAN_EDITOR_COMMANDS), version: z.number() }),
+  /** A command on the plan shown; `digest` is the shown text's (an approval approves exactly it). */
+  z.object({ type: z.literal('command'), command: z.enum(PLAN_EDITOR_COMMANDS), version: z.number(), digest: z.optional(z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/))) }),
   z.object({ type: z.literal('reject'), feedback: z.string().check(z.minLength(1), z.maxLength(20_000)), version: z.number() }),
   z.object({ type: z.literal('mark'), step: z.string().check(z.regex(/^S\d{3,4}$/)), status: z.enum(['in_progress', 'done', 'blocked', 'skipped']), version: z.number() }),
   z.object({ type: z.literal('openLink'), href: z.string().check(z.maxLength(2000)) }),

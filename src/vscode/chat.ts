@@ -30,6 +30,7 @@ const MAX_ROUNDS = 8;
 const BUTTON_TITLES: Record<PlanCommand, string> = {
   approve: 'Approve',
   reject: 'Reject…',
+  confirm: 'Confirm approval…',
   execute: 'Execute in Copilot',
   resume: 'Resume',
   retry: 'Retry',

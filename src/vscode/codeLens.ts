@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { PlanLens, planLenses, StepStatus } from '../core';
+import { AttentionFlag, attentionLabel, PlanLens, planLenses, StepStatus } from '../core';
 import { DisposableScope } from './disposable';
 import { COMMAND_LABELS } from '../protocol/planEditor';
 import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, SETTINGS } from './ids';
@@ -46,7 +46,7 @@ export class PlanCodeLens extends DisposableScope implements vscode.CodeLensProv
     return planLenses(text, { dirty: document.isDirty, flag }).flatMap((l) => this.draw(l, document, flag));
   }
 
-  private draw(l: PlanLens, document: vscode.TextDocument, flag: string | undefined): vscode.CodeLens[] {
+  private draw(l: PlanLens, document: vscode.TextDocument, flag: AttentionFlag | undefined): vscode.CodeLens[] {
     const range = new vscode.Range(l.line, 0, l.line, 0);
     if (l.kind === 'invalid') {
       return [
@@ -64,7 +64,7 @@ export class PlanCodeLens extends DisposableScope implements vscode.CodeLensProv
       });
     }
     const status = new vscode.CodeLens(range, {
-      title: `$(${STATUS_CODICON[l.status]}) ${l.status.replace('_', ' ')}${flag ? ` (${flag === 'changed' ? vscode.l10n.t('changed since approval') : vscode.l10n.t(flag)})` : ''} · v${l.version} · ${l.done}/${l.total}`,
+      title: `$(${STATUS_CODICON[l.status]}) ${l.status.replace('_', ' ')}${flag ? ` (${vscode.l10n.t(attentionLabel(flag))})` : ''} · v${l.version} · ${l.done}/${l.total}`,
       tooltip: vscode.l10n.t('Show {0} in the Pi Plans explorer', l.id),
       command: COMMANDS.revealInExplorer,
       arguments: [{ id: l.id }],
@@ -79,7 +79,8 @@ export class PlanCodeLens extends DisposableScope implements vscode.CodeLensProv
               command: 'workbench.action.files.save',
               arguments: [document.uri],
             })
-          : new vscode.CodeLens(range, { title: vscode.l10n.t(COMMAND_LABELS[c]), command: PLAN_COMMAND_IDS[c], arguments: [{ id: l.id, version: l.version }] }),
+          : // Approve names the text these lenses were drawn from by its digest: the modal approves exactly it.
+            new vscode.CodeLens(range, { title: vscode.l10n.t(COMMAND_LABELS[c]), command: PLAN_COMMAND_IDS[c], arguments: [{ id: l.id, version: l.version, digest: l.digest }] }),
       ),
       new vscode.CodeLens(range, { title: vscode.l10n.t('Open Preview'), tooltip: vscode.l10n.t('Read and review the plan as a document'), command: COMMANDS.openPreview, arguments: [document.uri] }),
     ];

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { analyze, PlanProblem, PLAN_ID_PATTERN } from '../core';
+import { analyze, APPROVAL_GOVERNS, PlanProblem, PLAN_ID_PATTERN } from '../core';
 import type { PlanStore } from '../store';
 import { DisposableScope } from './disposable';
 import type { WorkspacePlans } from './workspacePlans';
@@ -9,7 +9,8 @@ const CLOSED_PAUSE_MS = 2;
 /** How long typing pauses before an open plan is checked again. */
 const TYPING_MS = 300;
 /** Statuses whose files are checked for what keeps them from review (the others only when broken). */
-const REVIEWABLE = new Set(['draft', 'proposed']);
+/** Statuses whose problems show for a closed file: what keeps it from review, and an approval that does not hold. */
+const REVIEWABLE = new Set(['draft', 'proposed', ...APPROVAL_GOVERNS]);
 
 const SEVERITY: Record<PlanProblem['severity'], vscode.DiagnosticSeverity> = {
   error: vscode.DiagnosticSeverity.Error,
@@ -62,6 +63,8 @@ export class PlanDiagnostics extends DisposableScope implements vscode.CodeActio
       }),
     );
     this.register(plans.onDidLoad(() => this.checkAll()));
+    // Whether an approval holds can change without the file (a key trusted, an approval confirmed here).
+    this.register(plans.onDidChangeAttention(() => this.checkAll()));
     if (plans.loaded) this.checkAll();
     this.register(vscode.languages.registerCodeActionsProvider({ scheme: 'file', pattern: '**/.pi/plans/PLAN-*.md' }, this, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }));
     this.register({ dispose: () => this.timers.forEach((t) => clearTimeout(t)) });
@@ -110,7 +113,7 @@ export class PlanDiagnostics extends DisposableScope implements vscode.CodeActio
       const text = open.getText();
       await this.plans.prepare(text);
       if (open.isClosed || open.getText() !== text) return this.soon(uri, TYPING_MS);
-      problems = analyze(text, { config: plan.store.config }).problems;
+      problems = analyze(text, { config: plan.store.config, keyring: await plan.store.keyring() }).problems;
     } else {
       const entry = plan.store.entry(plan.id);
       if (!entry) return this.clear(uri);

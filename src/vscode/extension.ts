@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { byAttention, type PlanDocument } from '../core';
+import { attentionLabel, type AttentionFlag, byAttention, type PlanDocument } from '../core';
 import type { PlanStore } from '../store';
 import { WorkspaceActivePlans } from './activePlans';
 import { registerLmTools } from './lmTools';
@@ -42,6 +42,8 @@ export interface PiPlansApi {
   _firstLoad(folder: vscode.Uri): { plans: number; ms: number; reads: number; helped: number } | undefined;
   /** @internal The latest lines logged as errors, for this extension's own tests. */
   _recentErrors(): readonly string[];
+  /** @internal What a plan needs a person for, as the explorer, status bar and CodeLens show it (stalled, changed since approval, approval not valid…), for this extension's own tests. */
+  _attention(folder: vscode.Uri, file: string): AttentionFlag | undefined;
   /** @internal Resolves once every store has applied the watcher events and re-scans pending now. */
   _settled(): Promise<void>;
   /** @internal When the explorer last heard of a change and last drew rows (performance.now()), for the bench. */
@@ -98,6 +100,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
     _storeFor: (folder) => plans.storeFor(folder),
     _firstLoad: (folder) => plans.firstLoads.get(folder.toString()),
     _recentErrors: () => [...plans.recentErrors],
+    _attention: (folder: vscode.Uri, file: string) => plans.attention(folder, file),
     _settled: () => plans.settled(),
     _explorerTimings: () => ({ ...explorer.timings }),
     _editorRenderTimes: () => [...editor.renderTimes],
@@ -118,7 +121,7 @@ async function showPlansPick(plans: WorkspacePlans): Promise<void> {
   const items = rows.map(({ e, flag }) => ({
     label: e.valid ? `${statusIcon(e.status, flag)} ${e.title}` : `${statusIcon(undefined)} ${e.file}`,
     description: e.valid
-      ? [flag === 'changed' ? vscode.l10n.t('{0}, changed since approval', e.status ?? '') : (flag ?? e.status), `v${e.version}`, `${e.stepsDone}/${e.steps} steps`, ...(multi ? [vscode.workspace.getWorkspaceFolder(e.folder)?.name ?? ''] : [])].join(' · ')
+      ? [flag ? `${e.status ?? ''}, ${vscode.l10n.t(attentionLabel(flag))}` : e.status, `v${e.version}`, `${e.stepsDone}/${e.steps} steps`, ...(multi ? [vscode.workspace.getWorkspaceFolder(e.folder)?.name ?? ''] : [])].join(' · ')
       : vscode.l10n.t('invalid'),
     detail: e.valid ? e.id : `${e.error?.message ?? ''}${e.error?.line ? ` (line ${e.error.line})` : ''}`,
     entry: e,

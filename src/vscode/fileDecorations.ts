@@ -54,7 +54,7 @@ export class PlanFileDecorations extends DisposableScope implements vscode.FileD
 /** Which badge a plan file gets, if any: what needs a person first. */
 function badgeOf(valid: boolean, status: string | undefined, flag: string | undefined): keyof typeof BADGES | undefined {
   if (!valid) return 'invalid';
-  if (flag === 'changed') return 'changed';
+  if (flag === 'changed' || flag === 'unapproved' || flag === 'foreign') return 'changed';
   if (flag === 'stalled' || status === 'stalled') return 'stalled';
   if (status === 'proposed' || status === 'needs_review') return 'review';
   if (status === 'executing') return 'running';

@@ -6,6 +6,8 @@ export const COMMANDS = {
   showPlans: 'piPlans.showPlans',
   approve: 'piPlans.approve',
   reject: 'piPlans.reject',
+  confirmApproval: 'piPlans.confirmApproval',
+  clearLock: 'piPlans.clearLock',
   startWork: 'piPlans.startWork',
   endWork: 'piPlans.endWork',
   refresh: 'piPlans.refresh',
@@ -49,6 +51,7 @@ export const COMMANDS = {
 export const PLAN_COMMAND_IDS = {
   approve: COMMANDS.approve,
   reject: COMMANDS.reject,
+  confirm: COMMANDS.confirmApproval,
   withdraw: COMMANDS.withdraw,
   startWork: COMMANDS.startWork,
   execute: COMMANDS.executeInCopilot,

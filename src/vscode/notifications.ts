@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contentDigest } from '../core';
 import { finishPlan } from '../service';
 import type { WorkspaceActivePlans } from './activePlans';
 import { DisposableScope } from './disposable';
@@ -43,13 +44,17 @@ export class PlanNotifications extends DisposableScope {
   }
 
   private async proposed(id: string, version: number): Promise<void> {
+    // The text this notification is about: Approve approves exactly it (by its digest).
+    const store = this.plans.storeOf(id);
+    const doc = store ? await store.read(id).catch(() => undefined) : undefined;
+    const digest = doc && doc.fm.version === version ? contentDigest(doc) : undefined;
     const open = vscode.l10n.t('Open');
     const approve = vscode.l10n.t('Approve');
     const reject = vscode.l10n.t('Reject…');
     const choice = await vscode.window.showInformationMessage(vscode.l10n.t('{0} awaits your review (proposed from outside this window).', this.title(id)), open, approve, reject);
     if (choice === open) await vscode.commands.executeCommand(COMMANDS.open, { id });
     // The version shown: a plan changed since is refused by the commands, with the reason.
-    if (choice === approve) await vscode.commands.executeCommand(COMMANDS.approve, { id, version });
+    if (choice === approve) await vscode.commands.executeCommand(COMMANDS.approve, { id, version, digest });
     if (choice === reject) await vscode.commands.executeCommand(COMMANDS.reject, { id, version });
   }
 

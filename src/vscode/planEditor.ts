@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewHistoryOf, setMetadata, StepOp, editedInPlace } from '../core';
+import { ApprovalStanding, editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewHistoryOf, setMetadata, StepOp, editedInPlace } from '../core';
 import { planView } from '../core/planView';
 import { FromWebview, FromWebviewSchema, ToWebview } from '../protocol/planEditor';
 import { rejectPlan } from '../service';
@@ -8,7 +8,7 @@ import type { WorkspaceActivePlans } from './activePlans';
 import { DisposableScope } from './disposable';
 import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, SETTINGS } from './ids';
 import { report } from './planCommands';
-import { approveAsPerson } from './reviewCommands';
+import { approveAsPerson, confirmForeignApproval } from './reviewCommands';
 import { draftCommentsFor, ReviewComments } from './reviewComments';
 import type { WorkspacePlans } from './workspacePlans';
 
@@ -106,6 +106,8 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     const store = () => (folder ? this.plans.storeFor(folder.uri) : undefined);
 
     let changedAt: number | undefined;
+    /** The texts drawn last, by content digest: an approval names one, and a refusal can then say what changed since. */
+    const drawn = new Map<string, string>();
     const send = async () => {
       if (!ready || disposed) return;
       const changed = changedAt ?? Date.now();
@@ -115,6 +117,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       await this.plans.prepare(text);
       const checkpoints = id && s?.entry(id) ? await s.readCheckpoints(id).catch(() => []) : [];
       const reviewed = id && s ? await reviewedFor(s, id, text) : undefined;
+      const standing = s ? await standingOf(s, text) : undefined;
       const unknown: string[] = [];
       const view = planView(text, {
         flag: folder && id ? this.plans.attention(folder.uri, `${id}.md`) : undefined,
@@ -124,11 +127,17 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
         checkpoints,
         threads: this.comments.counts(document.uri),
         reviewed,
+        standing,
         isFile: (t) => {
           if (!targets.has(t)) unknown.push(t);
           return targets.get(t) ?? false;
         },
       });
+      if (view.kind === 'plan') {
+        drawn.delete(view.digest);
+        drawn.set(view.digest, text);
+        if (drawn.size > 5) drawn.delete(drawn.keys().next().value as string);
+      }
       const message: ToWebview = { type: 'state', state: view, at: { changed, sent: Date.now() } };
       void panel.webview.postMessage(message);
       // Targets not seen before: is each a file of the workspace? If so, draw them as links.
@@ -176,7 +185,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
           soon();
           return;
         }
-        void this.handle(m.data, document, folder, id).catch(report);
+        void this.handle(m.data, document, folder, id, drawn).catch(report);
       }),
     );
     panel.onDidDispose(() => {
@@ -186,7 +195,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     });
   }
 
-  private async handle(m: FromWebview, document: vscode.TextDocument, folder: vscode.WorkspaceFolder | undefined, id: string | undefined): Promise<void> {
+  private async handle(m: FromWebview, document: vscode.TextDocument, folder: vscode.WorkspaceFolder | undefined, id: string | undefined, drawn: ReadonlyMap<string, string>): Promise<void> {
     if (m.type === 'rendered') {
       this.renderTimes.push(m.ms);
       return;
@@ -231,12 +240,17 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       return;
     }
     if (m.command === 'approve') {
-      // A click in this editor is the person's act, on the version it shows, saved.
+      // A click in this editor is the person's act, on exactly the text it drew (by its digest), saved.
       if (document.isDirty) {
         void vscode.window.showWarningMessage(vscode.l10n.t('{0} has unsaved changes: save it, then approve what is on disk.', id));
         return;
       }
-      await approveAsPerson(store, id, m.version);
+      if (!m.digest) return;
+      await approveAsPerson(store, id, { digest: m.digest, version: m.version, text: drawn.get(m.digest) });
+      return;
+    }
+    if (m.command === 'confirm') {
+      await confirmForeignApproval(this.plans, store, id);
       return;
     }
     await vscode.commands.executeCommand(PLAN_COMMAND_IDS[m.command], { id, version: m.version });
@@ -348,6 +362,15 @@ async function reviewedFor(store: PlanStore, id: string, text: string): Promise<
   if (!snap) return undefined;
   const review = reviewHistoryOf(doc).find((r) => r.version === snap.version);
   return { text: snap.text, comments: review?.notes.comments ?? [] };
+}
+
+/** Where the approval of a plan text stands on this machine (none for a text that does not read). */
+async function standingOf(store: PlanStore, text: string): Promise<ApprovalStanding | undefined> {
+  try {
+    return await store.approvalStanding(parsePlan(text));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Opens the plan's text beside, at a step or section, with a new comment thread there. */

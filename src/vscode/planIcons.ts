@@ -20,6 +20,8 @@ export const STATUS_CODICON: Record<PlanStatus | 'invalid', string> = {
 export function statusIcon(status: PlanStatus | undefined, flag?: AttentionFlag): string {
   if (!status) return `$(${STATUS_CODICON.invalid})`;
   if (flag === 'changed') return '$(diff)';
+  if (flag === 'unapproved') return '$(error)';
+  if (flag === 'foreign') return '$(unverified)';
   if (status === 'executing' && flag === 'stalled') return `$(${STATUS_CODICON.stalled})`;
   return `$(${STATUS_CODICON[status]})`;
 }

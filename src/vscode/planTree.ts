@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionRank, compareText, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, stepContextValue } from '../core';
+import { AttentionFlag, attentionLabel, attentionRank, compareText, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue } from '../core';
 import type { IndexEntry } from '../store';
 import type { WorkspaceActivePlans } from './activePlans';
 import { DisposableScope } from './disposable';
@@ -411,10 +411,10 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     const isActive = this.active.list().some((a) => a.id === e.id);
     const item = new vscode.TreeItem(e.title ?? e.id, e.steps ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = n.key;
-    const marks = [isActive ? vscode.l10n.t('active') : '', flag === 'changed' ? vscode.l10n.t('changed since approval') : flag ? vscode.l10n.t(flag) : ''].filter(Boolean);
+    const marks = [isActive ? vscode.l10n.t('active') : '', flag ? vscode.l10n.t(attentionLabel(flag)) : ''].filter(Boolean);
     item.description = [...marks, `${e.stepsDone}/${e.steps}`, relativeTime(e.updatedAt, Date.now()), e.id].filter(Boolean).join(' · ');
-    const icon = flag === 'changed' ? 'diff' : flag === 'stalled' ? STATUS_CODICON.stalled : STATUS_CODICON[e.status];
-    const color = flag === 'stalled' || flag === 'changed' || flag === 'stale' ? 'list.warningForeground' : STATUS_COLOR[e.status];
+    const icon = flag === 'changed' ? 'diff' : flag === 'unapproved' ? 'error' : flag === 'foreign' ? 'unverified' : flag === 'stalled' ? STATUS_CODICON.stalled : STATUS_CODICON[e.status];
+    const color = flag === 'unapproved' ? 'list.errorForeground' : flag ? 'list.warningForeground' : STATUS_COLOR[e.status];
     item.iconPath = new vscode.ThemeIcon(isActive ? 'play-circle' : icon, new vscode.ThemeColor(color));
     item.resourceUri = uri;
     item.contextValue = planContextValue(e.status, { flag });
@@ -480,9 +480,13 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
       );
       const models = [fm.planner_model ? `planned by ${fm.planner_model}` : '', fm.executor_model ? `executed by ${fm.executor_model}` : ''].filter(Boolean).join(', ');
       if (models) tip.appendMarkdown('\n\n').appendText(models);
-      if (fm.approved_by) tip.appendMarkdown('\n\n').appendText(`Approved by ${fm.approved_by} at v${fm.approved_version ?? '?'}${fm.approved_at ? ` (${fm.approved_at.slice(0, 16).replace('T', ' ')})` : ''}`);
+      // Who approved, as the signed record says, and whether that approval holds on this machine.
+      const standing = await store.approvalStanding(doc);
+      if (standing.state === 'valid') tip.appendMarkdown('\n\n').appendText(`Approved by ${standing.approver}${fm.approved_by === 'agent' ? ' (the agent)' : ''} at v${standing.version}${fm.approved_at ? ` (${fm.approved_at.slice(0, 16).replace('T', ' ')})` : ''}`);
+      const problem = standingProblem(doc, standing);
+      if (problem) tip.appendMarkdown('\n\n').appendText(`${problem}.`);
       const flag = this.plans.attention(n.folder, e.file);
-      if (flag) tip.appendMarkdown('\n\n').appendText(flag === 'changed' ? 'Changed since its approval: review it again.' : flag === 'stalled' ? 'Stalled: no activity for a while.' : 'Stale: waiting for review for a long time.');
+      if (flag === 'stalled' || flag === 'stale') tip.appendMarkdown('\n\n').appendText(flag === 'stalled' ? 'Stalled: no activity for a while.' : 'Stale: waiting for review for a long time.');
       if (doc.rejections.length) tip.appendMarkdown('\n\n').appendText(`Rejected ${doc.rejections.length} time(s); last at v${doc.rejections.at(-1)!.version}.`);
       item.tooltip = tip;
     } catch (err) {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contentDigest } from '../core';
 import type { PlanStore } from '../store';
 import { ReviewGate, ReviewOutcome, waitForDecision } from '../tools';
 import { COMMANDS } from './ids';
@@ -13,7 +14,10 @@ import { openPlan } from './planEditor';
 export class VsCodeReviewGate implements ReviewGate {
   async awaitDecision(store: PlanStore, id: string, signal: AbortSignal): Promise<ReviewOutcome> {
     const uri = vscode.Uri.file(store.pathOf(id));
-    const version = (await store.read(id)).fm.version;
+    // The text the notification is about: its Approve approves exactly this text, by its digest.
+    const shown = await store.read(id);
+    const version = shown.fm.version;
+    const digest = contentDigest(shown);
     void openPlan(uri, { preview: true, preserveFocus: true }).then(undefined, () => undefined);
     const approve = vscode.l10n.t('Approve');
     const reject = vscode.l10n.t('Reject…');
@@ -34,8 +38,8 @@ export class VsCodeReviewGate implements ReviewGate {
           return undefined;
         }
         // The button is the person's act: no second confirmation.
-        if (choice === approve) return approveAsPerson(store, id, version);
-        if (choice === reject) return vscode.commands.executeCommand(COMMANDS.reject, { id, version });
+        if (choice === approve) return approveAsPerson(store, id, { digest, version, text: shown.text });
+        if (choice === reject) return vscode.commands.executeCommand(COMMANDS.reject, { id, version, digest });
         return undefined;
       });
     return waitForDecision(store, id, signal);

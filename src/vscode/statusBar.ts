@@ -48,13 +48,17 @@ export class PlanStatusBar extends DisposableScope {
     if (stalled) parts.push(vscode.l10n.t('{0} stalled', stalled));
     const changed = flagged('changed');
     if (changed) parts.push(vscode.l10n.t('{0} changed since approval', changed));
+    const unapproved = flagged('unapproved');
+    if (unapproved) parts.push(vscode.l10n.t('{0} approval not valid', unapproved));
+    const foreign = flagged('foreign');
+    if (foreign) parts.push(vscode.l10n.t('{0} approved elsewhere', foreign));
     if (invalid) parts.push(vscode.l10n.t('{0} invalid', invalid));
     const ro = this.plans.writable ? '' : ` ${vscode.l10n.t('(read-only)')}`;
     this.item.text = `$(checklist) ${parts.join(', ')}${ro}`;
     this.item.tooltip = this.plans.writable
       ? vscode.l10n.t('Pi Plans: click to open a plan')
       : vscode.l10n.t('Pi Plans is read-only in Restricted Mode: trust this workspace to approve or change plans.');
-    this.item.backgroundColor = invalid || stalled || changed ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.backgroundColor = invalid || stalled || changed || unapproved || foreign ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const current = this.active.list()[0];
     const entry = current ? all.find((e) => e.id === current.id) : undefined;
     if (current && entry) {

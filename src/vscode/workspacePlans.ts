@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { AttentionFlag, isPlanError, PlanDocument } from '../core';
-import { fileIndexCache, NodeWatcher, nodePorts, OffThreadParser } from '../node';
+import { fileIndexCache, NodeApprovalKeys, NodeWatcher, nodePorts, OffThreadParser, userConfigDir } from '../node';
 import { Following, IndexEntry, PlanStore, StorePorts } from '../store';
 import { DisposableScope } from './disposable';
 import { readOnly } from './readOnlyFs';
@@ -80,6 +80,13 @@ export class WorkspacePlans extends DisposableScope {
   /** Markdown parses of large plans run on a worker thread, never on the extension host's. */
   private readonly parser: OffThreadParser | undefined;
 
+  /**
+   * The person's approval keys (in their configuration folder, shared with the CLI and the MCP
+   * server): one for every folder's store. A configuration folder inside any workspace folder is
+   * refused (no approval holds, none can be signed).
+   */
+  readonly keys = new NodeApprovalKeys(userConfigDir(), () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath));
+
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly cacheDir: string | undefined,
@@ -87,7 +94,7 @@ export class WorkspacePlans extends DisposableScope {
   ) {
     super();
     if (parserScript) {
-      const parser = (this.parser = new OffThreadParser(parserScript, undefined, (e) => this.logError('parser worker (large plans are parsed on this thread meanwhile)', e)));
+      const parser = (this.parser = new OffThreadParser(parserScript, undefined, (e) => this.logError('parser worker', e)));
       this.register({ dispose: () => parser.dispose() });
     }
     this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => this.track(() => this.syncFolders(e.removed))));
@@ -116,6 +123,11 @@ export class WorkspacePlans extends DisposableScope {
   /** Whether a plan is stalled (executing, no activity for `executor_timeout_minutes`), stale (proposed, waiting longer than `stale_after_days`) or changed since its approval. */
   attention(folder: vscode.Uri, file: string): AttentionFlag | undefined {
     return this.attentionOf.get(`${folder.toString()}/${file}`);
+  }
+
+  /** Checks again where every approval stands (after a key was trusted or an approval confirmed here: the files did not change). */
+  recheckApprovals(): void {
+    this.refreshAttentionSoon();
   }
 
   /** Looks for stalled, stale and changed plans shortly (after loading, a change, focus, and every minute); reads checkpoint logs, and approved plans once per change of their file. */
@@ -152,8 +164,9 @@ export class WorkspacePlans extends DisposableScope {
     const next = new Map<string, AttentionFlag>();
     for (const f of this.folders_.values()) {
       // Executing (stalled?), proposed (stale?), and every plan an approval still governs (changed since?).
+      const keyring = await f.store.keyring();
       for (const e of f.store.list({ status: ['executing', 'proposed', 'approved', 'stalled', 'failed'] })) {
-        const flag = await f.store.attention(e);
+        const flag = await f.store.attention(e, { keyring });
         if (flag) next.set(`${f.folder.uri.toString()}/${e.file}`, flag);
       }
     }
@@ -278,7 +291,8 @@ export class WorkspacePlans extends DisposableScope {
   private async open(folder: vscode.WorkspaceFolder): Promise<void> {
     const root = folder.uri.fsPath.split('\\').join('/');
     // Never a synchronous file or lock call on the extension host's thread: other extensions share it.
-    const base = nodePorts(root, { indexCache: false, blocking: false });
+    // The approval keys and the review copies live in the user's folders, outside the workspace.
+    const base = nodePorts(root, { indexCache: false, blocking: false, keys: this.keys });
     const ports: StorePorts = {
       ...base,
       fs: readOnly(

@@ -38,7 +38,9 @@ function forgetTyped(ids: readonly string[]): void {
   for (const id of ids) typed.delete(id);
 }
 
-const PRIMARY = new Set(['approve', 'execute', 'resume', 'saveToApprove']);
+const PRIMARY = new Set(['approve', 'execute', 'resume', 'saveToApprove', 'confirm']);
+/** What each mark says on its badge. */
+const MARK_TEXT: Record<string, string> = { changed: 'changed since approval', unapproved: 'approval not valid', foreign: 'approved elsewhere' };
 const MARK_LABEL: Record<string, string> = { in_progress: 'In progress', done: 'Done', blocked: 'Blocked', skipped: 'Skip' };
 /** Codicons (the icon font VS Code draws with) by step status, mark and command. */
 const STEP_ICON: Record<string, string> = { pending: 'circle-large-outline', in_progress: 'sync', blocked: 'circle-slash', done: 'pass', failed: 'error', skipped: 'debug-step-over' };
@@ -47,6 +49,7 @@ const COMMAND_ICON: Record<string, string> = {
   approve: 'check',
   saveToApprove: 'save',
   reject: 'close',
+  confirm: 'verified',
   withdraw: 'discard',
   startWork: 'target',
   execute: 'play',
@@ -186,6 +189,8 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   }
   if (s.details?.length) li.append(el('div', { class: 'details' }, build(s.details)));
   if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
+  // Text between this step and the next: not a step, but the agent reads it, so it is drawn here.
+  if (s.after?.length) li.append(el('div', { class: 'loose', title: 'Text between the steps (the agent reads it too)' }, build(s.after)));
   if (s.marks.length) {
     const bar = el('div', { class: 'marks', role: 'group', 'aria-label': `Mark ${s.id}` });
     for (const m of s.marks) bar.append(button(MARK_LABEL[m] ?? m, () => post({ type: 'mark', step: s.id, status: m as 'done', version: shownVersion() }), 'secondary small', MARK_ICON[m]));
@@ -367,13 +372,16 @@ function rejectForm(p: PlanView): HTMLElement {
 
 function renderPlan(p: PlanView): HTMLElement {
   const doc = el('article', { class: 'plan' });
-  const meta = [`${p.id}`, `v${p.version}`, `${p.done}/${p.total} steps`, `updated ${p.updatedAt.slice(0, 16).replace('T', ' ')}`, `created ${p.createdAt.slice(0, 16).replace('T', ' ')}`];
+  // The text's digest, as `pi-plans show` prints it: what an approval here names.
+  const meta = [`${p.id}`, `v${p.version}`, `${p.done}/${p.total} steps`, `updated ${p.updatedAt.slice(0, 16).replace('T', ' ')}`, `created ${p.createdAt.slice(0, 16).replace('T', ' ')}`, `text ${p.digest.slice(0, 19)}`];
   const header = el(
     'header',
     {},
     el('h1', {}, p.title),
-    el('div', { class: 'meta' }, el('span', { class: `badge status ${p.status}` }, p.status.replace('_', ' ')), ...p.marks.map((m) => el('span', { class: `badge mark ${m}` }, m === 'changed' ? 'changed since approval' : m)), el('span', {}, meta.join(' · '))),
+    el('div', { class: 'meta' }, el('span', { class: `badge status ${p.status}` }, p.status.replace('_', ' ')), ...p.marks.map((m) => el('span', { class: `badge mark ${m}` }, MARK_TEXT[m] ?? m)), el('span', {}, meta.join(' · '))),
   );
+  // Whether the approval holds, in words: an approval that does not is said at the top, not hidden in a badge.
+  if (p.approval && p.approval.state !== 'valid') header.append(el('p', { class: `approval ${p.approval.state}`, role: 'status' }, icon(p.approval.state === 'foreign' ? 'info' : 'error'), ` ${p.approval.text}.`));
   const facts: string[] = [];
   if (p.plannerModel) facts.push(`planned by ${p.plannerModel}`);
   if (p.executorModel) facts.push(`executed by ${p.executorModel}`);
@@ -395,7 +403,8 @@ function renderPlan(p: PlanView): HTMLElement {
       }, 'secondary', COMMAND_ICON.reject));
       continue;
     }
-    bar.append(button(c === 'approve' ? `Approve v${p.version}` : COMMAND_LABELS[c], () => post({ type: 'command', command: c, version: p.version }), PRIMARY.has(c) ? '' : 'secondary', COMMAND_ICON[c]));
+    // Approve names the text on screen by its digest: what is approved is exactly what was drawn.
+    bar.append(button(c === 'approve' ? `Approve v${p.version}` : COMMAND_LABELS[c], () => post({ type: 'command', command: c, version: p.version, digest: p.digest }), PRIMARY.has(c) ? '' : 'secondary', COMMAND_ICON[c]));
   }
   bar.append(button('Open as Text', () => post({ type: 'openAsText' }), 'secondary', 'go-to-file'));
   doc.append(bar);
@@ -403,6 +412,8 @@ function renderPlan(p: PlanView): HTMLElement {
   const since = reviewPanel(p);
   if (since) doc.append(since);
   if (p.resultSummary) doc.append(section('Result', el('p', {}, p.resultSummary)));
+  // Text before the first heading: the agent reads it, so it is drawn first, marked for what it is.
+  if (p.preamble?.length) doc.append(el('section', { 'aria-label': 'Before the goal', class: 'preamble' }, el('h2', {}, 'Before the goal'), build(p.preamble)));
   if (p.editable && editingGoal) doc.append(section('Goal', goalForm(p)));
   else if (p.goal || p.editable) {
     const goal = section('Goal', p.goal ? build(p.goal) : el('p', { class: 'empty' }, 'No goal yet.'));
@@ -417,7 +428,7 @@ function renderPlan(p: PlanView): HTMLElement {
   p.steps.forEach((s, i) => list.append(cachedStep(p, s, i)));
   const shown = new Set(p.steps.map((s) => s.id));
   for (const id of stepCache.keys()) if (!shown.has(id)) stepCache.delete(id);
-  const steps = section('Steps', p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.'));
+  const steps = section('Steps', p.stepsIntro?.length ? el('div', { class: 'loose' }, build(p.stepsIntro)) : undefined, p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.'));
   if (p.editable) steps.append(editing === 'new' ? stepForm(p, undefined) : button('Add step', () => open('new'), 'secondary', 'add'));
   doc.append(steps);
   for (const s of p.sections) {
@@ -443,9 +454,9 @@ function renderPlan(p: PlanView): HTMLElement {
     }
     doc.append(sec);
   }
-  if (p.rejections.length) {
+  if (p.history.length) {
     const h = el('ol', { class: 'history' });
-    for (const r of p.rejections) h.append(el('li', {}, el('strong', {}, `Rejected v${r.version}: `), build(r.feedback)));
+    for (const r of p.history) h.append(el('li', { class: r.kind }, el('strong', {}, `${r.kind === 'approval' ? 'Approved' : 'Rejected'} v${r.version}: `), build(r.body)));
     doc.append(section('Review history', h));
   }
   if (p.timeline.length) {

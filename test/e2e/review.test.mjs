@@ -241,13 +241,15 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     // It revises S002 (only) and submits again; the sent draft is gone from the editor.
     await until('the revision proposed again', () => /status: proposed/.test(text()) && /S002 Register the route before the auth middleware, as the review asked/.test(text()));
     await page.locator('.review-widget', { hasText: 'Also test a HEAD request.' }).waitFor({ state: 'detached', timeout: 20_000 });
-    const kept = path.join(ws, '.pi', 'plans', 'reviews', id);
+    // Kept outside the workspace (the user's state folder): nothing in the repository to rewrite.
+    assert.equal(fs.existsSync(path.join(ws, '.pi', 'plans', 'reviews')), false);
+    const kept = path.join(server.reviewCopies(ws), id);
     assert.deepEqual(fs.readdirSync(kept), [`v${reviewedVersion}.md`]);
     assert.equal(fs.readFileSync(path.join(kept, `v${reviewedVersion}.md`), 'utf8'), reviewed, 'the reviewed version, byte for byte');
   });
 
   it('"Compare with the Last Reviewed Version" shows exactly the revision; the plan editor marks one comment revised and two not', async () => {
-    const reviewed = fs.readFileSync(path.join(ws, '.pi', 'plans', 'reviews', id, `v${reviewedVersion}.md`), 'utf8');
+    const reviewed = fs.readFileSync(path.join(server.reviewCopies(ws), id, `v${reviewedVersion}.md`), 'utf8');
     const now = text();
     // From the plan's text editor, with one editor group and no panel: the diff gets the window.
     await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
@@ -283,7 +285,7 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     await runCommand(page, 'Pi Plans: Approve Plan');
     const version = Number(/^version: (\d+)$/m.exec(now)[1]);
     await page.locator('.monaco-dialog-box', { hasText: `at version ${version}` }).getByRole('button', { name: 'Approve' }).click();
-    const said = await until('the approval in the agent\'s result', () => fs.readFileSync(transcript, 'utf8').includes(`Approved by user at v${version}.`) && fs.readFileSync(transcript, 'utf8'));
+    const said = await until('the approval in the agent\'s result', () => fs.readFileSync(transcript, 'utf8').includes(`Approved by Ana at v${version}.`) && fs.readFileSync(transcript, 'utf8'));
     assert.match(said, /Not changed since the rejection \(the reviewer may ask again\):\n- S003 "Test the route: 200, JSON body, no auth needed": Also test a HEAD request\./);
   });
 

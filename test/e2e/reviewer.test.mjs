@@ -115,7 +115,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await row(/^Add rate limiting/).hover();
     const tip = page.locator('.monaco-hover, .workbench-hover', { hasText: 'Protect the public API from bursts' }).first();
     await tip.waitFor({ timeout: 20_000 });
-    assert.match(await tip.innerText(), /Approved\sby\suser\sat\sv2/); // (the hover may keep spaces as no-break spaces)
+    assert.match(await tip.innerText(), /Approved\sby\sSam\s\(sample\sreviewer\)\sat\sv2/); // (the hover may keep spaces as no-break spaces)
     await page.mouse.move(900, 600);
   });
 

@@ -170,7 +170,7 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
       const text = fs.readFileSync(file, 'utf8');
       assert.match(text, /status: approved/);
       assert.match(text, /approved_version: 1/);
-      assert.match(text, /approved_hash: [0-9a-f]{16}/);
+      assert.match(text, /approved_hash: sha256:[0-9a-f]{64}\napprover: "?Ana"?\napproval_key: ed25519:/);
       await page.locator('.statusbar-item', { hasText: '8 plans, 2 to review, 1 running, 1 stalled, 1 invalid' }).waitFor({ timeout: 20_000 });
     });
 

@@ -2,6 +2,7 @@
 // headless Debian chromium driving its workbench. Shared by the integration shim, the UI tests
 // and `npm run demo`. Everything it creates is removed by stop(); nothing goes to $HOME.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -53,13 +54,26 @@ export const BASE_SETTINGS = {
 };
 
 /**
+ * The sample workspace's approvers: the key that signed the approval its executing plan carries
+ * (read from the file, so it is never written twice).
+ */
+export function sampleApprovers() {
+  const text = fs.readFileSync(path.join(ROOT, 'examples', '.pi', 'plans', 'PLAN-3f9a1c2e.md'), 'utf8');
+  const key = /^approval_key: (\S+)$/m.exec(text)?.[1];
+  const name = /^approver: "?([^"\n]+)"?$/m.exec(text)?.[1];
+  return key ? [{ name, key }] : [];
+}
+
+/**
  * Starts code-server. `extensionsDir` may be given; otherwise a fresh one is made, with `vsix`
  * (a path or several) installed. `settings` are merged over BASE_SETTINGS into the user settings.
  * `testDriver` turns on VS Code's smoke-test driver (extension tests in the URL; no toasts).
- * `signal` aborts a start under way (nothing is left behind).
+ * `signal` aborts a start under way (nothing is left behind). `userConfig` is the person's Pi Plans
+ * configuration ($XDG_CONFIG_HOME/pi-plans/config.json): by default they are Ana and trust the
+ * sample approver.
  * Returns { port, url(folder, payload), stop(), log }.
  */
-export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true, trust = false, port: wanted, settings = {}, signal, testDriver = false } = {}) {
+export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true, trust = false, port: wanted, settings = {}, signal, testDriver = false, userConfig } = {}) {
   checkSetup();
   const home = tmp('home');
   const created = [home];
@@ -94,6 +108,10 @@ export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet 
     fs.mkdirSync(path.join(home, 'tmp'));
     fs.mkdirSync(path.join(home, 'run'), { mode: 0o700 });
     fs.writeFileSync(path.join(home, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
+    // The person's Pi Plans configuration (outside the workspace): by default, they trust the
+    // sample reviewer whose signed approval the sample workspace's executing plan carries.
+    fs.mkdirSync(path.join(home, '.config', 'pi-plans'), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(home, '.config', 'pi-plans', 'config.json'), JSON.stringify(userConfig ?? { name: 'Ana', trustedApprovers: sampleApprovers() }, null, 2));
     const env = {
       ...process.env,
       HOME: home,
@@ -158,6 +176,13 @@ export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet 
       pid: child.pid,
       /** Temp folders stop() removes. */
       created,
+      /** The environment code-server (and so the extension host) runs with: its home and XDG folders. */
+      env,
+      /** Where the extension keeps a workspace folder's review copies (the user's state folder, by the folder's real path; src/node/approvalKeys.ts). */
+      reviewCopies(folder) {
+        const digest = createHash('sha256').update(fs.realpathSync(folder)).digest('hex').slice(0, 16);
+        return path.join(env.XDG_STATE_HOME, 'pi-plans', 'reviews', digest);
+      },
       get log() {
         return log;
       },

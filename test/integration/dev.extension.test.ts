@@ -6,8 +6,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { editStep, isPlanError, markStep } from '../../src/core';
-import { api, EXTENSION_ID, folder, say, until } from './helpers';
+import { editStep, isPlanError, markStep, startExecution } from '../../src/core';
+import { api, approveInTerminal, EXTENSION_ID, folder, say, until } from './helpers';
 
 const plansDir = () => path.join(folder().uri.fsPath, '.pi', 'plans');
 const planFile = (id: string) => path.join(plansDir(), `${id}.md`);
@@ -154,7 +154,11 @@ describe('Pi Plans in a real VS Code', function () {
     // A plan of its own: the test before reverted and closed an editor of the sample plan, and
     // VS Code may still be reverting that model when a new write lands (seen once in the soak).
     const id = 'PLAN-0f0f0f0f';
-    fs.writeFileSync(planFile(id), NEW_PLAN(id, 'Followed in the editor').replace('status: draft', 'status: executing'));
+    // Executing on a person's approval (made in a terminal), as every running plan is.
+    fs.writeFileSync(planFile(id), NEW_PLAN(id, 'Followed in the editor').replace('status: draft', 'status: proposed'));
+    await until('the plan in the index', () => store.entry(id)?.status === 'proposed');
+    await approveInTerminal(id, 1);
+    await store.update(id, 'agent', (d, c) => startExecution(d, c));
     await until('the plan in the index', () => store.entry(id)?.status === 'executing');
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(planFile(id)));
     await vscode.window.showTextDocument(doc);
@@ -172,6 +176,25 @@ describe('Pi Plans in a real VS Code', function () {
     const text = fs.readFileSync(planFile(id), 'utf8');
     fs.writeFileSync(planFile(id), text.replace('status: proposed', 'status: approved').replace(/version: (\d+)/, (_m, v) => `version: ${Number(v) + 1}`));
     await until('the warning', () => a._recentErrors().some((l) => l.includes(`${id} became approved through an outside file change`)));
+  });
+
+  it('a plan marked approved by a file edit is "approval not valid": in Problems at its status line, flagged for the explorer, and nothing runs on it', async () => {
+    const a = await api();
+    const id = 'PLAN-0f0f1f1f';
+    fs.writeFileSync(planFile(id), NEW_PLAN(id, 'Forged approval').replace('status: draft', 'status: approved'));
+    const uri = vscode.Uri.file(planFile(id));
+    const diagnostic = await until('the Problems entry', () => vscode.languages.getDiagnostics(uri).find((d) => d.code === 'approval-invalid'));
+    assert.equal(diagnostic.severity, vscode.DiagnosticSeverity.Error);
+    assert.equal(diagnostic.range.start.line, 3, 'on the status line');
+    assert.match(diagnostic.message, /approval is not valid: it is approved but carries no approval record/);
+    await until('the explorer\'s flag', () => a._attention(folder().uri, `${id}.md`) === 'unapproved');
+    const r = await vscode.lm.invokeTool('pi_plan_execute', { input: { id, op: 'start' }, toolInvocationToken: undefined }).then(
+      () => 'ran',
+      (e: Error) => e.message,
+    );
+    assert.match(r, /approval is not valid.*pi_plan_submit/);
+    assert.match(fs.readFileSync(planFile(id), 'utf8'), /^status: approved$/m, 'the refused start wrote nothing');
+    fs.unlinkSync(planFile(id));
   });
 
   it('flags a plan that appears already approved in a new file', async () => {

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { parsePlan } from '../../src/core';
+import { contentDigest, parsePlan } from '../../src/core';
 import { api, approveInTerminal, folder, say, until } from './helpers';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(vscode.extensions.getExtension('pi-plans.pi-plans')!.extensionPath, 'package.json'), 'utf8'));
@@ -87,7 +87,7 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     const version = onDisk(id).fm.version;
     assert.match(await approveInTerminal(id, version), new RegExp(`${id} approved at v${version}`));
     r = await submitted;
-    assert.match(r, new RegExp(`Approved by cli at v${version}\\.`));
+    assert.match(r, new RegExp(`Approved by .+ at v${version}\\.`));
     assert.match(r, /Next: pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"start"\}/);
     await agree(id);
     r = await invoke('pi_plan_execute', { op: 'start' });
@@ -113,18 +113,18 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     const submitted = invoke('pi_plan_submit', { id });
     await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
     await approveInTerminal(id, onDisk(id).fm.version);
-    assert.match(await submitted, /Approved by cli/);
+    assert.match(await submitted, /Approved by .+ at v/);
     // The agent's file edit tool rewrites the step; the version stays what was approved.
     fs.writeFileSync(file(id), fs.readFileSync(file(id), 'utf8').replace('S001 Read the config', 'S001 Delete the config'));
-    await until('the flag in pi_plan_get', async () => /Attention: changed since approval/.test(await invoke('pi_plan_get', { id })));
-    await refusedWith('pi_plan_execute', { id, op: 'start' }, /was changed after cli approved v\d+.*Submit it for review again \(pi_plan_submit\)/);
+    await until('the flag in pi_plan_get', async () => /Approval: .*changed since .* approved v\d+/.test(await invoke('pi_plan_get', { id })));
+    await refusedWith('pi_plan_execute', { id, op: 'start' }, /changed since .* approved v\d+.*so it cannot be started.*Call pi_plan_submit/);
     assert.equal(onDisk(id).fm.status, 'approved', 'the refused start changed nothing');
     // Submitting again puts the current text in front of the person.
     const again = invoke('pi_plan_submit', { id });
     await until('the plan proposed again', () => onDisk(id).fm.status === 'proposed');
     assert.equal(onDisk(id).fm.approved_hash, undefined);
     await approveInTerminal(id, onDisk(id).fm.version);
-    assert.match(await again, /Approved by cli/);
+    assert.match(await again, /Approved by .+ at v/);
     assert.match(await invoke('pi_plan_execute', { id, op: 'start' }), /Next: do step S001/);
     await invoke('pi_plan_execute', { id, op: 'fail', summary: 'test over' });
   });
@@ -155,7 +155,7 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     const again = invoke('pi_plan_submit', {});
     await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
     await approveInTerminal(id, onDisk(id).fm.version);
-    assert.match(await again, /Approved by cli/);
+    assert.match(await again, /Approved by .+ at v/);
     await invoke('pi_plan_execute', { op: 'start' });
     for (const s of ['S001', 'S004', 'S002', 'S003']) await invoke('pi_plan_execute', { op: 'mark', step: s, status: 'done' });
     const d = onDisk(id);
@@ -190,7 +190,7 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     await refusedWith('pi_plan_get', { id: '../../etc/passwd' }, /Invalid input for pi_plan_get: id/);
     await refusedWith('pi_plan_execute', { id, op: 'start' }, /is draft: "start" is not possible now/);
     await refusedWith('pi_plan_step', { id, op: 'add', text: 'b', version: 99 }, /is at version 1, you sent 99/);
-    await refusedWith('pi_plan_approve', { id, version: 1 }, /agent approval is off|approving a plan is/i);
+    await refusedWith('pi_plan_approve', { id, digest: `sha256:${'0'.repeat(64)}` }, /agent approval is off|approving a plan is/i);
     await refusedWith('pi_plan_step', { id, op: 'add', text: 'x'.repeat(600) }, /Invalid input for pi_plan_step: text/);
     await vscode.workspace.getConfiguration('piPlans').update('tools.gating', 'activePlan', vscode.ConfigurationTarget.Workspace);
     try {
@@ -218,7 +218,7 @@ describe('agent tools through vscode.lm.invokeTool', function () {
       await until('VS Code to read the workspace settings file', () => vscode.workspace.getConfiguration('piPlans').get('review.wait') === false);
       // The setting is application-scoped: a workspace value never counts.
       assert.equal(vscode.workspace.getConfiguration('piPlans').get('agentApproval.enabled'), false);
-      await refusedWith('pi_plan_approve', { id, version: onDisk(id).fm.version }, /agent approval is off/i);
+      await refusedWith('pi_plan_approve', { id, digest: contentDigest(onDisk(id)) }, /agent approval is off/i);
       assert.equal(onDisk(id).fm.status, 'proposed');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -46,15 +46,19 @@ export async function until<T>(what: string, check: () => T | undefined | false 
   }
 }
 
+/** The real `pi-plans` CLI in another process, with this window's environment (the same user configuration, so the same approval key). */
+export async function runCli(...args: string[]): Promise<string> {
+  const cli = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
+  const { stdout } = await promisify(execFile)(process.execPath, [cli, '--root', folder().uri.fsPath, ...args], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+  return stdout;
+}
+
 /**
- * A person approves in a terminal: the real `pi-plans approve` in another process (the approve
- * command asks for a modal confirmation, which only the UI tests can click).
+ * A person approves in a terminal: the real `pi-plans approve` in another process, on the text
+ * `pi-plans show` printed (its digest) at the version they saw (the approve command asks for a
+ * modal confirmation, which only the UI tests can click).
  */
 export async function approveInTerminal(id: string, seenVersion: number): Promise<string> {
-  const cli = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
-  const { stdout } = await promisify(execFile)(process.execPath, [cli, '--root', folder().uri.fsPath, 'approve', id, '--seen-version', String(seenVersion)], {
-    encoding: 'utf8',
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-  });
-  return stdout;
+  const digest = /^digest: (sha256:[0-9a-f]{64})$/m.exec(await runCli('show', id))![1];
+  return runCli('approve', id, '--digest', digest, '--seen-version', String(seenVersion));
 }
