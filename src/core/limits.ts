@@ -1,6 +1,7 @@
 /**
  * Size caps. Every input that can grow without bound has one, so a hostile or broken file is
- * refused in well under 100 ms instead of hanging the extension host.
+ * refused fast (the bench prints the worst case: tens of milliseconds) instead of hanging a
+ * process; what passes them costs what an ordinary plan of that size costs to parse.
  */
 export const LIMITS = {
   /** Whole plan file, bytes. */
