@@ -56,7 +56,8 @@ async function inSlices<T, R>(items: readonly T[], fn: (x: T) => R): Promise<R[]
   return out;
 }
 
-function pidAlive(pid: number): boolean {
+/** True when a process with this id exists on this host (one we may not signal exists too). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -65,7 +66,8 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-function kindOf(s: fs.Stats): FileKind {
+/** What a stat says a path is. */
+export function kindOf(s: fs.Stats): FileKind {
   if (s.isFile()) return 'file';
   if (s.isDirectory()) return 'directory';
   if (s.isSymbolicLink()) return 'symlink';

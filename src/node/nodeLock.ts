@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { PlanError } from '../core';
 import { describeKind, type FileKind, type FileSystemPort, type LockPort } from '../store';
-import { NodeFileSystem } from './nodeFileSystem';
+import { kindOf, NodeFileSystem, pidAlive } from './nodeFileSystem';
 
 /*
  * A plan's lock is proper-lockfile's: a folder `.<name>.lock` beside the plan, made with an atomic
@@ -102,15 +102,6 @@ const held = new Map<string, { name: string; nonce: string }>();
 
 /** The host name as a record's name carries it. */
 const hostInName = () => os.hostname().replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 100);
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The calls the lock makes: synchronous ones (the CLI's uncontended lock costs microseconds) or the pool's. */
 interface LockIo {
@@ -244,17 +235,6 @@ function lockfileFs(io: LockIo) {
 }
 const SYNC_LOCKFILE_FS = lockfileFs(SYNC_IO);
 const ASYNC_LOCKFILE_FS = lockfileFs(ASYNC_IO);
-
-function kindOf(s: fs.Stats): FileKind {
-  if (s.isFile()) return 'file';
-  if (s.isDirectory()) return 'directory';
-  if (s.isSymbolicLink()) return 'symlink';
-  if (s.isFIFO()) return 'fifo';
-  if (s.isSocket()) return 'socket';
-  if (s.isBlockDevice()) return 'blockDevice';
-  if (s.isCharacterDevice()) return 'charDevice';
-  return 'other';
-}
 
 /** The workspace folder of a path in `<workspace>/.pi/plans`, if it is one. */
 function workspaceOf(planOrLock: string): string | undefined {

@@ -12,6 +12,16 @@ export function errorOf(fn: () => unknown): PlanError {
   assert.fail('expected a PlanError, nothing was thrown');
 }
 
+/** The error a promise rejects with (fails the test when it resolves). */
+export async function refusal(p: Promise<unknown>): Promise<Error> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof Error, 'expected a refusal, but it went through');
+  return err;
+}
+
 /**
  * Lines removed from `a` and added in `b` (longest common subsequence on lines split at "\n", so a
  * "\r" stays part of its line): everything else was kept as it was.

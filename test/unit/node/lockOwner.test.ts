@@ -14,6 +14,7 @@ import * as esbuild from 'esbuild';
 import { isPlanError, submit } from '../../../src/core';
 import { clearPlanLock, NodeLock, nodePorts, readPlanLock } from '../../../src/node';
 import { PlanStore } from '../../../src/store';
+import { refusal } from '../../helpers/assertions';
 
 /** The host name as a lock record carries it. */
 const HOST = os.hostname().replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 100);
@@ -107,15 +108,6 @@ async function killedHolder(files: string[]): Promise<number> {
   c.proc.kill('SIGKILL');
   await c.exited;
   return c.proc.pid!;
-}
-
-async function refusal(p: Promise<unknown>): Promise<Error> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof Error, 'expected a refusal, but it went through');
-  return err;
 }
 
 const PLAN = (id: string) =>

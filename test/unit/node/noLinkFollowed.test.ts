@@ -9,18 +9,10 @@ import * as path from 'node:path';
 import { changeStatus, isPlanError, submit } from '../../../src/core';
 import { NodeFileSystem, nodePorts } from '../../../src/node';
 import { PlanStore } from '../../../src/store';
+import { refusal } from '../../helpers/assertions';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const ID = 'PLAN-0000000a';
-
-async function refusal(p: Promise<unknown>): Promise<Error> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof Error, 'expected a refusal, but it went through');
-  return err;
-}
 
 /** Everything under `dir` (names, kinds and contents), to compare before and after. */
 function snapshot(dir: string): string[] {
