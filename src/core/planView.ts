@@ -246,7 +246,9 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     ...(fm.planner_model ? { plannerModel: fm.planner_model } : {}),
     ...(fm.executor_model ? { executorModel: fm.executor_model } : {}),
     toolsRequired: [...(fm.tools_required ?? [])],
-    ...(fm.approved_by ? { approvedBy: standing?.state === 'valid' ? `${standing.approver}${fm.approved_by === 'agent' ? ' (the agent)' : ''}` : fm.approved_by } : {}),
+    // Who approved, as the signed record says, while that approval holds (otherwise the approval
+    // line above the actions says what it is); without the keys at hand, as the file says.
+    ...(standing?.state === 'valid' ? { approvedBy: `${standing.approver}${fm.approved_by === 'agent' ? ' (the agent)' : ''}` } : !standing && fm.approved_by ? { approvedBy: fm.approved_by } : {}),
     ...(fm.approved_version !== undefined ? { approvedVersion: fm.approved_version } : {}),
     digest: contentDigest(doc),
     ...(approvalText && standing && standing.state !== 'none' ? { approval: { state: standing.state, text: approvalText } } : {}),
