@@ -104,12 +104,19 @@ function publicKeyText(key: KeyObject): string {
   return `ed25519:${createPublicKey(key).export({ format: 'jwk' }).x}`;
 }
 
+/** What a file's stat says of its contents (size, time, inode), or `-` when it is absent. */
+function statStamp(st: fs.Stats | undefined): string {
+  return st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '-';
+}
+
 /**
  * The sizes and modification times of the files a keyring is read from: a change of any makes a
- * new keyring. Asynchronous: the extension host's thread makes no file-system call that waits.
+ * new keyring. `blocking`: synchronous stats (a few microseconds each, for a process of its own:
+ * the CLI, the MCP server); otherwise the pool's, so the extension host's thread never waits.
  */
-async function stamp(files: readonly string[]): Promise<string> {
-  const stats = await Promise.all(files.map((f) => fs.promises.stat(f).then((st) => `${st.size}:${st.mtimeMs}:${st.ino}`, () => '-')));
+async function stamp(files: readonly string[], blocking: boolean): Promise<string> {
+  if (blocking) return files.map((f) => statStamp(fs.statSync(f, { throwIfNoEntry: false }))).join('|');
+  const stats = await Promise.all(files.map((f) => fs.promises.stat(f).then(statStamp, () => '-')));
   return stats.join('|');
 }
 
@@ -131,6 +138,8 @@ export class NodeApprovalKeys implements ApprovalKeysPort {
   constructor(
     readonly configDir: string,
     private readonly workspaces: () => readonly string[],
+    /** Synchronous checks of the key files (a process of its own); the extension host passes false. */
+    private readonly blocking = false,
   ) {
     this.keyFile = path.join(configDir, 'approval-key.pem');
     this.configFile = path.join(configDir, 'config.json');
@@ -143,7 +152,7 @@ export class NodeApprovalKeys implements ApprovalKeysPort {
   }
 
   async keyring(): Promise<ApprovalKeyring> {
-    const now = `${this.workspaces().join('\n')}#${await stamp([this.keyFile, this.configFile, this.confirmedFile])}`;
+    const now = `${this.workspaces().join('\n')}#${await stamp([this.keyFile, this.configFile, this.confirmedFile], this.blocking)}`;
     if (this.cached?.stamp === now) return this.cached.keyring;
     const problem = this.problem();
     const own = problem ? undefined : this.ownKey(false);
@@ -290,6 +299,6 @@ export function reviewCopiesDir(root: string, stateDir = userStateDir()): string
 }
 
 /** The ports a store needs from the user's folders (outside the workspace): the approval keys, and where review copies go. */
-export function userPorts(root: string, keys: NodeApprovalKeys = new NodeApprovalKeys(userConfigDir(), () => [root])): { approvals: ApprovalKeysPort; reviewCopies: string } {
+export function userPorts(root: string, keys: NodeApprovalKeys = new NodeApprovalKeys(userConfigDir(), () => [root], true)): { approvals: ApprovalKeysPort; reviewCopies: string } {
   return { approvals: keys, reviewCopies: reviewCopiesDir(root) };
 }

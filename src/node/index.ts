@@ -7,7 +7,7 @@ import { PlanStore, StorePorts, IndexCachePort } from '../store';
 import { NodeFileSystem } from './nodeFileSystem';
 import { NodeLock } from './nodeLock';
 import { PersistedOutlines } from './persistedOutlines';
-import { NodeApprovalKeys, userPorts } from './approvalKeys';
+import { NodeApprovalKeys, userConfigDir, userPorts } from './approvalKeys';
 
 export { NodeFileSystem } from './nodeFileSystem';
 export { clearPlanLock, lockPathOf, NodeLock, readPlanLock, type LockOwner, type LockReclaim, type PlanLockState } from './nodeLock';
@@ -43,7 +43,7 @@ export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCache
  * `root`, the review copies' folder or one of `extraRoots`, never through a linked folder.
  */
 export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?: boolean; extraRoots?: readonly string[]; keys?: NodeApprovalKeys } = {}): StorePorts {
-  const user = userPorts(root, opts.keys);
+  const user = userPorts(root, opts.keys ?? new NodeApprovalKeys(userConfigDir(), () => [root], opts.blocking ?? true));
   const files = new NodeFileSystem({ blocking: opts.blocking, roots: [path.resolve(root), user.reviewCopies, ...(opts.extraRoots ?? [])] });
   return {
     fs: files,
