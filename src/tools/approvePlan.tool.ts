@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { DIGEST_PATTERN, PlanError } from '../core';
 import { approvePlan } from '../service';
+import { argsObject } from './arguments';
 import { defineTool, guarded, idField, locate, placeOf, result, versionField } from './toolkit';
 
 export const approvePlanTool = defineTool({
@@ -12,7 +13,7 @@ export const approvePlanTool = defineTool({
   icon: '$(pass)',
   gated: false,
   when: 'config.piPlans.agentApproval.enabled',
-  schema: z.object({ id: idField, digest: z.string().check(z.maxLength(71), z.regex(DIGEST_PATTERN, 'the digest pi_plan_get shows')), version: z.optional(versionField) }),
+  schema: argsObject({ id: idField, digest: z.string().check(z.maxLength(71), z.regex(DIGEST_PATTERN, 'the digest pi_plan_get shows')), version: z.optional(versionField) }),
   invocationMessage: (i) => `Approving ${i.id}${i.version !== undefined ? ` at v${i.version}` : ''}`,
   confirmation: (i) => ({ title: `Approve ${i.id} as the agent?`, message: `The plan's text ${i.digest.slice(0, 19)}… is approved and recorded as approved by the agent.` }),
   run: (i, ctx) =>

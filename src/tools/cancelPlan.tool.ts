@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { changePlanStatus } from '../service';
+import { argsObject } from './arguments';
 import { defineTool, guarded, idField, locate, placeOf, result, text, versionField } from './toolkit';
 
 export const cancelPlanTool = defineTool({
@@ -10,7 +11,7 @@ export const cancelPlanTool = defineTool({
   modelDescription: 'Cancel a plan (withdraw your own proposal, or stop a draft, approved or executing plan) with a reason. Final: clone it to start again.',
   icon: '$(close)',
   gated: false,
-  schema: z.object({ id: z.optional(idField), reason: z.optional(text(1000)), version: z.optional(versionField) }),
+  schema: argsObject({ id: z.optional(idField), reason: z.optional(text(1000)), version: z.optional(versionField) }),
   invocationMessage: (i) => `Cancelling ${i.id ?? 'the active plan'}`,
   confirmation: (i) => ({ title: `Cancel ${i.id ?? 'the active plan'}?`, message: `The plan becomes cancelled (final).${i.reason ? ` Reason: ${i.reason}` : ''}` }),
   run: (i, ctx) =>

@@ -1,9 +1,10 @@
 import * as z from 'zod/mini';
 import { PlanError, reviewProblems } from '../core';
 import { submitPlan } from '../service';
+import { argsObject } from './arguments';
 import { defineTool, guarded, result, sectionFields, text } from './toolkit';
 
-const stepInput = z.object({
+const stepInput = argsObject({
   text: text(500).check(z.minLength(1)),
   tool: z.optional(text(60)),
   operation: z.optional(text(60)),
@@ -20,7 +21,7 @@ export const createPlanTool = defineTool({
     'Create a persistent plan (a Markdown file the user reviews). Give title and goal; optionally steps (text, tool, operation, target) and sections. propose=true submits it for review at once (validated); otherwise it is a draft you extend with pi_plan_step/pi_plan_update, then pi_plan_submit. Pass folder (a workspace folder name) when several are open. Returns the id (PLAN-xxxxxxxx) and version; it becomes the active plan.',
   icon: '$(new-file)',
   gated: false,
-  schema: z.object({
+  schema: argsObject({
     title: text(200).check(z.minLength(1)),
     steps: z.optional(z.array(stepInput).check(z.maxLength(100))),
     ...sectionFields,
@@ -33,7 +34,12 @@ export const createPlanTool = defineTool({
       const folders = ctx.stores.folders();
       const target = i.folder ? folders.find((f) => f.name === i.folder) : folders[0];
       if (!target) {
-        throw new PlanError('NOT_FOUND', i.folder ? `No workspace folder named "${i.folder}" (folders: ${folders.map((f) => f.name).join(', ')}).` : 'No workspace folder is open.');
+        throw new PlanError(
+          'NOT_FOUND',
+          i.folder
+            ? `No workspace folder named ${JSON.stringify(i.folder)} (folders: ${folders.map((f) => f.name).join(', ')}): call pi_plan_create again with "folder" set to one of them.`
+            : 'No workspace folder is open: ask the user to open the folder the plan is for, then call pi_plan_create again.',
+        );
       }
       if (!i.folder && folders.length > 1) {
         throw new PlanError('INVALID_INPUT', `Several workspace folders are open (${folders.map((f) => f.name).join(', ')}): pass "folder".`);

@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
+import { PlanError } from '../core';
 import { editPlanStep } from '../service';
+import { argsObject } from './arguments';
 import { defineTool, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
 
 export const editStepTool = defineTool({
@@ -8,10 +10,10 @@ export const editStepTool = defineTool({
   toolReferenceName: 'planStep',
   userDescription: 'Add, update, remove or move a step of a plan.',
   modelDescription:
-    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start", default end) returns the new id. op=update (step + fields), op=remove (step), op=move (step, after). Ids (S001...) are never reused. Not while executing: use pi_plan_set_content for a revision. In every tool, id defaults to the active plan and version (the version you last saw) guards against lost updates.',
+    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start", default end) returns the new id. op=update (step + fields), op=remove (step), op=move (step, after). Ids (S001...) are never reused. Not while executing: use pi_plan_set_content for a revision. In every tool, version (the version you last saw) guards against lost updates; id defaults to the active plan, if one is.',
   icon: '$(list-ordered)',
   gated: true,
-  schema: z.object({
+  schema: argsObject({
     id: z.optional(idField),
     op: z.enum(['add', 'update', 'remove', 'move']),
     step: z.optional(stepIdField),
@@ -28,11 +30,11 @@ export const editStepTool = defineTool({
   run: (i, ctx) =>
     guarded(i.id, async () => {
       const { store, id } = locate(ctx, i.id, { gated: true });
-      const need = (what: string) => {
-        throw new Error(`op=${i.op} needs "${what}". Call again with it.`);
-      };
-      if (i.op !== 'add' && !i.step) need('step');
-      if (i.op === 'add' && !i.text) need('text');
+      // What is missing, and the call with it (the step ids are in pi_plan_get).
+      if (i.op !== 'add' && !i.step) {
+        throw new PlanError('INVALID_INPUT', `op=${i.op} needs "step": call pi_plan_step {"id":"${id}","op":"${i.op}","step":"<step id>", ...} (pi_plan_get {"id":"${id}"} lists the step ids).`);
+      }
+      if (i.op === 'add' && !i.text) throw new PlanError('INVALID_INPUT', `op=add needs "text": call pi_plan_step {"id":"${id}","op":"add","text":"..."}.`);
       const op =
         i.op === 'add'
           ? { op: 'add' as const, text: i.text!, tool: i.tool, operation: i.operation, target: i.target, details: i.details, after: i.after }

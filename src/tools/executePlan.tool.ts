@@ -1,7 +1,11 @@
 import * as z from 'zod/mini';
 import { openReview, PlanError } from '../core';
 import { finishPlan, markPlanStep, startPlan } from '../service';
-import { approvalSuggestions, defineTool, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
+import { argsObject } from './arguments';
+import { approvalSuggestions, defineTool, guarded, idField, locate, nextStep, placeOf, result, stepIdField, text, versionField } from './toolkit';
+
+/** The statuses a mark sets. */
+const STEP_MARKS = ['in_progress', 'done', 'blocked', 'failed', 'skipped', 'pending'] as const;
 
 export const executePlanTool = defineTool({
   name: 'pi_plan_execute',
@@ -9,14 +13,14 @@ export const executePlanTool = defineTool({
   toolReferenceName: 'planExecute',
   userDescription: 'Start an approved plan, mark its steps, complete or fail it.',
   modelDescription:
-    'Track execution of an approved plan. op=start; op=mark (step, status: in_progress|done|blocked|failed|skipped|pending, optional note) after each step, the last step done completes the plan; op=complete or op=fail with summary. Every event is logged. Each result names the next step and the call for it.',
+    'Track execution of an approved plan. op=start; op=mark (step, status, optional note) after each step, the last step done completes the plan; op=complete or op=fail with summary. Each result names the next step and the call for it.',
   icon: '$(run)',
   gated: true,
-  schema: z.object({
+  schema: argsObject({
     id: z.optional(idField),
     op: z.enum(['start', 'mark', 'complete', 'fail']),
     step: z.optional(stepIdField),
-    status: z.optional(z.enum(['in_progress', 'done', 'blocked', 'failed', 'skipped', 'pending'])),
+    status: z.optional(z.enum(STEP_MARKS)),
     note: z.optional(z.string().check(z.maxLength(1000))),
     summary: z.optional(text(4000)),
     version: z.optional(versionField),
@@ -35,7 +39,14 @@ export const executePlanTool = defineTool({
         return result(doc, 'Execution started.', open?.kind === 'approval' ? approvalSuggestions(doc, open.version, open.notes.comments) : undefined);
       }
       if (i.op === 'mark') {
-        if (!i.step || !i.status) throw new PlanError('INVALID_INPUT', 'op=mark needs "step" and "status".');
+        if (!i.step || !i.status) {
+          // The call to make, with the step it most likely means: the one given, else the next open one.
+          const step = i.step ?? nextStep(await store.read(id))?.id ?? '<step id>';
+          throw new PlanError(
+            'INVALID_INPUT',
+            `op=mark needs "step" and "status": call pi_plan_execute {"id":"${id}","op":"mark","step":"${step}","status":"${i.status ?? 'done'}"} (status: ${STEP_MARKS.join(', ').replace(/, (\w+)$/, ' or $1')}).`,
+          );
+        }
         const { doc, result: r } = await markPlanStep(place, id, i.step, i.status, i.note, act);
         return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`);
       }

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { analyze, contentDigest, openReview, rejectionTitle, SECTION_NAMES, standingProblem } from '../core';
+import { argsObject } from './arguments';
 import { approvalSuggestions, asData, attentionNote, bodyFor, commentLines, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
 
 export const getPlanTool = defineTool({
@@ -8,11 +9,11 @@ export const getPlanTool = defineTool({
   toolReferenceName: 'planGet',
   userDescription: 'Read a plan: its status, version, steps and sections.',
   modelDescription:
-    'Read a plan (the active plan when no id is given): status, version, step ids and statuses, and its Markdown as data. Use it to reload after context loss or a version conflict. section reads one section of a large plan.',
+    'Read a plan: status, version, step ids and statuses, and its Markdown as data. Use it to reload after context loss or a version conflict. section reads one section of a large plan.',
   icon: '$(book)',
   gated: false,
   readOnly: true,
-  schema: z.object({ id: z.optional(idField), section: z.optional(z.enum([...SECTION_NAMES, 'Rejection'])) }),
+  schema: argsObject({ id: z.optional(idField), section: z.optional(z.enum([...SECTION_NAMES, 'Rejection'])) }),
   invocationMessage: (i) => `Reading ${i.id ?? 'the active plan'}`,
   run: (i, ctx) =>
     guarded(i.id, async () => {

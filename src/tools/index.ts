@@ -11,6 +11,7 @@ import { submitPlanTool } from './submitPlan.tool';
 import { updatePlanTool } from './updatePlan.tool';
 import type { PlanTool } from './toolkit';
 
+export * from './arguments';
 export * from './context';
 export * from './toolkit';
 export { waitForDecision } from '../service';

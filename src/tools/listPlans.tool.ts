@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { PLAN_STATUSES } from '../core';
+import { argsObject } from './arguments';
 import { attentionNote, defineTool, guarded } from './toolkit';
 
 export const listPlansTool = defineTool({
@@ -11,7 +12,7 @@ export const listPlansTool = defineTool({
   icon: '$(list-unordered)',
   gated: false,
   readOnly: true,
-  schema: z.object({ status: z.optional(z.array(z.enum(PLAN_STATUSES)).check(z.maxLength(11))) }),
+  schema: argsObject({ status: z.optional(z.array(z.enum(PLAN_STATUSES)).check(z.maxLength(11))) }),
   invocationMessage: (i) => `Listing plans${i.status?.length ? ` (${i.status.join(', ')})` : ''}`,
   run: (i, ctx) =>
     guarded(undefined, async () => {

@@ -1,17 +1,28 @@
 import * as z from 'zod/mini';
+import { mcpSchemaOf } from './arguments';
 import { ALL_TOOLS } from './index';
 import type { PlanTool } from './toolkit';
 
 /** The `when` clause of gated tools: shown always, or only in plan work mode (the user's choice). */
 export const GATED_WHEN = "config.piPlans.tools.gating != 'activePlan' || piPlans.planWorkActive";
 
-/** A tool's input schema as the manifest carries it: zod's JSON Schema without the `$schema` key. */
-export function inputSchemaOf(tool: PlanTool): Record<string, unknown> {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
-  return schema;
+/** A zod schema as the manifests carry it: zod's JSON Schema without the `$schema` key. */
+export function jsonSchemaOf(schema: z.ZodMiniType): Record<string, unknown> {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return json;
 }
 
-/** `contributes.languageModelTools`, generated from the tool definitions (see scripts/manifest.mjs). */
+/** A tool's input schema as the VS Code manifest carries it (strict; `id` optional: it defaults to the active plan). */
+export function inputSchemaOf(tool: PlanTool): Record<string, unknown> {
+  return jsonSchemaOf(tool.schema);
+}
+
+/** A tool's input schema as the MCP server lists it (strict; `id` required: no plan is active there). */
+export function mcpInputSchemaOf(tool: PlanTool): Record<string, unknown> {
+  return jsonSchemaOf(mcpSchemaOf(tool));
+}
+
+/** `contributes.languageModelTools`, generated from the tool definitions (see scripts/manifest.ts). */
 export function languageModelToolsManifest(): Record<string, unknown>[] {
   return ALL_TOOLS.map((t) => ({
     name: t.name,
@@ -27,9 +38,9 @@ export function languageModelToolsManifest(): Record<string, unknown>[] {
   }));
 }
 
-/** What the model sees of the whole tool set (names, descriptions, schemas), as JSON: the budget. */
-export function advertisedSize(): number {
-  return ALL_TOOLS.reduce((n, t) => n + JSON.stringify({ name: t.name, description: t.modelDescription, inputSchema: inputSchemaOf(t) }).length, 0);
+/** What the model sees of the whole tool set (names, descriptions, schemas), as JSON: the budget. By default VS Code's schemas; `mcpInputSchemaOf` for the MCP server's. */
+export function advertisedSize(schemaOf: (tool: PlanTool) => Record<string, unknown> = inputSchemaOf): number {
+  return ALL_TOOLS.reduce((n, t) => n + JSON.stringify({ name: t.name, description: t.modelDescription, inputSchema: schemaOf(t) }).length, 0);
 }
 
 /** Activation: a workspace with plans, or any of our tools being invoked. */

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { revisePlan } from '../service';
+import { argsObject } from './arguments';
 import { defineTool, guarded, idField, locate, placeOf, result, text, versionField } from './toolkit';
 
 export const setContentTool = defineTool({
@@ -11,7 +12,7 @@ export const setContentTool = defineTool({
     'Replace the whole Markdown body of a plan (## Goal, ## Steps as "1. [ ] S001 text (tool: op → target)", other sections). Keep existing step ids; new steps may omit ids. Draft/proposed: overwritten. Rejected -> draft; approved -> back to proposed. Executing: creates a revision (new plan id, proposed, done steps kept) and supersedes the old one. No frontmatter; title is separate.',
   icon: '$(replace-all)',
   gated: true,
-  schema: z.object({ id: z.optional(idField), markdown: text(120000).check(z.minLength(1)), title: z.optional(text(200)), version: z.optional(versionField) }),
+  schema: argsObject({ id: z.optional(idField), markdown: text(120000).check(z.minLength(1)), title: z.optional(text(200)), version: z.optional(versionField) }),
   invocationMessage: (i) => `Replacing the Markdown of ${i.id ?? 'the active plan'}`,
   confirmation: (i) => ({ title: 'Replace the plan\'s Markdown?', message: `The whole body of ${i.id ?? 'the active plan'} is replaced (a proposed plan stays proposed; an executing plan gets a revision).` }),
   run: (i, ctx) =>

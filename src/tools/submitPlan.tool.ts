@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { submitPlan } from '../service';
 import type { ReviewOutcome } from './context';
+import { argsObject } from './arguments';
 import { approvalSuggestions, commentLines, defineTool, guarded, idField, locate, placeOf, result, versionField } from './toolkit';
 
 export const submitPlanTool = defineTool({
@@ -12,7 +13,7 @@ export const submitPlanTool = defineTool({
     'Finalize a draft: validates it (goal, at least one step, required sections) and moves it to proposed for the user\'s review; problems come back as a list to fix. A plan with no steps is cancelled. Depending on the user\'s setting it waits for the decision and returns it (approved: start executing; rejected: the feedback to revise with), or returns "awaiting review".',
   icon: '$(check)',
   gated: false,
-  schema: z.object({ id: z.optional(idField), version: z.optional(versionField), wait: z.optional(z.boolean()) }),
+  schema: argsObject({ id: z.optional(idField), version: z.optional(versionField), wait: z.optional(z.boolean()) }),
   invocationMessage: (i) => `Submitting ${i.id ?? 'the active plan'} for review`,
   run: (i, ctx) =>
     guarded(i.id, async () => {

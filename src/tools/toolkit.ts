@@ -62,7 +62,11 @@ function hint(e: PlanError, id?: string): string {
     case 'STALE_APPROVAL':
       return `Call ${get}, review the current version, then approve it.`;
     case 'NOT_FOUND':
-      return 'Call pi_plan_list to find the right id.';
+      // Each thing not found has its own way to find the right one. A refusal written here names
+      // its call already (a section, a folder, no active plan); the core's own for a step says
+      // "has no step S009": the plan's step ids are in pi_plan_get, not in the list of plans.
+      if (/\bpi_plan_\w+/.test(e.message)) return '';
+      return / has no step S\d{3,4}\b/.test(e.message) ? `Call ${get} to see its step ids.` : 'Call pi_plan_list to find the right id.';
     case 'INVALID_ID':
       return 'Call pi_plan_list to see the ids.';
     case 'INVALID_TRANSITION':
@@ -208,10 +212,17 @@ export function result(doc: PlanDocument, ...lines: (string | undefined)[]): str
 
 /** Large plans are summarized with a pointer to read one section. */
 export const MAX_INLINE = 12_000;
+/** The Markdown a read returns: one section, the whole body, or a summary of a large one (steps and section names). */
 export function bodyFor(doc: PlanDocument, section?: string): string {
   if (section) {
     const t = sectionText(doc, section);
-    if (t === undefined) throw new PlanError('NOT_FOUND', `${doc.fm.id} has no "## ${section}" section.`);
+    if (t === undefined) {
+      const names = doc.outline.sections.filter((s) => s.depth === 2).map((s) => s.title);
+      throw new PlanError(
+        'NOT_FOUND',
+        `${doc.fm.id} has no "## ${section}" section (${names.length ? `its sections: ${names.join(', ')}` : 'it has no sections'}): call pi_plan_get {"id":"${doc.fm.id}"} for the whole plan${names.length ? ', or with "section" set to one of those' : ''}.`,
+      );
+    }
     return `## ${section}\n${t}`;
   }
   if (doc.body.length <= MAX_INLINE) return doc.body;

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { updatePlan } from '../service';
+import { argsObject } from './arguments';
 import { defineTool, guarded, idField, locate, placeOf, result, sectionFields, text, versionField } from './toolkit';
 
 export const updatePlanTool = defineTool({
@@ -11,7 +12,7 @@ export const updatePlanTool = defineTool({
     'Set plan metadata. Each given section replaces the old one whole (lists become "- item" lines; an empty value removes the section): goal, assumptions, risks, verification, files, context; fields title, tools_required, executor_model. Not while executing.',
   icon: '$(edit)',
   gated: true,
-  schema: z.object({
+  schema: argsObject({
     id: z.optional(idField),
     title: z.optional(text(200)),
     ...sectionFields,

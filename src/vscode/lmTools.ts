@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ALL_TOOLS, PlanTool, ToolContext } from '../tools';
+import { ALL_TOOLS, parseArguments, PlanTool, ToolContext } from '../tools';
 import type { WorkspaceActivePlans } from './activePlans';
 import type { VsCodeReviewGate } from './reviewGate';
 import type { WorkspacePlans } from './workspacePlans';
@@ -50,13 +50,11 @@ async function run(tool: PlanTool, input: unknown, ctx: ToolContext, plans: Work
   if (!vscode.workspace.isTrusted && !tool.readOnly) {
     throw new Error('This workspace is in Restricted Mode: plans are read-only. Ask the user to trust the workspace, then call again.');
   }
-  const parsed = tool.schema.safeParse(input);
-  if (!parsed.success) {
-    throw new Error(`Invalid input for ${tool.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}. Fix the arguments and call again.`);
-  }
+  // The same refusal of arguments, in the same words, as over MCP (an unknown key names the closest known one).
+  const args = parseArguments(tool.schema, input);
   await plans.ready;
   try {
-    return await tool.run(parsed.data as never, ctx);
+    return await tool.run(args as never, ctx);
   } catch (e) {
     plans.logError(tool.name, e);
     throw e;

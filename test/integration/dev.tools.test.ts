@@ -187,11 +187,11 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     const id = idOf(await invoke('pi_plan_create', { title: 'Refusals', goal: 'G', steps: [{ text: 'a' }] }));
     const before = fs.readFileSync(file(id), 'utf8');
     await refusedWith('pi_plan_get', { id: 'PLAN-00000bad' }, /not in any workspace folder.*pi_plan_list/);
-    await refusedWith('pi_plan_get', { id: '../../etc/passwd' }, /Invalid input for pi_plan_get: id/);
+    await refusedWith('pi_plan_get', { id: '../../etc/passwd' }, /id: .*fix the arguments and call again/);
     await refusedWith('pi_plan_execute', { id, op: 'start' }, /is draft: "start" is not possible now/);
     await refusedWith('pi_plan_step', { id, op: 'add', text: 'b', version: 99 }, /is at version 1, you sent 99/);
     await refusedWith('pi_plan_approve', { id, digest: `sha256:${'0'.repeat(64)}` }, /agent approval is off|approving a plan is/i);
-    await refusedWith('pi_plan_step', { id, op: 'add', text: 'x'.repeat(600) }, /Invalid input for pi_plan_step: text/);
+    await refusedWith('pi_plan_step', { id, op: 'add', text: 'x'.repeat(600) }, /text: .*fix the arguments and call again/);
     await vscode.workspace.getConfiguration('piPlans').update('tools.gating', 'activePlan', vscode.ConfigurationTarget.Workspace);
     try {
       await vscode.commands.executeCommand('piPlans.endWork');

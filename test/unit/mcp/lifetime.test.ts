@@ -1,0 +1,61 @@
+// The server's lifetime as a client's process manager sees it: it ends with its stdin (even while a
+// submit waits for the person), and a request line over the stdio transport's limit ends it with
+// the reason on stderr and a non-zero exit, never silently.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { ensureBuilt, idIn, Sandbox, ServerProcess, textOf } from './serverProcess';
+
+describe('MCP server lifetime (the built CLI as a bare process)', function () {
+  this.timeout(60_000);
+  let sandbox: Sandbox;
+  let server: ServerProcess | undefined;
+  before(ensureBuilt);
+  beforeEach(() => (sandbox = new Sandbox()));
+  afterEach(async () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    server = undefined;
+    sandbox.dispose();
+  });
+
+  it('stdin closed while pi_plan_submit waits for the review: the wait is abandoned and the process exits, long before the wait would end', async () => {
+    // A review wait of 120 s: an exit before this test's own timeout (60 s) cannot be the wait ending.
+    server = new ServerProcess(sandbox, ['--review-wait', '120']);
+    await server.initialize();
+    const created = (await server.request('tools/call', { name: 'pi_plan_create', arguments: { title: 'Waits', goal: 'G', steps: [{ text: 'a' }], verification: ['v'] } })) as { result: unknown };
+    const id = idIn(textOf(created.result));
+    // The first progress notification says the server is waiting for the person.
+    const waiting = server.next((m) => 'method' in m && m.method === 'notifications/progress');
+    server.send({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'pi_plan_submit', arguments: { id }, _meta: { progressToken: 'wait' } } });
+    await waiting;
+    server.child.stdin.end();
+    const { code, signal } = await server.exited;
+    assert.equal(signal, null);
+    assert.equal(code, 0, server.stderr);
+    // Nothing was decided: the plan stays proposed for the person.
+    assert.match(fs.readFileSync(sandbox.planFile(id), 'utf8'), /^status: proposed$/m);
+  });
+
+  it('stdin closed while idle: the process exits', async () => {
+    server = new ServerProcess(sandbox, []);
+    await server.initialize();
+    // A call that opens the store (and its watchers): they must not hold the process either.
+    await server.request('tools/call', { name: 'pi_plan_list', arguments: {} });
+    server.child.stdin.end();
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+  });
+
+  it('a request line over the stdio transport\'s 10 MB limit: a non-zero exit and a stderr line naming the limit', async () => {
+    server = new ServerProcess(sandbox, []);
+    await server.initialize();
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'pi_plan_create', arguments: { title: 'x', goal: 'y'.repeat(11 * 1024 * 1024) } } });
+    assert.ok(huge.length > STDIO_DEFAULT_MAX_BUFFER_SIZE);
+    server.child.stdin.write(huge + '\n');
+    const { code } = await server.exited;
+    assert.notEqual(code, 0, server.stderr);
+    assert.match(server.stderr, /request line .*longer than the limit of 10 MB \(10485760 bytes\)/);
+  });
+});
