@@ -10,7 +10,7 @@ const forbidden = ['vscode', 'fs', 'fs/promises', 'node:fs', 'node:fs/promises',
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.tools/**', '.scratch/**', 'bench/corpus/**', 'test/helpers/*.cjs'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.tools/**', '.scratch/**', 'bench/corpus/**', 'test/helpers/*.cjs', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,13 +1,23 @@
 // One esbuild script for every entry point: the extension (vscode external), the CLI, and the
 // integration-test bundle. `--watch` rebuilds on change; `--production` minifies without maps;
-// `--meta` prints what takes room in the extension bundle.
+// `--meta` prints what takes room in the extension bundle. `--package [folder]` builds only the
+// CLI's npm package into folder/dist (default packages/pi-plans): the CLI with every dependency
+// inlined, and their licences.
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 const meta = process.argv.includes('--meta');
+// The npm package's folder, as its caller names it (its prepack passes `.`).
+const packageFlag = process.argv.indexOf('--package');
+const packageArg = packageFlag < 0 ? undefined : process.argv[packageFlag + 1];
+const npmPackageDir = packageFlag < 0 ? undefined : path.resolve(packageArg && !packageArg.startsWith('--') ? packageArg : path.join(repoRoot, 'packages', 'pi-plans'));
+// Paths below are the repository's, whoever runs this.
+process.chdir(repoRoot);
 
 /** gray-matter's own js-yaml 3 backs engines we replace: keep it out of the bundle. */
 const dropGrayMatterYaml = {
@@ -53,6 +63,7 @@ const problemMatcher = {
 /** @type {esbuild.BuildOptions} */
 const common = {
   bundle: true,
+  absWorkingDir: process.cwd(), // esbuild takes the folder it was loaded in otherwise, before the chdir above
   platform: 'node',
   target: 'node20',
   format: 'cjs',
@@ -80,6 +91,40 @@ if (fs.existsSync('test/integration')) {
     sourcemap: true,
     minify: false,
   });
+}
+
+/**
+ * The CLI's npm package (packages/pi-plans): one minified file that needs nothing but Node (every
+ * dependency inlined, the MCP SDK too), and the licences of what it inlines.
+ */
+async function buildNpmPackage(dir) {
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  const version = JSON.parse(fs.readFileSync('package.json', 'utf8')).version;
+  if (pkg.name !== 'pi-plans') throw new Error(`${dir} is not the pi-plans npm package (its package.json names ${pkg.name})`);
+  if (pkg.version !== version) throw new Error(`${path.relative(repoRoot, dir)}/package.json has version ${pkg.version} and package.json ${version}: give both the same version`);
+  fs.rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
+  const outfile = path.join(dir, 'dist', 'cli.js');
+  const result = await esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile, banner: { js: '#!/usr/bin/env node' }, minify: true, sourcemap: false, metafile: true });
+  // Each bundled package once (nested copies by their own folder), with its licence text.
+  const packages = new Map();
+  for (const input of Object.keys(Object.values(result.metafile.outputs)[0].inputs)) {
+    if (/^[a-z-]+:/.test(input)) continue; // a plugin's stand-in (zod's English locale is zod's own file too)
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) packages.set(m[1], true);
+  }
+  const notices = [...packages.keys()].sort().map((folder) => {
+    const p = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
+    const file = fs.readdirSync(folder).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    if (!file) throw new Error(`${folder} has no licence file: the npm package cannot ship it without one`);
+    return `${p.name}@${p.version} (${p.license})\n\n${fs.readFileSync(path.join(folder, file), 'utf8').trim()}\n`;
+  });
+  fs.writeFileSync(path.join(dir, 'dist', 'THIRD-PARTY-NOTICES.txt'), `The pi-plans CLI (dist/cli.js) includes the following packages.\n\n${notices.join(`\n${'-'.repeat(72)}\n\n`)}`);
+  fs.chmodSync(outfile, 0o755);
+  console.log(`${path.relative(repoRoot, outfile)} ${(fs.statSync(outfile).size / 1024).toFixed(0)} KB (minified, ${packages.size} packages inlined), version ${version}`);
+}
+if (npmPackageDir) {
+  await buildNpmPackage(npmPackageDir);
+  process.exit(0);
 }
 
 // Codicons for the plan editor (the icon font VS Code draws with), beside its bundle.

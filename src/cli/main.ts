@@ -30,7 +30,16 @@ import { IndexEntry, PlanStore } from '../store';
 
 /** The package version, set by the bundler (the CLI is built with esbuild). */
 declare const __PI_PLANS_VERSION__: string | undefined;
-const PKG_VERSION = typeof __PI_PLANS_VERSION__ === 'string' ? __PI_PLANS_VERSION__ : '0.0.0';
+const PKG_VERSION = typeof __PI_PLANS_VERSION__ === 'string' ? __PI_PLANS_VERSION__ : sourceVersion();
+
+/** Run from source (tests, tsx), there is no bundler: the version is the repository's package.json. */
+function sourceVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
 
 /** Output sinks, and the person at the terminal, so tests can run the CLI in-process. */
 export interface CliIo {
@@ -106,9 +115,9 @@ export function buildProgram(io: CliIo = realIo): Command {
     .name('pi-plans')
     .description('Read, validate and review the plans in .pi/plans of a workspace.')
     .option('--root <dir>', 'workspace folder that holds .pi/plans', process.cwd())
+    .version(PKG_VERSION, '-V, --version', 'print the version')
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-    .exitOverride()
-    .showHelpAfterError();
+    .exitOverride();
 
   /** The store of --root; `index: false` for commands on one named plan (no index is built: the cost does not grow with the folder). */
   const store = async (opts: { index?: boolean } = {}): Promise<PlanStore> => {
@@ -419,6 +428,12 @@ export function buildProgram(io: CliIo = realIo): Command {
       const doc = await (await store({ index: false })).clone(id, 'cli');
       io.out(`${doc.fm.id} created from ${id} (proposed).\n`);
     });
+
+  // A usage error ends with commander's "Did you mean …?" and where to read more, not the whole
+  // help: pages of help would push the error and the suggestion off the screen.
+  for (const cmd of [program, ...program.commands]) {
+    cmd.showHelpAfterError(cmd === program ? 'Run `pi-plans --help` for the commands and options.' : `Run \`pi-plans ${cmd.name()} --help\` for its arguments and options.`);
+  }
 
   return program;
 }

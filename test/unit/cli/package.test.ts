@@ -1,0 +1,168 @@
+// The CLI as people install it: `npm pack` of packages/pi-plans (its prepack builds the bundle),
+// the tarball installed with `npm install -g` into an empty prefix from a folder outside this
+// checkout, offline (the package has no dependency to fetch), with no path into the checkout;
+// then `pi-plans --version`, an MCP handshake and a tool call through the installed binary.
+// The package folder is packed from a copy in a temporary folder: runs side by side (several
+// people test in one tree) never build into the same dist/, and none is left in the tree.
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawnSync, SpawnSyncReturns } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const PACKAGE_DIR = path.join(ROOT, 'packages', 'pi-plans');
+const BUILD_SCRIPT = path.join(ROOT, 'scripts', 'build.mjs');
+
+interface Manifest {
+  name: string;
+  version: string;
+  private?: boolean;
+  bin?: Record<string, string>;
+  files?: string[];
+  engines?: { node?: string };
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  bundleDependencies?: string[];
+}
+const readManifest = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as Manifest;
+
+const isInside = (dir: string, p: string) => {
+  const rel = path.relative(dir, path.resolve(p));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+/**
+ * The environment of a user who never cloned this repository: no npm lifecycle variables of
+ * this test run, no NODE_PATH or NODE_OPTIONS, no PATH entry into the checkout (npm puts its
+ * node_modules/.bin there), and configuration, state and cache folders of its own.
+ */
+function outsiderEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /^npm_/i.test(k) || k === 'NODE_PATH' || k === 'NODE_OPTIONS' || k === 'INIT_CWD') continue;
+    env[k] = v;
+  }
+  const pathKey = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
+  env[pathKey] = (env[pathKey] ?? '')
+    .split(path.delimiter)
+    .filter((p) => p && !isInside(ROOT, p))
+    .join(path.delimiter);
+  env.XDG_CONFIG_HOME = path.join(home, 'config');
+  env.XDG_STATE_HOME = path.join(home, 'state');
+  env.PI_PLANS_CACHE_DIR = path.join(home, 'plans-cache');
+  return env;
+}
+
+describe('the pi-plans npm package (packed, installed into an empty prefix, run from there)', () => {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  let tmp: string;
+  let elsewhere: string;
+  let prefix: string;
+  let tarball: string;
+  let env: Record<string, string>;
+  let manifest: Manifest;
+  /** The installed `pi-plans` as npm put it on the prefix's PATH. */
+  let bin: string;
+
+  const run = (args: string[], cwd: string): SpawnSyncReturns<string> => spawnSync(bin, args, { cwd, env, encoding: 'utf8', shell: process.platform === 'win32' });
+
+  before(function () {
+    manifest = readManifest(PACKAGE_DIR);
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-package-')));
+    if (isInside(ROOT, tmp)) this.skip(); // a temp folder inside the checkout would prove nothing
+    elsewhere = path.join(tmp, 'elsewhere');
+    prefix = path.join(tmp, 'prefix');
+    fs.mkdirSync(elsewhere);
+    fs.mkdirSync(path.join(tmp, 'home'));
+    env = outsiderEnv(path.join(tmp, 'home'));
+    const shell = process.platform === 'win32';
+    // The package folder as committed (not a dist/ someone built), its prepack naming the build script by absolute path.
+    const copy = path.join(tmp, 'package');
+    fs.cpSync(PACKAGE_DIR, copy, { recursive: true, filter: (src) => path.relative(PACKAGE_DIR, src).split(path.sep)[0] !== 'dist' });
+    fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ ...manifest, scripts: { ...manifest.scripts, prepack: manifest.scripts!.prepack.replace('../../scripts/build.mjs', JSON.stringify(BUILD_SCRIPT)) } }, null, 2));
+    // Packed as a publish would: the prepack script builds dist/ from source, the postpack removes it.
+    execFileSync(npm, ['pack', '--pack-destination', tmp, '--no-audit', '--no-fund'], { cwd: copy, env, stdio: ['ignore', 'ignore', 'pipe'], shell });
+    assert.ok(!fs.existsSync(path.join(copy, 'dist')), 'postpack leaves no dist/ behind');
+    tarball = path.join(tmp, `${manifest.name}-${manifest.version}.tgz`);
+    assert.ok(fs.existsSync(tarball), `npm pack wrote no ${path.basename(tarball)}`);
+    // Offline, with a cache of its own: a dependency to fetch would fail the install here.
+    execFileSync(npm, ['install', '--global', '--prefix', prefix, '--offline', '--cache', path.join(tmp, 'npm-cache'), '--no-audit', '--no-fund', tarball], { cwd: elsewhere, env, stdio: ['ignore', 'ignore', 'pipe'], shell });
+    bin = process.platform === 'win32' ? path.join(prefix, 'pi-plans.cmd') : path.join(prefix, 'bin', 'pi-plans');
+  });
+  after(() => {
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('the package is publishable and installs only what runs: bin, engines, files, no dependencies, the extension\'s version', () => {
+    const root = readManifest(ROOT);
+    assert.equal(manifest.name, 'pi-plans');
+    assert.equal(manifest.private, undefined);
+    assert.equal(manifest.version, root.version, 'packages/pi-plans/package.json and package.json release together: give them one version');
+    assert.equal(manifest.engines?.node, root.engines?.node);
+    assert.deepEqual(manifest.bin, { 'pi-plans': 'dist/cli.js' });
+    // The prepack the test runs is the committed one, with the build script's path made absolute.
+    assert.equal(manifest.scripts?.prepack, 'node ../../scripts/build.mjs --package .');
+    assert.equal(path.resolve(PACKAGE_DIR, '../../scripts/build.mjs'), BUILD_SCRIPT);
+    for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies', 'bundleDependencies'] as const) assert.equal(manifest[field], undefined, `${field}: the bundle inlines every dependency`);
+    const installed = path.join(prefix, process.platform === 'win32' ? '' : 'lib', 'node_modules', 'pi-plans');
+    const files: string[] = [];
+    const walk = (dir: string, rel = '') => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(path.join(dir, e.name), `${rel}${e.name}/`);
+        else files.push(`${rel}${e.name}`);
+      }
+    };
+    walk(installed);
+    assert.deepEqual(files.sort(), ['LICENSE', 'README.md', 'dist/THIRD-PARTY-NOTICES.txt', 'dist/cli.js', 'package.json']);
+    assert.equal(fs.readFileSync(path.join(installed, 'LICENSE'), 'utf8'), fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8'));
+    const notices = fs.readFileSync(path.join(installed, 'dist', 'THIRD-PARTY-NOTICES.txt'), 'utf8');
+    for (const dep of ['@modelcontextprotocol/sdk@', 'zod@', 'commander@']) assert.ok(notices.includes(`\n${dep}`), `the notices name ${dep}`);
+  });
+
+  it('`pi-plans --version` prints the package version; a mistyped command suggests the right one and points at --help', () => {
+    const v = run(['--version'], elsewhere);
+    assert.equal(v.status, 0, v.stderr);
+    assert.equal(v.stdout, `${manifest.version}\n`);
+    const typo = run(['lsit'], elsewhere);
+    assert.equal(typo.status, 2);
+    assert.equal(typo.stdout, '');
+    assert.equal(typo.stderr, "error: unknown command 'lsit'\n(Did you mean list?)\nRun `pi-plans --help` for the commands and options.\n");
+  });
+
+  it('`pi-plans mcp` from the installed binary: the handshake names pi-plans and its version, a tool call writes a plan the CLI then lists', async () => {
+    const workspace = path.join(tmp, 'workspace');
+    fs.mkdirSync(workspace);
+    const transport = new StdioClientTransport({ command: bin, args: ['--root', workspace, 'mcp'], cwd: elsewhere, env, stderr: 'pipe' });
+    const client = new Client({ name: 'pi-plans-package-test', version: '1.0.0' });
+    let serverErr = '';
+    transport.stderr?.on('data', (b: Buffer) => (serverErr += b.toString()));
+    try {
+      await client.connect(transport).catch((e: Error) => {
+        throw new Error(`${e.message}; the server's stderr: ${serverErr}`);
+      });
+      assert.deepEqual({ name: client.getServerVersion()?.name, version: client.getServerVersion()?.version }, { name: 'pi-plans', version: manifest.version });
+      const r = (await client.callTool({ name: 'pi_plan_create', arguments: { title: 'Installed from the tarball', goal: 'Prove the package serves MCP', steps: [{ text: 'First' }], verification: ['it lists'] } })) as { content: { text?: string }[]; isError?: boolean };
+      const text = r.content.map((c) => c.text ?? '').join('\n');
+      assert.ok(!r.isError, text);
+      const id = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(text)?.[1];
+      assert.ok(id, text);
+      assert.ok(fs.existsSync(path.join(workspace, '.pi', 'plans', `${id}.md`)));
+      const list = run(['--root', workspace, 'list'], elsewhere);
+      assert.equal(list.status, 0, list.stderr);
+      assert.match(list.stdout, new RegExp(`^${id} .*Installed from the tarball`, 'm'));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the npx form runs the tarball too: `npm exec --package <tarball> -- pi-plans --version`', () => {
+    const r = spawnSync(npm, ['exec', '--yes', '--offline', '--cache', path.join(tmp, 'npx-cache'), '--package', tarball, '--', 'pi-plans', '--version'], { cwd: elsewhere, env, encoding: 'utf8', shell: process.platform === 'win32' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${manifest.version}\n`);
+  });
+});
