@@ -15,6 +15,9 @@
  *                                   of its own (a process's first update, as one CLI command);
  *                                   [outlines]: their cache of outlines (without it the process
  *                                   parses the plan once)
+ *   inflight <root> <id> <n> [outlines]  n step updates of that plan one after another, then n at
+ *                                   once on the same store (an MCP client that does not wait for
+ *                                   its answers), three rounds: the totals and each call's median
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -113,6 +116,40 @@ async function main(): Promise<void> {
       });
     } finally {
       for (const f of [store.pathOf(id), bareTarget, path.join(plans, 'sessions', `${id}.jsonl`)]) fs.rmSync(f, { force: true });
+    }
+    return;
+  }
+  if (mode === 'inflight') {
+    const id = rest[0];
+    const n = Number(rest[1] ?? 100);
+    const store = await open(rest[2]);
+    const steps = (await store.read(id)).steps.length;
+    const statuses = ['in_progress', 'blocked'] as const;
+    // The status alternates and the note differs, so every update changes the file.
+    const mark = (i: number, note: string) => store.update(id, 'agent', (d, c) => markStep(d, `S${String(1 + ((i * 37) % steps)).padStart(3, '0')}`, statuses[i % 2], c, `${note} ${i}`));
+    const sequential: number[] = [];
+    const inflight: number[] = [];
+    const calls: number[] = [];
+    try {
+      for (let round = 0; round < 3; round++) {
+        let t = performance.now();
+        for (let i = 0; i < n; i++) await mark(i, 'one by one');
+        sequential.push(performance.now() - t);
+        t = performance.now();
+        const each = await Promise.all(
+          Array.from({ length: n }, async (_, i) => {
+            const t0 = performance.now();
+            await mark(i, 'in flight');
+            return performance.now() - t0;
+          }),
+        );
+        inflight.push(performance.now() - t);
+        calls.push(median(each));
+      }
+      const versions = (await store.read(id)).fm.version;
+      print({ n, sequential: median(sequential), inflight: median(inflight), ratio: median(inflight) / median(sequential), medianCall: median(calls), versions });
+    } finally {
+      for (const f of [store.pathOf(id), path.join(plans, 'sessions', `${id}.jsonl`)]) fs.rmSync(f, { force: true });
     }
     return;
   }

@@ -78,8 +78,9 @@ export interface UpdateOptions {
 }
 
 const encoder = new TextEncoder();
-// 2: entries carry `approvedHash`.
-const CACHE_FORMAT = 2;
+// 2: entries carry `approvedHash`. 3: an entry is valid only when the reader's limits on the body
+// pass too (an index saved before listed a plan with a 60 KB Context as valid).
+const CACHE_FORMAT = 3;
 const READ_CHUNK = 256;
 /** A scan reading fewer new files than this does it alone: a helper's start costs more than it saves. */
 const HELPER_MIN_FILES = 4 * READ_CHUNK;
@@ -339,9 +340,11 @@ export class PlanStore {
   /**
    * Read-modify-write under the plan's lock: re-reads the file, checks `expectedVersion`,
    * applies `op`, validates the result, writes it atomically, appends a checkpoint, updates
-   * the index. A refused op changes nothing. `op` is worked out before the lock when it can be
-   * and again under it when the file changed meanwhile, so it may run twice: what its last run
-   * returns is what is written (a closure that keeps what `op` saw keeps the last run's).
+   * the index. A refused op changes nothing. Updates of one plan by this store take their turns
+   * in call order (see `inTurn`); other processes' writers wait on the file lock. `op` is worked
+   * out before the lock when it can be and again under it when the file changed meanwhile, so it
+   * may run twice: what its last run returns is what is written (a closure that keeps what `op`
+   * saw keeps the last run's).
    */
   async update(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions = {}): Promise<{ doc: PlanDocument; result: OpResult; warnings?: string[] }> {
     return this.reported(`update ${id}`, () => this.updateUnreported(id, actor, op, opts));
@@ -350,17 +353,54 @@ export class PlanStore {
   private async updateUnreported(id: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, opts: UpdateOptions): Promise<{ doc: PlanDocument; result: OpResult; warnings?: string[] }> {
     const path = this.pathOf(id);
     const name = `${id}.md`;
-    await this.checkFolders();
-    // The checkpoint log is checked before anything is written: a log that cannot be appended to
-    // (a link, a folder) refuses the update whole, rather than after the plan changed.
-    await this.checkLog(id);
-    const options: WorkOptions = { ...opts, approvals: await this.approvalContext(opts.sign === true) };
-    // The operation is worked out before the lock is taken (see `earlyUpdate`), from a document
-    // and the bytes that hold it; under the lock, the file's bytes are compared with those, and
-    // only an exact match lets the early work be written (anything else, and any error the early
-    // work met, is done again under the lock from what the file holds). The lock is held for a
-    // read, a comparison and the durable write; other writers wait that long. The time stamped
-    // is when the work was done (before any wait for the lock).
+    // This store's updates of the plan queue here, in call order (the turn is taken before the
+    // first await), and only the one whose turn it is waits on the file lock: a hundred calls in
+    // flight on one plan each wait for the one before (handed over at once) instead of polling
+    // the lock with a growing pause. The lock stays what keeps other processes' writers out.
+    const { work, earlyUsed, entrySet, locked } = await this.inTurn(path, async () => {
+      await this.checkFolders();
+      // The checkpoint log is checked before anything is written: a log that cannot be appended
+      // to (a link, a folder) refuses the update whole, rather than after the plan changed.
+      await this.checkLog(id);
+      const options: WorkOptions = { ...opts, approvals: await this.approvalContext(opts.sign === true) };
+      return this.writeUnderLock(id, path, actor, op, options);
+    });
+    const t1 = performance.now();
+    const { result, doc } = work;
+    // The plan is written: what follows cannot undo it, so a failure is said, not thrown.
+    const warnings: string[] = [];
+    try {
+      await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
+    } catch (e) {
+      warnings.push(`the change was written, but its checkpoint could not be logged (${isPlanError(e) ? e.message : (e as Error).message})`);
+      this.ports.onError?.(`checkpoint ${id}`, e);
+    }
+    this.lastUpdateTimings = { earlyUsed, locked, checkpoint: performance.now() - t1 };
+    // Announced here unless a refresh or re-scan that ran meanwhile compared the file with what
+    // listeners last heard of, and so announced it (see `unannounced`).
+    if (entrySet && this.unannounced.has(name)) {
+      const heard = this.heard(name, undefined);
+      const now = this.entries.get(name);
+      this.emit({ added: !heard && now ? [name] : [], changed: heard && now && !sameEntry(heard, now) ? [name] : [], removed: [] });
+    }
+    await this.refreshEntries([...(entrySet ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
+    this.ports.parser?.parsed?.(result.text);
+    return warnings.length ? { doc, result, warnings } : { doc, result };
+  }
+
+  /**
+   * An update's work and write, in its turn (see `updateUnreported`): the operation is worked out
+   * before the lock is taken (see `earlyUpdate`), from a document and the bytes that hold it;
+   * under the lock, the file's bytes are compared with those, and only an exact match lets the
+   * early work be written (anything else, and any error the early work met, is done again under
+   * the lock from what the file holds). Done in the turn, the early work starts from the write of
+   * the update before, so it is what gets written unless another process wrote in between. The
+   * lock is held for a read, a comparison and the durable write; other writers wait that long.
+   * The time stamped is when the work was done (before any wait for the lock). `locked`: the
+   * milliseconds from asking for the lock to its release.
+   */
+  private async writeUnderLock(id: string, path: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, options: WorkOptions): Promise<{ work: UpdateWork; earlyUsed: boolean; entrySet: boolean; locked: number }> {
+    const name = `${id}.md`;
     const early = await this.earlyUpdate(id, path, actor, op, options);
     const t0 = performance.now();
     const release = await this.ports.lock.acquire(path);
@@ -395,27 +435,33 @@ export class PlanStore {
     } finally {
       await release();
     }
-    const t1 = performance.now();
-    const { result, doc } = work;
-    // The plan is written: what follows cannot undo it, so a failure is said, not thrown.
-    const warnings: string[] = [];
+    return { work, earlyUsed: work === early, entrySet, locked: performance.now() - t0 };
+  }
+
+  /** This store's writers of each plan, by path: the turn of the latest one (settled when it is done, never rejected). */
+  private readonly writers = new Map<string, Promise<void>>();
+
+  /**
+   * Runs `fn`, a write of the plan at `path`, once this store's writes of that plan called before
+   * it are done, in call order (the turn is taken at once, when called); the next starts as soon
+   * as `fn` settles (its error is its caller's alone). Only the write whose turn it is takes the
+   * file lock, so writes of one process never wait on each other through the lock's polling.
+   * `fn` must not write the same plan through this store (it would wait for itself).
+   */
+  private async inTurn<T>(path: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.writers.get(path);
+    const run = before ? before.then(fn) : fn();
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writers.set(path, done);
     try {
-      await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
-    } catch (e) {
-      warnings.push(`the change was written, but its checkpoint could not be logged (${isPlanError(e) ? e.message : (e as Error).message})`);
-      this.ports.onError?.(`checkpoint ${id}`, e);
+      return await run;
+    } finally {
+      // The last in line leaves no entry behind (a store that wrote many plans keeps none of their turns).
+      if (this.writers.get(path) === done) this.writers.delete(path);
     }
-    this.lastUpdateTimings = { earlyUsed: work === early, locked: t1 - t0, checkpoint: performance.now() - t1 };
-    // Announced here unless a refresh or re-scan that ran meanwhile compared the file with what
-    // listeners last heard of, and so announced it (see `unannounced`).
-    if (entrySet && this.unannounced.has(name)) {
-      const heard = this.heard(name, undefined);
-      const now = this.entries.get(name);
-      this.emit({ added: !heard && now ? [name] : [], changed: heard && now && !sameEntry(heard, now) ? [name] : [], removed: [] });
-    }
-    await this.refreshEntries([...(entrySet ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
-    this.ports.parser?.parsed?.(result.text);
-    return warnings.length ? { doc, result, warnings } : { doc, result };
   }
 
   /**
@@ -596,26 +642,29 @@ export class PlanStore {
   async archive(id: string, actor: Actor): Promise<string> {
     return this.reported(`archive ${id}`, async () => {
       const path = this.pathOf(id);
-      await this.checkFolders();
-      const release = await this.ports.lock.acquire(path);
       const target = `${this.archiveDir}/${id}.md`;
-      let doc: PlanDocument;
-      try {
-        const bytes = await this.readPlanBytes(id, path);
-        doc = this.checkId(id, path, parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path)));
-        nextStatus(id, doc.fm.status, 'archive', actor);
-        await this.ports.writeGuard?.(path);
-        await this.ports.fs.mkdirp(this.archiveDir);
+      // In its turn among this store's writes of the plan (see `inTurn`), then under the lock.
+      const doc = await this.inTurn(path, async () => {
+        await this.checkFolders();
+        const release = await this.ports.lock.acquire(path);
         try {
-          await this.ports.fs.createFileExclusive(target, bytes);
-        } catch (e) {
-          if ((e as { code?: string }).code !== 'EEXIST') throw e;
-          throw new PlanError('IO', `${this.rel(target)} exists already: move or rename it, then archive ${id} again`);
+          const bytes = await this.readPlanBytes(id, path);
+          const read = this.checkId(id, path, parsePlan(decodePlanBytes(bytes, this.rel(path)), this.rel(path)));
+          nextStatus(id, read.fm.status, 'archive', actor);
+          await this.ports.writeGuard?.(path);
+          await this.ports.fs.mkdirp(this.archiveDir);
+          try {
+            await this.ports.fs.createFileExclusive(target, bytes);
+          } catch (e) {
+            if ((e as { code?: string }).code !== 'EEXIST') throw e;
+            throw new PlanError('IO', `${this.rel(target)} exists already: move or rename it, then archive ${id} again`);
+          }
+          await this.ports.fs.removeFile(path);
+          return read;
+        } finally {
+          await release();
         }
-        await this.ports.fs.removeFile(path);
-      } finally {
-        await release();
-      }
+      });
       await this.checkpoint(id, { type: 'archived', status: doc.fm.status, actor, version: doc.fm.version, note: this.rel(target) });
       await this.refreshEntries([`${id}.md`]);
       return target;
