@@ -66,6 +66,8 @@ export interface OpResult {
   event: string;
   /** The step acted on, if any. */
   step?: string;
+  /** A mark's new status of that step (the checkpoint logs it, not the plan's). */
+  stepStatus?: StepStatus;
   note?: string;
   /** Plans created by this operation (a revision), with their text. */
   created?: { id: string; text: string }[];
@@ -819,7 +821,7 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
   const outline = shiftOutline(doc.outline, edits, body);
   rememberOutline(body, outline, doc.outline);
   rememberStepsAfterEdit(doc.body, body, outline, [s.index]);
-  return result(input, text, 'step', { step: s.id, note: updated.note, autoCompleted: finishing }, doc === input ? input : undefined);
+  return result(input, text, 'step', { step: s.id, stepStatus: status, note: updated.note, autoCompleted: finishing }, doc === input ? input : undefined);
 }
 
 /** executing -> completed or failed, with a result summary (required for a failure). */

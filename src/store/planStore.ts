@@ -370,7 +370,10 @@ export class PlanStore {
     // The plan is written: what follows cannot undo it, so a failure is said, not thrown.
     const warnings: string[] = [];
     try {
-      await this.checkpoint(id, { type: result.event, step: result.step, status: result.status, note: result.note, actor, version: doc.fm.version });
+      // A mark logs the step's status (as the format documents); a mark that completes the plan
+      // is two events, the mark and the plan's completion.
+      await this.checkpoint(id, { type: result.event, step: result.step, status: result.stepStatus ?? result.status, note: result.note, actor, version: doc.fm.version });
+      if (result.autoCompleted) await this.checkpoint(id, { type: 'status', status: result.status, actor, version: doc.fm.version });
     } catch (e) {
       warnings.push(`the change was written, but its checkpoint could not be logged (${isPlanError(e) ? e.message : (e as Error).message})`);
       this.ports.onError?.(`checkpoint ${id}`, e);

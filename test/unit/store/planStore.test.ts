@@ -250,7 +250,23 @@ describe('PlanStore (memory ports)', () => {
         { type: 'status', plan: fm.id, at: t1, version: 2, status: 'proposed', actor: 'agent' },
         { type: 'status', plan: fm.id, at: t1, version: 3, status: 'approved', actor: 'user' },
         { type: 'status', plan: fm.id, at: t1, version: 4, status: 'executing', actor: 'agent' },
-        { type: 'step', plan: fm.id, at: t2, version: 5, step: 'S001', status: 'executing', note: 'compiled', actor: 'agent' },
+        { type: 'step', plan: fm.id, at: t2, version: 5, step: 'S001', status: 'done', note: 'compiled', actor: 'agent' },
+      ]);
+    });
+
+    it('a mark logs the step\'s status; the mark that completes the plan is followed by the plan\'s completion', async () => {
+      const { store } = await setup();
+      const { fm } = await store.create(NEW_PLAN, 'agent');
+      await toExecuting(store, fm.id);
+      const doc = await store.read(fm.id);
+      for (const s of doc.steps.slice(0, -1)) await store.update(fm.id, 'agent', (d, ctx) => markStep(d, s.id, 'skipped', ctx));
+      const last = doc.steps.at(-1)!.id;
+      await store.update(fm.id, 'agent', (d, ctx) => markStep(d, last, 'done', ctx));
+      const tail = (await store.readCheckpoints(fm.id)).slice(-2);
+      const v = (await store.read(fm.id)).fm.version;
+      assert.deepEqual(tail.map((c) => [c.type, c.step, c.status, c.version]), [
+        ['step', last, 'done', v],
+        ['status', undefined, 'completed', v],
       ]);
     });
 

@@ -31,12 +31,15 @@ async function executing(n: number) {
 }
 
 /** The checkpoint log's versions, in the order written. */
-function loggedVersions(root: string, id: string): number[] {
+/** The versions of the log's lines of one type (a mark's `step` lines by default). */
+function loggedVersions(root: string, id: string, type = 'step'): number[] {
   return fs
     .readFileSync(path.join(root, '.pi', 'plans', 'sessions', `${id}.jsonl`), 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { version: number }).version);
+    .map((l) => JSON.parse(l) as { type: string; version: number })
+    .filter((c) => c.type === type)
+    .map((c) => c.version);
 }
 
 describe('store: updates of one plan in flight at once (real disk, real lock)', () => {
@@ -65,7 +68,8 @@ describe('store: updates of one plan in flight at once (real disk, real lock)', 
       Array.from({ length: 100 }, (_, i) => [stepId(i), 'done', `mark ${i}`]),
     );
     assert.equal(onDisk.fm.status, 'completed', 'the last mark finished the plan');
-    assert.deepEqual(loggedVersions(root, id).slice(-100).sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => version + i + 1));
+    assert.deepEqual(loggedVersions(root, id).sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => version + i + 1));
+    assert.deepEqual(loggedVersions(root, id, 'status').at(-1), version + 100, 'the completion is logged at the last mark\'s version');
     assert.equal(store.entry(id)?.version, version + 100);
   });
 
