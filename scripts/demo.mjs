@@ -71,8 +71,9 @@ process.on('uncaughtException', (e) => {
   void stop(1);
 });
 // A process manager or a terminal that goes away without a signal: its child notices the new
-// parent. `npm run demo` starts this through `sh -c`, so a killed npm re-parents the shell, not
-// this process: the chain of runners above it (shells running a command, npm, npx…) is watched.
+// parent. `npm run demo` starts this as `sh -c "exec node …"` (the shell becomes this process, so
+// a signal npm passes on arrives here); other runners may keep a shell between: the chain of
+// runners above it (shells running a command, npm, npx…) is watched.
 const ancestry = runnerChain();
 setInterval(() => {
   if (!ancestry.every(([child, parent]) => (child === process.pid ? process.ppid : parentOf(child)) === parent)) {
@@ -261,8 +262,8 @@ Pi Plans ${pkg.version} is running in VS Code 1.139.1 (code-server 4.139.1) on 1
   asks for your review.` : 'the sample workspace (PI_PLANS_DEMO_AUTOSTART=0: the sample agent waits for you).'}
     Reject…   write what must change: the agent adds a step from your feedback and submits again.
     Approve   it executes the plan step by step with notes; the status bar and the file follow.
-  Its log: the "Pi Plans Sample Agent" output. Run it again (a new plan): the command palette,
-  "Pi Plans Demo: Run the Sample Agent".
+  Its log (every tool call): click "Sample agent" in the status bar. Run it again (a new plan):
+  the command palette, "Pi Plans Demo: Run the Sample Agent".
 
   Also:  the status bar item (click it: what needs your attention first), "Pi Plans: Show Log",
          and in a terminal

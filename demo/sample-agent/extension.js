@@ -16,6 +16,17 @@ const AUTO_STARTED = 'piPlansDemo.autoStarted';
 
 let running = false;
 
+/**
+ * The agent's line in the status bar: what it does now, and its log one click away (the Output
+ * panel stays closed: the plan and the review request are what the demo opens on).
+ */
+let statusItem;
+function say(text) {
+  if (!statusItem) return;
+  statusItem.text = `$(hubot) Sample agent: ${text}`;
+  statusItem.show();
+}
+
 /** Stops a run that the person cancelled (the progress notification's Cancel). */
 class Cancelled extends Error {}
 
@@ -58,7 +69,6 @@ async function runAgent(log, state) {
     return;
   }
   running = true;
-  log.show(true);
   const delay = () => vscode.workspace.getConfiguration('piPlansDemo').get('stepDelayMs', 1500);
   try {
     await vscode.window.withProgress(
@@ -66,7 +76,11 @@ async function runAgent(log, state) {
       async (progress, token) => {
         const api = await vscode.extensions.getExtension('pi-plans.pi-plans').activate();
         await api.ready;
-        progress.report({ message: 'drafting a plan…' });
+        const report = (message, increment) => {
+          progress.report({ message, increment });
+          say(message);
+        };
+        report('drafting a plan…');
         let r = await call(log, 'pi_plan_create', { title: 'Add a health-check endpoint', goal: 'Load balancers and uptime checks need a cheap endpoint that says the service is up and which build it runs.' }, token);
         const id = must(/\*\*(PLAN-[0-9a-f]{8})\*\*/, r, 'the new plan\'s id');
         await state.update(LAST_PLAN, id);
@@ -78,7 +92,7 @@ async function runAgent(log, state) {
         }
         await call(log, 'pi_plan_update', { id, risks: ['The route must not leak secrets in the build info'], verification: ['npm test passes', 'curl localhost:3000/healthz answers 200'] }, token);
         for (let round = 1; ; round++) {
-          progress.report({ message: `waiting for your review of ${id}…` });
+          report(`waiting for your review of ${id}…`);
           r = await call(log, 'pi_plan_submit', { id, wait: true }, token);
           if (/Approved by/.test(r)) break;
           const feedback = /<feedback>([\s\S]*?)<\/feedback>/.exec(r);
@@ -91,7 +105,7 @@ async function runAgent(log, state) {
             log.appendLine(`${id} was rejected ${round} times: it needs a person to reopen it. The agent stops here.`);
             return;
           }
-          progress.report({ message: 'revising the plan with your feedback…' });
+          report('revising the plan with your feedback…');
           // Comments on steps: the agent rewrites the first commented step (and only that one),
           // so a reviewer can see one comment addressed and the others not.
           const commented = /^- (S\d{3,4}) "([^"]*)": (.*?) → pi_plan_step/m.exec(r);
@@ -111,24 +125,27 @@ async function runAgent(log, state) {
           ids.splice(ids.length - 1, 0, must(/Added (S\d{3,4})/, r, 'the new step\'s id'));
           await pause(delay() / 2, token);
         }
-        progress.report({ message: `executing ${id}…` });
+        report(`executing ${id}…`);
         await call(log, 'pi_plan_execute', { id, op: 'start' }, token);
         for (const [i, step] of ids.entries()) {
-          progress.report({ message: `${step} (${i + 1} of ${ids.length})…`, increment: 100 / ids.length });
+          report(`${step} (${i + 1} of ${ids.length})…`, 100 / ids.length);
           await call(log, 'pi_plan_execute', { id, op: 'mark', step, status: 'in_progress' }, token);
           await pause(delay(), token);
-          await call(log, 'pi_plan_execute', { id, op: 'mark', step, status: 'done', note: `done by the sample agent at ${new Date().toLocaleTimeString()}` }, token);
+          await call(log, 'pi_plan_execute', { id, op: 'mark', step, status: 'done', note: 'done by the sample agent' }, token);
         }
         // Pi Plans itself says "PLAN-… completed." (with Open); a second toast would only be noise.
         log.appendLine(`Finished ${id}.`);
+        say(`finished ${id}`);
       },
     );
   } catch (e) {
     if (e instanceof Cancelled || e instanceof vscode.CancellationError) {
       log.appendLine('Cancelled: the plan stays as it is.');
+      say('cancelled');
       return;
     }
     log.appendLine(`Stopped: ${e && e.message ? e.message : String(e)}`);
+    say('stopped (see its log)');
     void vscode.window.showErrorMessage(`Sample agent: ${e && e.message ? e.message : String(e)}`);
   } finally {
     running = false;
@@ -142,6 +159,8 @@ async function runAgent(log, state) {
 async function autoStart(log, state) {
   if (!state.get(AUTO_STARTED, false)) {
     await state.update(AUTO_STARTED, true);
+    // The demo opens on Pi Plans' own view: the plans by what they need, the agent's among them.
+    await vscode.commands.executeCommand('workbench.view.extension.piPlans').then(undefined, () => undefined);
     return runAgent(log, state);
   }
   const id = state.get(LAST_PLAN);
@@ -162,7 +181,17 @@ async function autoStart(log, state) {
 function activate(context) {
   const log = vscode.window.createOutputChannel('Pi Plans Sample Agent');
   const state = context.workspaceState;
-  context.subscriptions.push(log, vscode.commands.registerCommand('piPlansDemo.runAgent', () => runAgent(log, state)));
+  statusItem = vscode.window.createStatusBarItem('piPlansDemo.agent', vscode.StatusBarAlignment.Left, 10);
+  statusItem.name = 'Pi Plans Sample Agent';
+  statusItem.command = 'piPlansDemo.showLog';
+  statusItem.tooltip = 'Show the sample agent\'s log: every tool call it made and the first line of each answer';
+  say('idle');
+  context.subscriptions.push(
+    log,
+    statusItem,
+    vscode.commands.registerCommand('piPlansDemo.runAgent', () => runAgent(log, state)),
+    vscode.commands.registerCommand('piPlansDemo.showLog', () => log.show()),
+  );
   if (vscode.workspace.getConfiguration('piPlansDemo').get('autoStart', false)) void autoStart(log, state);
 }
 

@@ -63,14 +63,19 @@ export function analyze(text: string, opts: { config?: PlansConfig; keyring?: Ap
     const start = positionAt(text, offset);
     return { range: { start, end: end === offset ? { line: start.line, character: lineLength(text, offset) } : positionAt(text, end) }, line: start.line + 1 };
   };
-  // What keeps a plan from review matters while it is a draft (a warning) or proposed (an error: it should not be there).
+  // What keeps a plan from review matters while it is a draft (a warning) or proposed (an error:
+  // our submit refuses such a plan, so it should not be there). A proposed plan another tool wrote
+  // (pi-planner writes no Goal) was never held to this project's rules: a warning, until it is
+  // submitted through Pi Plans, which still requires them.
   const status = doc.fm.status;
   if (status === 'draft' || status === 'proposed') {
-    const severity: ProblemSeverity = status === 'proposed' ? 'error' : 'warning';
+    const foreign = status === 'proposed' && !submittedHere(doc);
+    const severity: ProblemSeverity = status === 'proposed' && !foreign ? 'error' : 'warning';
+    const after = status === 'draft' ? ' before submitting for review' : foreign ? ' (another tool proposed this plan; a plan submitted through Pi Plans needs it)' : '';
     for (const p of reviewProblemList(doc, opts.config ?? DEFAULT_CONFIG)) {
       const anchor = p.step !== undefined ? doc.block.bodyStart + doc.outline.steps[doc.steps.find((s) => s.id === p.step)!.index].start : headerLineOffset(doc);
       const fix = p.section ? { title: `Add a "## ${p.section}" section`, edits: sectionTextEdits(doc, p.section, SECTION_PLACEHOLDER[p.section] ?? 'TODO') } : undefined;
-      problems.push({ code: p.code, severity, message: `${p.message}${status === 'draft' ? ' before submitting for review' : ''}`, ...at(anchor), ...(fix ? { fix } : {}) });
+      problems.push({ code: p.code, severity, message: `${p.message}${after}`, ...at(anchor), ...(fix ? { fix } : {}) });
     }
   }
   const approval = approvalProblem(doc, opts.keyring);
@@ -90,6 +95,15 @@ export function analyze(text: string, opts: { config?: PlansConfig; keyring?: Ap
     }
   }
   return { doc, problems };
+}
+
+/**
+ * Whether a proposed plan can have come through this project's submit: it gives every step its id
+ * (`S001`…) before it proposes. Steps without ids are the mark of a plan another tool proposed
+ * (pi-planner writes them so, and without a Goal).
+ */
+function submittedHere(doc: PlanDocument): boolean {
+  return doc.steps.every((s) => s.hasId);
 }
 
 /** What a quick fix writes into a section it adds: a prompt for the person to replace. */

@@ -20,7 +20,7 @@ import { planCommands, stepMarks } from './planActions';
 import { editedInPlace, progressOf } from './policy';
 import { commentAddressed, comparePlans, describeComparison, PlanComparison, reviewHistoryOf } from './review';
 import { type ApprovalStanding, contentDigest, standingProblem } from './approval';
-import type { Checkpoint } from './schema';
+import { type Checkpoint, STEP_STATUSES } from './schema';
 
 /**
  * Raw HTML in a plan is shown as the text it is (inline or block code): a reviewer sees that the
@@ -292,10 +292,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
         }
       : {}),
     history: history.map((h) => ({ kind: h.kind, version: h.version, body: renderMarkdown(doc.body.slice(...sectionRange(doc, h.kind, h.version)).trim()) })),
-    timeline: (ctx.checkpoints ?? []).slice(-TIMELINE_LIMIT).map((c) => ({
-      at: c.at,
-      text: [c.type.replace(/_/g, ' '), c.step ?? '', c.status ? `→ ${c.status}` : '', c.actor ? `by ${c.actor}` : '', c.version !== undefined ? `v${c.version}` : ''].filter(Boolean).join(' ') + (c.note ? `: ${c.note}` : ''),
-    })),
+    timeline: timelineOf(ctx.checkpoints ?? [], doc, standing),
     ...(fm.result_summary ? { resultSummary: fm.result_summary } : {}),
     commands,
     // Edited here only where an edit keeps the status (a draft, a proposal): never voids an approval.
@@ -304,6 +301,101 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     dirty: !!ctx.dirty,
     readOnly: !!ctx.readOnly,
   };
+}
+
+/** Who acted, as the timeline says it. */
+const BY: Record<string, string> = { agent: 'by the agent', user: 'by a person', cli: 'by a person (CLI)' };
+const STEP_STATUS_SET: ReadonlySet<string> = new Set(STEP_STATUSES);
+
+/**
+ * The checkpoint log as the timeline reads it, oldest first (the latest 50): one wording per kind
+ * of event. A step event says the step's status; a decision names the version the person decided
+ * on (the write that records it is the next one); the approval in force names its approver.
+ * Times stay ISO: the webview writes them in the reader's locale.
+ */
+function timelineOf(checkpoints: readonly Checkpoint[], doc: PlanDocument, standing: ApprovalStanding | undefined): PlanView['timeline'] {
+  const shown = checkpoints.slice(-TIMELINE_LIMIT);
+  // Which step event is each step's last in the log: its status now is the one the file says.
+  const lastOfStep = new Map<string, Checkpoint>();
+  for (const c of checkpoints) if (c.type === 'step' && c.step) lastOfStep.set(c.step, c);
+  const approver = standing?.state === 'valid' ? standing : undefined;
+  // The plan's status before each event, from the events before it (the log's first shown event has none).
+  let before: string | undefined;
+  for (const c of checkpoints.slice(0, checkpoints.length - shown.length)) if (c.type !== 'step' && c.status) before = c.status;
+  return shown.map((c) => {
+    const decided = c.version !== undefined ? c.version - 1 : undefined;
+    let by = c.actor ? BY[c.actor] : undefined;
+    let text: string;
+    // What follows who acted: the status an edit or a mark led to.
+    let then = '';
+    switch (c.type) {
+      case 'created':
+        text = `Created as ${c.status === 'proposed' ? 'a proposal' : 'a draft'}${c.version !== undefined ? ` (v${c.version})` : ''}`;
+        break;
+      case 'edit': {
+        if (c.status && before && c.status !== before) then = `: ${c.status === 'proposed' ? 'back to review' : `now ${c.status.replace('_', ' ')}`}`;
+        text = `Edited${c.step ? ` ${c.step}` : ''}${c.version !== undefined ? ` (v${c.version})` : ''}`;
+        break;
+      }
+      case 'step': {
+        // The documented log records the step's status; older writers recorded the plan's there.
+        const known = c.status && STEP_STATUS_SET.has(c.status) ? c.status : lastOfStep.get(c.step ?? '') === c ? doc.steps.find((x) => x.id === c.step)?.status : undefined;
+        text = `${c.step ?? 'A step'} marked${known ? ` ${known.replace('_', ' ')}` : ''}`;
+        if (c.status === 'completed') then = ': the plan is complete';
+        break;
+      }
+      case 'status':
+        text = statusEvent(c.status, before, c.version);
+        if (c.status === 'approved' && before !== 'failed' && before !== 'stalled' && approver && decided === approver.version) by = `by ${approver.approver}`;
+        break;
+      case 'archived':
+        text = 'Archived';
+        break;
+      case 'approval_confirmed':
+        text = 'Approval confirmed on this machine';
+        break;
+      default: {
+        const what = c.type.replace(/_/g, ' ');
+        text = `${what.charAt(0).toUpperCase()}${what.slice(1)}${c.step ? ` ${c.step}` : ''}${c.status ? `: ${c.status.replace('_', ' ')}` : ''}`;
+      }
+    }
+    if (c.type !== 'step' && c.status) before = c.status;
+    return { at: c.at, text: `${text}${by ? ` ${by}` : ''}${then}`, ...(c.note ? { note: c.note } : {}) };
+  });
+}
+
+/**
+ * A change of the plan's status, said as what happened. `version`: the plan's after the change; a
+ * person's approval or rejection is of the version before it (the decision's write is the next one).
+ */
+function statusEvent(to: string | undefined, from: string | undefined, version: number | undefined): string {
+  const v = version !== undefined ? ` v${version - 1}` : '';
+  switch (to) {
+    case 'proposed':
+      return from === 'approved' ? 'Approval withdrawn: back to review' : `Submitted${version !== undefined ? ` v${version}` : ''} for review`;
+    case 'approved':
+      return from === 'failed' || from === 'stalled' ? 'Set to run again' : `Approved${v}`;
+    case 'rejected':
+      return `Rejected${v}`;
+    case 'needs_review':
+      return `Rejected${v} a third time: a person must reopen it`;
+    case 'executing':
+      return from === 'failed' || from === 'stalled' ? 'Execution resumed' : 'Execution started';
+    case 'completed':
+      return 'Completed';
+    case 'failed':
+      return 'Failed';
+    case 'stalled':
+      return 'Marked stalled';
+    case 'cancelled':
+      return 'Cancelled';
+    case 'superseded':
+      return 'Superseded by its revision';
+    case 'draft':
+      return from === 'needs_review' ? 'Reopened as a draft' : 'Back to draft';
+    default:
+      return to ? `Status: ${to.replace('_', ' ')}` : 'Status changed';
+  }
 }
 
 /** Where a review history section's content is (after its heading), in the body. */

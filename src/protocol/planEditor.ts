@@ -117,7 +117,8 @@ export const PlanViewSchema = z.object({
   ),
   /** The review history (a person's rejections and approvals with their notes), oldest first. */
   history: z.array(z.object({ kind: z.enum(['rejection', 'approval']), version: z.number(), body: z.array(ViewNodeSchema) })),
-  timeline: z.array(z.object({ at: z.string(), text: z.string() })),
+  /** The checkpoint log, one wording per event (`at`: ISO, written in the reader's locale by the webview); `note`: the event's own words (a step's note, a review's feedback). */
+  timeline: z.array(z.object({ at: z.string(), text: z.string(), note: z.optional(z.string()) })),
   resultSummary: z.optional(z.string()),
   commands: z.array(z.enum(PLAN_EDITOR_COMMANDS)),
   /** Steps and the goal can be edited here (a draft or a proposal: an edit keeps its status). */

@@ -87,12 +87,16 @@ export class PlanNotifications extends DisposableScope {
     }
   }
 
-  /** Plans newly found stalled: offer to resume (in Copilot), mark failed, or cancel. */
+  /**
+   * Plans newly found stalled: offer to resume (in Copilot), mark failed, or cancel. Plans that
+   * were stalled when the window opened are not news (as plans proposed before it opened): the
+   * status bar and the explorer show them, and the first thing on screen is what happens now.
+   */
   private stalled(): void {
     const now = new Set(this.plans.list().filter((e) => this.plans.attention(e.folder, e.file) === 'stalled' || e.status === 'stalled').map((e) => e.id));
     const fresh = [...now].filter((id) => !this.stalledSeen.has(id));
     this.stalledSeen = now;
-    if (!fresh.length || !this.enabled(SETTINGS.notifyStalled)) return;
+    if (!this.plans.loaded || !fresh.length || !this.enabled(SETTINGS.notifyStalled)) return;
     for (const id of fresh) void this.offerStalled(id);
   }
 

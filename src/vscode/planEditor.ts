@@ -78,7 +78,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
         const tab = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
         const candidates = [arg instanceof vscode.Uri ? arg : undefined, tab instanceof vscode.TabInputText ? tab.uri : undefined, vscode.window.activeTextEditor?.document.uri];
         const uri = candidates.find((u) => u && PLAN_FILE.test(u.path));
-        if (uri) await vscode.commands.executeCommand('vscode.openWith', uri, PlanEditorProvider.viewType);
+        if (uri) await reopenPlanIn(uri, PlanEditorProvider.viewType);
         else void vscode.window.showInformationMessage(vscode.l10n.t('Open a plan file (.pi/plans/PLAN-….md) first.'));
       }),
     );
@@ -86,7 +86,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       vscode.commands.registerCommand(COMMANDS.openAsText, async (arg?: vscode.Uri | { folder?: vscode.Uri; file?: string }) => {
         // A file, an explorer row (its folder and file), or the plan editor in front.
         const uri = arg instanceof vscode.Uri ? arg : arg?.folder && arg.file ? vscode.Uri.joinPath(arg.folder, '.pi', 'plans', arg.file) : activeCustomUri();
-        if (uri) await vscode.commands.executeCommand('vscode.openWith', uri, 'default');
+        if (uri) await reopenPlanIn(uri, 'default');
       }),
     );
   }
@@ -201,7 +201,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       return;
     }
     if (m.type === 'openAsText') {
-      await vscode.commands.executeCommand('vscode.openWith', document.uri, 'default');
+      await reopenPlanIn(document.uri, 'default');
       return;
     }
     if (m.type === 'openLink') {
@@ -317,6 +317,28 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
 </body>
 </html>`;
   }
+}
+
+/**
+ * Shows a plan in one of its two editors: `default` (the text editor) or the plan editor. A tab of
+ * the active group that shows it in the other one is reopened in place (VS Code's "Reopen Editor
+ * With…": same position, same pinned or preview state, unsaved changes kept), so a file never
+ * has two tabs of the same name side by side in one group; elsewhere the editor opens as usual.
+ */
+export async function reopenPlanIn(uri: vscode.Uri, editor: 'default' | typeof PlanEditorProvider.viewType): Promise<void> {
+  const group = vscode.window.tabGroups.activeTabGroup;
+  const same = (u: vscode.Uri) => u.toString() === uri.toString();
+  const isPlanEditor = (t: vscode.Tab) => t.input instanceof vscode.TabInputCustom && t.input.viewType === PlanEditorProvider.viewType && same(t.input.uri);
+  const isText = (t: vscode.Tab) => t.input instanceof vscode.TabInputText && same(t.input.uri);
+  const [wanted, other] = editor === 'default' ? [isText, isPlanEditor] : [isPlanEditor, isText];
+  const active = group.activeTab;
+  if (active && other(active) && !group.tabs.some(wanted)) {
+    await vscode.commands.executeCommand('reopenActiveEditorWith', editor);
+    return;
+  }
+  const replaced = group.tabs.some(wanted) ? undefined : group.tabs.find(other);
+  await vscode.commands.executeCommand('vscode.openWith', uri, editor, { viewColumn: group.viewColumn, ...(replaced ? { preview: replaced.isPreview } : {}) });
+  if (replaced) await vscode.window.tabGroups.close(replaced, true);
 }
 
 /** The file of the active custom editor tab, if it is a plan editor. */

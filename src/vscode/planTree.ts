@@ -4,7 +4,7 @@ import type { IndexEntry } from '../store';
 import type { WorkspaceActivePlans } from './activePlans';
 import { DisposableScope } from './disposable';
 import { COMMANDS, CONTEXT_KEYS, VIEWS } from './ids';
-import { relativeTime, STATUS_CODICON, STATUS_COLOR, STEP_ICON } from './planIcons';
+import { dateTime, planCodicon, planColor, relativeTime, STATUS_CODICON, STATUS_COLOR, STEP_ICON } from './planIcons';
 import type { WorkspacePlans } from './workspacePlans';
 
 /** The explorer's groups, in the order a reviewer needs them. */
@@ -232,7 +232,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     // The badge counts every plan awaiting review, whatever the filter shows.
     let review = 0;
     for (const f of this.plans.folders()) review += f.store.list({ status: ['proposed', 'needs_review'] }).length;
-    this.view.badge = review ? { value: review, tooltip: vscode.l10n.t('{0} plan(s) awaiting your review', review) } : undefined;
+    this.view.badge = review ? { value: review, tooltip: review === 1 ? vscode.l10n.t('1 plan awaiting your review') : vscode.l10n.t('{0} plans awaiting your review', review) } : undefined;
     const sameGroups = before.size === after.size && [...after.keys()].every((k) => before.has(k));
     if (this.redrawAll || !sameGroups) {
       this.redrawAll = false;
@@ -374,7 +374,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
         item.id = n.key;
         item.description = String(count);
         item.contextValue = `piPlans.group.${n.group}`;
-        item.accessibilityInformation = { label: vscode.l10n.t('{0}: {1} plan(s)', vscode.l10n.t(g.label), count) };
+        item.accessibilityInformation = { label: count === 1 ? vscode.l10n.t('{0}: 1 plan', vscode.l10n.t(g.label)) : vscode.l10n.t('{0}: {1} plans', vscode.l10n.t(g.label), count) };
         return item;
       }
       case 'plan':
@@ -409,13 +409,17 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     }
     const flag = this.plans.attention(n.folder, e.file);
     const isActive = this.active.list().some((a) => a.id === e.id);
-    const item = new vscode.TreeItem(e.title ?? e.id, e.steps ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    // At the default side bar width (300 px) a row shows its first 30 characters or so: what it
+    // is comes first in forms that survive the cut. The icon says its status (or what needs a
+    // person: stalled, changed since approval…), the label opens with its progress; the rest
+    // (marks, age, id) follows in the description, cut first, and all of it is in the tooltip.
+    const progress = e.steps ? `${e.stepsDone}/${e.steps}` : '';
+    const item = new vscode.TreeItem(progress ? `${progress}  ${e.title ?? e.id}` : (e.title ?? e.id), e.steps ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = n.key;
     const marks = [isActive ? vscode.l10n.t('active') : '', flag ? vscode.l10n.t(attentionLabel(flag)) : ''].filter(Boolean);
-    item.description = [...marks, `${e.stepsDone}/${e.steps}`, relativeTime(e.updatedAt, Date.now()), e.id].filter(Boolean).join(' · ');
-    const icon = flag === 'changed' ? 'diff' : flag === 'unapproved' ? 'error' : flag === 'foreign' ? 'unverified' : flag === 'stalled' ? STATUS_CODICON.stalled : STATUS_CODICON[e.status];
-    const color = flag === 'unapproved' ? 'list.errorForeground' : flag ? 'list.warningForeground' : STATUS_COLOR[e.status];
-    item.iconPath = new vscode.ThemeIcon(isActive ? 'play-circle' : icon, new vscode.ThemeColor(color));
+    item.description = [...marks, relativeTime(e.updatedAt, Date.now()), e.id].filter(Boolean).join(' · ');
+    // The active plan (plan work) is a mark, never an icon: the play icon belongs to an executing plan.
+    item.iconPath = new vscode.ThemeIcon(planCodicon(e.status, flag), new vscode.ThemeColor(planColor(e.status, flag)));
     item.resourceUri = uri;
     item.contextValue = planContextValue(e.status, { flag });
     item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ id: e.id, version: e.version }] };
@@ -475,19 +479,21 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
       if (goal) tip.appendMarkdown('\n\n').appendText(goal.length > 400 ? `${goal.slice(0, 400)}…` : goal);
       const counts = new Map<string, number>();
       for (const s of doc.steps) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
+      const byStatus = [...counts].map(([k, v]) => `${v} ${k.replace('_', ' ')}`).join(', ');
       tip.appendMarkdown('\n\n').appendText(
-        `${doc.steps.length} steps: ${[...counts].map(([k, v]) => `${v} ${k.replace('_', ' ')}`).join(', ') || 'none'}`,
+        doc.steps.length === 0 ? vscode.l10n.t('No steps') : doc.steps.length === 1 ? vscode.l10n.t('1 step: {0}', byStatus) : vscode.l10n.t('{0} steps: {1}', doc.steps.length, byStatus),
       );
       const models = [fm.planner_model ? `planned by ${fm.planner_model}` : '', fm.executor_model ? `executed by ${fm.executor_model}` : ''].filter(Boolean).join(', ');
       if (models) tip.appendMarkdown('\n\n').appendText(models);
       // Who approved, as the signed record says, and whether that approval holds on this machine.
       const standing = await store.approvalStanding(doc);
-      if (standing.state === 'valid') tip.appendMarkdown('\n\n').appendText(`Approved by ${standing.approver}${fm.approved_by === 'agent' ? ' (the agent)' : ''} at v${standing.version}${fm.approved_at ? ` (${fm.approved_at.slice(0, 16).replace('T', ' ')})` : ''}`);
+      if (standing.state === 'valid') tip.appendMarkdown('\n\n').appendText(`Approved by ${standing.approver}${fm.approved_by === 'agent' ? ' (the agent)' : ''} at v${standing.version}${fm.approved_at ? ` (${dateTime(fm.approved_at)})` : ''}`);
       const problem = standingProblem(doc, standing);
       if (problem) tip.appendMarkdown('\n\n').appendText(`${problem}.`);
       const flag = this.plans.attention(n.folder, e.file);
       if (flag === 'stalled' || flag === 'stale') tip.appendMarkdown('\n\n').appendText(flag === 'stalled' ? 'Stalled: no activity for a while.' : 'Stale: waiting for review for a long time.');
-      if (doc.rejections.length) tip.appendMarkdown('\n\n').appendText(`Rejected ${doc.rejections.length} time(s); last at v${doc.rejections.at(-1)!.version}.`);
+      const last = doc.rejections.at(-1);
+      if (last) tip.appendMarkdown('\n\n').appendText(doc.rejections.length === 1 ? vscode.l10n.t('Rejected once, at v{0}.', last.version) : vscode.l10n.t('Rejected {0} times; last at v{1}.', doc.rejections.length, last.version));
       item.tooltip = tip;
     } catch (err) {
       item.tooltip = new vscode.MarkdownString().appendText(String((err as Error).message ?? err));

@@ -40,7 +40,7 @@ export class PlanStatusBar extends DisposableScope {
     const review = count('proposed');
     const running = count('executing');
     const invalid = all.filter((e) => !e.valid).length;
-    const parts = [vscode.l10n.t('{0} plans', all.length)];
+    const parts = [all.length === 1 ? vscode.l10n.t('1 plan') : vscode.l10n.t('{0} plans', all.length)];
     if (review) parts.push(vscode.l10n.t('{0} to review', review));
     if (running) parts.push(vscode.l10n.t('{0} running', running));
     const flagged = (f: string) => all.filter((e) => this.plans.attention(e.folder, e.file) === f).length;
@@ -62,7 +62,7 @@ export class PlanStatusBar extends DisposableScope {
     const current = this.active.list()[0];
     const entry = current ? all.find((e) => e.id === current.id) : undefined;
     if (current && entry) {
-      this.work.text = `$(play) ${entry.title ?? entry.id} · ${entry.stepsDone}/${entry.steps}`;
+      this.work.text = `$(target) ${entry.title ?? entry.id} · ${entry.stepsDone}/${entry.steps}`;
       this.work.tooltip = vscode.l10n.t('Plan work is active on {0} ({1}). Click to end plan work.', entry.id, entry.status ?? '');
       this.work.command = COMMANDS.endWork;
       this.work.show();

@@ -4,6 +4,7 @@
  * position across re-renders, and sends the person's commands back as validated messages.
  */
 import { COMMAND_LABELS, FromWebview, InvalidView, PlanView, StepView, ToWebviewSchema, ViewNode } from '../protocol/planEditor';
+import { RowAction, rowToolbar, timeOf } from './toolbar';
 
 performance.mark('pi-plans-script-start');
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void; getState(): unknown; setState(s: unknown): void };
@@ -41,7 +42,7 @@ function forgetTyped(ids: readonly string[]): void {
 const PRIMARY = new Set(['approve', 'execute', 'resume', 'saveToApprove', 'confirm']);
 /** What each mark says on its badge. */
 const MARK_TEXT: Record<string, string> = { changed: 'changed since approval', unapproved: 'approval not valid', foreign: 'approved elsewhere' };
-const MARK_LABEL: Record<string, string> = { in_progress: 'In progress', done: 'Done', blocked: 'Blocked', skipped: 'Skip' };
+const MARK_LABEL: Record<string, string> = { in_progress: 'in progress', done: 'done', blocked: 'blocked', skipped: 'skipped' };
 /** Codicons (the icon font VS Code draws with) by step status, mark and command. */
 const STEP_ICON: Record<string, string> = { pending: 'circle-large-outline', in_progress: 'sync', blocked: 'circle-slash', done: 'pass', failed: 'error', skipped: 'debug-step-over' };
 const MARK_ICON: Record<string, string> = { in_progress: 'sync', done: 'check', blocked: 'circle-slash', skipped: 'debug-step-over' };
@@ -114,6 +115,15 @@ function section(title: string, ...body: (Node | undefined)[]): HTMLElement {
   return el('section', { 'aria-label': title }, el('h2', {}, title), ...body);
 }
 
+/** A section's actions: a toolbar at the right of its heading, shown on hover and focus. */
+function sectionActions(sec: HTMLElement, title: string, actions: readonly RowAction[]): void {
+  if (!actions.length) return;
+  const h2 = sec.querySelector('h2')!;
+  const head = el('div', { class: 'section-head' });
+  h2.replaceWith(head);
+  head.append(h2, rowToolbar(`${title} actions`, actions));
+}
+
 /** The version on screen now (an element reused across states reads it when it is clicked). */
 function shownVersion(): number {
   return current?.kind === 'plan' ? current.version : 0;
@@ -125,7 +135,7 @@ function shownVersion(): number {
  */
 const stepCache = new Map<string, { key: string; li: HTMLLIElement }>();
 function cachedStep(p: PlanView, s: StepView, i: number): HTMLLIElement {
-  const key = JSON.stringify([s, p.editable, editing === s.id, i === 0, i === p.steps.length - 1]);
+  const key = JSON.stringify([s, p.editable, p.readOnly, editing === s.id, i === 0, i === p.steps.length - 1]);
   const hit = stepCache.get(s.id);
   if (hit?.key === key) return hit.li;
   const li = stepItem(p, s);
@@ -180,7 +190,7 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   const head = el('div', { class: 'step-head' }, handle, icon(STEP_ICON[s.status] ?? STEP_ICON.pending, 'step-icon'), el('span', { class: 'step-id' }, s.id), el('span', { class: 'step-text' }, build(s.text)));
   if (s.status !== 'pending') head.append(el('span', { class: `badge step-status ${s.status}` }, s.status.replace('_', ' ')));
   if (s.since) head.append(el('span', { class: `badge since ${s.since}`, title: `${s.since} since the reviewed version` }, s.since === 'added' ? 'new' : s.since));
-  if (s.threads) head.append(el('span', { class: 'threads', title: `${s.threads} draft comment thread(s)`, 'aria-label': `${s.threads} comment thread(s)` }, icon('comment-discussion'), String(s.threads)));
+  if (s.threads) head.append(threadCount(s.threads));
   li.append(head);
   if (s.tool) {
     const target = s.target ? el(s.targetIsFile ? 'a' : 'span', { class: 'target' }, s.target) : undefined;
@@ -191,48 +201,56 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
   // Text between this step and the next: not a step, but the agent reads it, so it is drawn here.
   if (s.after?.length) li.append(el('div', { class: 'loose', title: 'Text between the steps (the agent reads it too)' }, build(s.after)));
-  if (s.marks.length) {
-    const bar = el('div', { class: 'marks', role: 'group', 'aria-label': `Mark ${s.id}` });
-    for (const m of s.marks) bar.append(button(MARK_LABEL[m] ?? m, () => post({ type: 'mark', step: s.id, status: m as 'done', version: shownVersion() }), 'secondary small', MARK_ICON[m]));
-    li.append(bar);
-  }
-  if (!p.readOnly && !p.editable) {
-    const bar = el('div', { class: 'edit-tools', role: 'group', 'aria-label': `Review ${s.id}` });
-    bar.append(commentButton(s.id));
-    li.append(bar);
-  }
-  if (p.editable) {
-    if (editing === s.id) li.append(stepForm(p, s));
-    else {
-      const i = p.steps.indexOf(s);
-      const tools = el('div', { class: 'edit-tools', role: 'group', 'aria-label': `Edit ${s.id}` });
-      tools.append(button('Edit', () => open(s.id), 'secondary small', 'edit'));
-      // The element outlives this state (it is reused while the step is unchanged): a click reads
-      // the order and version on screen when it happens.
-      const neighbour = (d: number) => {
-        const steps = current?.kind === 'plan' ? current.steps : [];
-        const at = steps.findIndex((x) => x.id === s.id);
-        return steps[at + d]?.id;
-      };
-      if (i > 0) tools.append(button('Move up', () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(-2) ?? 'start', version: shownVersion() }), 'secondary small', 'arrow-up'));
-      if (i < p.steps.length - 1) tools.append(button('Move down', () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(1) ?? 'start', version: shownVersion() }), 'secondary small', 'arrow-down'));
-      tools.append(button('Remove', () => post({ type: 'editStep', op: 'remove', step: s.id, version: shownVersion() }), 'secondary small', 'trash'));
-      tools.append(commentButton(s.id));
-      // Focus follows the step across re-renders (a moved step keeps its Move buttons under the keyboard).
-      for (const b of tools.querySelectorAll('button')) b.dataset.focus = `${s.id}:${b.textContent}`;
-      li.append(tools);
+  if (editing === s.id && p.editable) li.append(stepForm(p, s));
+  else {
+    const actions = stepActions(p, s);
+    if (actions.length) {
+      // The head keeps room for the toolbar, which shows there on hover and focus (by a class: the
+      // page carries no style attribute, which the hostile-text check holds to none).
+      head.classList.add('has-actions', `actions-${Math.min(actions.length, 6)}`);
+      head.append(rowToolbar(`${s.id} actions`, actions));
     }
   }
   li.setAttribute('aria-label', `${s.id}, ${s.status.replace('_', ' ')}`);
   return li;
 }
 
+/** A step's actions: the marks while its plan executes, the edits of a draft or proposal, and a comment. */
+function stepActions(p: PlanView, s: StepView): RowAction[] {
+  const actions: RowAction[] = s.marks.map((m) => ({
+    key: `${s.id}:mark:${m}`,
+    label: `Mark ${s.id} ${MARK_LABEL[m] ?? m}`,
+    title: `Mark ${MARK_LABEL[m] ?? m}`,
+    icon: MARK_ICON[m] ?? 'circle-large-outline',
+    run: () => post({ type: 'mark', step: s.id, status: m as 'done', version: shownVersion() }),
+  }));
+  if (p.editable) {
+    const i = p.steps.indexOf(s);
+    // The element outlives this state (it is reused while the step is unchanged): a click reads
+    // the order and version on screen when it happens.
+    const neighbour = (d: number) => {
+      const steps = current?.kind === 'plan' ? current.steps : [];
+      const at = steps.findIndex((x) => x.id === s.id);
+      return steps[at + d]?.id;
+    };
+    actions.push({ key: `${s.id}:edit`, label: `Edit ${s.id}`, title: 'Edit', icon: 'edit', run: () => open(s.id) });
+    if (i > 0) actions.push({ key: `${s.id}:up`, label: `Move ${s.id} up`, title: 'Move up', icon: 'arrow-up', run: () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(-2) ?? 'start', version: shownVersion() }) });
+    if (i < p.steps.length - 1) actions.push({ key: `${s.id}:down`, label: `Move ${s.id} down`, title: 'Move down', icon: 'arrow-down', run: () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(1) ?? 'start', version: shownVersion() }) });
+    actions.push({ key: `${s.id}:remove`, label: `Remove ${s.id}`, title: 'Remove', icon: 'trash', run: () => post({ type: 'editStep', op: 'remove', step: s.id, version: shownVersion() }) });
+  }
+  if (!p.readOnly) actions.push(commentAction(s.id));
+  return actions;
+}
+
 /** Comment on a step or a section: the text editor opens there with a new comment thread. */
-function commentButton(anchor: string): HTMLButtonElement {
-  const b = button('Comment', () => post({ type: 'comment', anchor }), 'secondary small', 'comment');
-  b.dataset.focus = `${anchor}:Comment`;
-  b.setAttribute('aria-label', `Comment on ${anchor}`);
-  return b;
+function commentAction(anchor: string): RowAction {
+  return { key: `${anchor}:comment`, label: `Comment on ${anchor}`, title: 'Comment', icon: 'comment', run: () => post({ type: 'comment', anchor }) };
+}
+
+/** How many draft comment threads a step or section has. */
+function threadCount(n: number): HTMLElement {
+  const said = n === 1 ? '1 draft comment thread' : `${n} draft comment threads`;
+  return el('span', { class: 'threads', title: said, 'aria-label': said }, icon('comment-discussion'), String(n));
 }
 
 /** Since the last reviewed version: how much changed, the steps removed, and that review's comments, revised or not. */
@@ -373,12 +391,12 @@ function rejectForm(p: PlanView): HTMLElement {
 function renderPlan(p: PlanView): HTMLElement {
   const doc = el('article', { class: 'plan' });
   // The text's digest, as `pi-plans show` prints it: what an approval here names.
-  const meta = [`${p.id}`, `v${p.version}`, `${p.done}/${p.total} steps`, `updated ${p.updatedAt.slice(0, 16).replace('T', ' ')}`, `created ${p.createdAt.slice(0, 16).replace('T', ' ')}`, `text ${p.digest.slice(0, 19)}`];
+  const meta = el('span', {}, `${p.id} · v${p.version} · ${p.done}/${p.total} steps · updated `, timeOf(p.updatedAt), ' · created ', timeOf(p.createdAt), ` · text ${p.digest.slice(0, 19)}`);
   const header = el(
     'header',
     {},
     el('h1', {}, p.title),
-    el('div', { class: 'meta' }, el('span', { class: `badge status ${p.status}` }, p.status.replace('_', ' ')), ...p.marks.map((m) => el('span', { class: `badge mark ${m}` }, MARK_TEXT[m] ?? m)), el('span', {}, meta.join(' · '))),
+    el('div', { class: 'meta' }, el('span', { class: `badge status ${p.status}` }, p.status.replace('_', ' ')), ...p.marks.map((m) => el('span', { class: `badge mark ${m}` }, MARK_TEXT[m] ?? m)), meta),
   );
   // Whether the approval holds, in words: an approval that does not is said at the top, not hidden in a badge.
   if (p.approval && p.approval.state !== 'valid') header.append(el('p', { class: `approval ${p.approval.state}`, role: 'status' }, icon(p.approval.state === 'foreign' ? 'info' : 'error'), ` ${p.approval.text}.`));
@@ -417,11 +435,12 @@ function renderPlan(p: PlanView): HTMLElement {
   if (p.editable && editingGoal) doc.append(section('Goal', goalForm(p)));
   else if (p.goal || p.editable) {
     const goal = section('Goal', p.goal ? build(p.goal) : el('p', { class: 'empty' }, 'No goal yet.'));
-    if (p.editable) goal.append(button('Edit goal', () => {
+    const edit = () => {
       editingGoal = true;
       render();
       document.getElementById('goal-text')?.focus();
-    }, 'secondary small', 'edit'));
+    };
+    if (p.editable) sectionActions(goal, 'Goal', [{ key: 'section:goal', label: 'Edit goal', title: 'Edit', icon: 'edit', run: edit }]);
     doc.append(goal);
   }
   const list = el('ol', { class: 'steps' });
@@ -439,19 +458,24 @@ function renderPlan(p: PlanView): HTMLElement {
     const sec = section(s.title, build(s.body));
     const h2 = sec.querySelector('h2')!;
     if (s.since) h2.append(' ', el('span', { class: `badge since ${s.since}` }, s.since === 'added' ? 'new' : s.since));
-    if (s.threads) h2.append(' ', el('span', { class: 'threads', 'aria-label': `${s.threads} comment thread(s)` }, icon('comment-discussion'), String(s.threads)));
-    if (!p.readOnly) sec.append(commentButton(s.title));
+    if (s.threads) h2.append(' ', threadCount(s.threads));
+    const actions: RowAction[] = p.readOnly ? [] : [commentAction(s.title)];
     const key = s.key;
     if (p.editable && key) {
-      const b = button(`Edit ${s.title.toLowerCase()}`, () => {
-        if (editingSection !== key) forgetTyped(['section-text']);
-        editingSection = key;
-        render();
-        document.getElementById('section-text')?.focus();
-      }, 'secondary small', 'edit');
-      b.dataset.focus = `section:${key}`;
-      sec.append(b);
+      actions.push({
+        key: `section:${key}`,
+        label: `Edit ${s.title.toLowerCase()}`,
+        title: 'Edit',
+        icon: 'edit',
+        run: () => {
+          if (editingSection !== key) forgetTyped(['section-text']);
+          editingSection = key;
+          render();
+          document.getElementById('section-text')?.focus();
+        },
+      });
     }
+    sectionActions(sec, s.title, actions);
     doc.append(sec);
   }
   if (p.history.length) {
@@ -461,7 +485,7 @@ function renderPlan(p: PlanView): HTMLElement {
   }
   if (p.timeline.length) {
     const t = el('ol', { class: 'timeline' });
-    for (const e of p.timeline) t.append(el('li', {}, el('time', { datetime: e.at }, e.at.slice(0, 19).replace('T', ' ')), ` ${e.text}`));
+    for (const e of p.timeline) t.append(el('li', {}, timeOf(e.at), ` ${e.text}`, e.note ? el('span', { class: 'event-note' }, ` — ${e.note}`) : undefined));
     doc.append(section('Timeline', t));
   }
   return doc;

@@ -73,7 +73,7 @@ async function startDemo({ via, env = {} } = {}) {
     via === 'node'
       ? spawn(process.execPath, ['-e', `require('child_process').spawn(process.execPath,[${JSON.stringify(DEMO)},'--no-setup'],{stdio:'inherit'});setInterval(()=>{},1e9)`], { env: demoEnv, stdio })
       : via === 'npm'
-        ? spawn('npm', ['run', 'demo', '--', '--no-setup'], { cwd: ROOT, env: demoEnv, stdio }) // npm -> sh -c -> node
+        ? spawn('npm', ['run', 'demo', '--', '--no-setup'], { cwd: ROOT, env: demoEnv, stdio }) // npm -> (sh -c exec) node
         : spawn(process.execPath, [DEMO, '--no-setup'], { env: demoEnv, stdio });
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
@@ -128,8 +128,20 @@ describe('npm run demo', function () {
     });
   }
 
+  it('SIGINT to npm\'s own pid (`npm run demo`, the signal to npm alone, not its process group) stops VS Code and removes every temporary folder', async () => {
+    const before = ourTemps();
+    const d = await startDemo({ via: 'npm' });
+    assert.equal(await answers(d.url), true);
+    // npm passes the signal on to the script it runs, which is the demo itself (`exec`: no shell between them).
+    process.kill(d.proc.pid, 'SIGINT');
+    const { code } = await d.exited;
+    assert.equal(code, 130, `npm ended with the demo's own exit status:\n${d.out()}`);
+    assert.match(d.out(), /\[demo\] SIGINT: stopping VS Code and removing its temporary folders/);
+    await assertCleanedUp(d, before);
+  });
+
   for (const via of ['node', 'npm']) {
-    it(`its parent dying (${via === 'npm' ? '`npm run demo`, npm SIGKILLed: the demo runs under its `sh -c`' : 'a small node parent SIGKILLed'}) stops it all the same`, async () => {
+    it(`its parent dying (${via === 'npm' ? '`npm run demo`, npm SIGKILLed' : 'a small node parent SIGKILLed'}) stops it all the same`, async () => {
       const before = ourTemps();
       const d = await startDemo({ via });
       d.proc.kill('SIGKILL');
@@ -195,6 +207,19 @@ describe('npm run demo', function () {
     before(async () => {
       d = await startDemo({ env: { PI_PLANS_DEMO_AUTOSTART: '1', PI_PLANS_DEMO_STEP_MS: '150' } });
       browser = await startBrowser();
+      // Every notification toast shown, with its severity, from the first frame on.
+      await browser.page.addInitScript(() => {
+        window.__piPlansToasts = [];
+        const seen = () => {
+          for (const item of document.querySelectorAll('.notifications-toasts .notification-list-item')) {
+            const text = item.querySelector('.notification-list-item-message')?.textContent ?? '';
+            const icon = item.querySelector('.notification-list-item-icon');
+            const severity = ['error', 'warning', 'info'].find((s) => icon?.classList.contains(`codicon-${s}`)) ?? 'unknown';
+            if (text && !window.__piPlansToasts.some((t) => t.text === text)) window.__piPlansToasts.push({ text, severity });
+          }
+        };
+        new MutationObserver(seen).observe(document, { subtree: true, childList: true, characterData: true });
+      });
       await browser.page.goto(d.url);
       await browser.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     });
@@ -253,16 +278,39 @@ describe('npm run demo', function () {
     }
     const reviewOf = (id) => `${id} "Add a health-check endpoint" is ready for your review`;
 
-    it('opens on the agent\'s proposed plan with the review waiting, and no Welcome tab', async () => {
+    it('opens on the agent\'s plan with the review request in a toast: no warning toast, no error, no panel over it, the agent\'s log one click away', async () => {
       const page = browser.page;
       const plan = await until('the agent\'s plan proposed on disk', () => {
         const p = agentPlan();
         return p && /status: proposed/.test(p.text) && p;
       }, 60_000);
-      await page.locator('.tab', { hasText: `${plan.id}.md` }).waitFor({ timeout: 20_000 });
+      // The review request as a toast (not only in the notification center), with its buttons.
+      const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: reviewOf(plan.id) });
+      await toast.waitFor({ timeout: 20_000 });
+      for (const b of ['Approve', 'Reject…']) assert.equal(await toast.locator('.monaco-button', { hasText: b }).count(), 1, b);
+      // The agent's plan in the plan editor, in front, its Approve naming the version on screen.
+      await page.locator('.tab.active', { hasText: `${plan.id}.md` }).waitFor({ timeout: 20_000 });
+      const view = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+      await view.locator('h1', { hasText: 'Add a health-check endpoint' }).waitFor({ timeout: 20_000 });
+      await view.getByRole('button', { name: /^Approve v\d+$/ }).waitFor({ timeout: 20_000 });
       assert.equal(await page.locator('.tab', { hasText: 'Welcome' }).count(), 0);
-      await notification(page, reviewOf(plan.id));
+      // Pi Plans' explorer beside it: what awaits review first, the agent's plan among it.
+      const tree = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) });
+      await tree.getByRole('treeitem', { name: /^Add a health-check endpoint, proposed/ }).waitFor({ timeout: 20_000 });
+      assert.match(await tree.getByRole('treeitem').first().getAttribute('aria-label'), /^Awaiting review: \d+ plans$/);
+      // Nothing greets with a warning: the sample's stalled plan is shown in its group, not raised.
+      const toasts = await page.evaluate(() => window.__piPlansToasts);
+      assert.deepEqual(toasts.filter((t) => t.severity !== 'info'), [], JSON.stringify(toasts));
+      assert.ok(toasts.some((t) => t.text.includes(reviewOf(plan.id))), JSON.stringify(toasts));
+      // No error in the status bar (the sample's pi-planner plan has warnings only), no panel open.
+      assert.match(await page.locator('[id="status.problems"]').innerText(), /^\s*0\s+[1-9]/);
+      assert.equal(await page.locator('.part.panel').isVisible(), false, 'no panel over the editor');
       if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `demo-review-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
+      // The agent's log: one click on its status bar item.
+      await page.locator('.statusbar-item', { hasText: 'Sample agent: waiting for your review' }).click();
+      await page.locator('.part.panel .view-lines', { hasText: 'pi_plan_submit' }).first().waitFor({ timeout: 20_000 });
+      await palette(page, 'View: Hide Panel');
+      await page.locator('.part.panel').waitFor({ state: 'hidden', timeout: 20_000 });
     });
 
     it('Reject… with feedback: the agent revises the plan and submits it again', async () => {

@@ -93,13 +93,16 @@ describe('the plan editor (code-server + chromium)', function () {
     assert.equal(await steps.count(), 5);
     assert.match(await steps.nth(0).innerText(), /S001[\s\S]*Add a token-bucket limiter module[\s\S]*edit: create → src\/limits\/bucket\.ts[\s\S]*Note: bucket\.ts added with 6 tests/);
     assert.match(await steps.nth(2).innerText(), /S003[\s\S]*in progress/);
-    // Executing: each open step can be marked; the plan can be handed to Copilot.
-    assert.equal(await steps.nth(2).getByRole('button', { name: 'Done' }).count(), 1);
+    // Executing: each open step can be marked (from its toolbar); the plan can be handed to Copilot.
+    assert.equal(await steps.nth(2).getByRole('button', { name: 'Mark S003 done', exact: true }).count(), 1);
     assert.equal(await view().getByRole('button', { name: 'Execute in Copilot' }).count(), 1);
     assert.equal(await view().getByRole('button', { name: /^Approve/ }).count(), 0);
     if (PICTURES) {
+      // The pointer on S003: its toolbar shows, as a person sees it.
+      await steps.nth(2).locator('.step-text').hover();
       await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
       await page.screenshot({ path: path.join(PICTURES, `plan-editor-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
+      await view().locator('h1').hover();
     }
   });
 
@@ -116,14 +119,21 @@ describe('the plan editor (code-server + chromium)', function () {
     assert.match(text, /approved_version: 2/);
     await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name: /^Migrate the settings page.*, approved,/ }).waitFor({ timeout: 20_000 });
     // The text editor's CodeLens says the same: approved at v3, Execute offered, Approve no longer.
+    // "Open as Text" reopens the plan's tab as text, in place: one tab of that name, not two.
+    const tabs = page.locator('.part.editor .tab', { hasText: 'PLAN-7b2d4e61.md' });
+    assert.equal(await tabs.count(), 1);
     await view().getByRole('button', { name: 'Open as Text' }).click();
     const lens = page.locator('.contentWidgets .codelens-decoration').first();
     await lens.locator('a', { hasText: 'Execute in Copilot' }).waitFor({ timeout: 20_000 });
     assert.match(await lens.innerText(), /approved · v3/);
     assert.equal(await lens.locator('a', { hasText: /^Approve/ }).count(), 0);
-    // Back to the plan editor (VS Code reopens a file in the editor it was last shown in).
+    await page.locator('iframe.webview.ready').waitFor({ state: 'detached', timeout: 20_000 });
+    assert.equal(await tabs.count(), 1, 'the text editor took the plan editor\'s tab');
+    // Back to the plan editor, in the same tab again.
     await lens.locator('a', { hasText: 'Open Preview' }).click();
     await view().locator('.badge.status', { hasText: 'approved' }).waitFor({ timeout: 20_000 });
+    await page.locator('.part.editor .monaco-editor .view-lines', { hasText: 'Migrate the settings page' }).waitFor({ state: 'detached', timeout: 20_000 });
+    assert.equal(await tabs.count(), 1, 'the plan editor took the text editor\'s tab');
   });
 
   it('draws every part of the text the agent reads: before the goal, around the steps, a second goal, link definitions, raw HTML', async () => {
@@ -221,7 +231,10 @@ describe('the plan editor (code-server + chromium)', function () {
     } finally {
       fs.rmSync(bo, { recursive: true, force: true });
     }
-    await openFromExplorer(/^Approved by Bo/);
+    // Its row moves from "Awaiting review" to "Approved" once the extension sees the approval: the
+    // click waits for the row in its new place (a click during the move can land on the row that
+    // takes the old place: the tree reuses its row elements).
+    await openFromExplorer(/^Approved by Bo, approved/);
     await view().locator('.approval.foreign').waitFor({ timeout: 30_000 });
     assert.match(await view().locator('.approval.foreign').innerText(), /approved by Bo at v1 on another machine/);
     assert.equal(await view().getByRole('button', { name: 'Execute in Copilot' }).count(), 0);
@@ -316,7 +329,7 @@ describe('the plan editor (code-server + chromium)', function () {
     // A move down, saved: the file has the new order and the next version; the untouched lines are as they were.
     const ids = async () => (await view().locator('li.step .step-id').allInnerTexts()).join(' ');
     const before = await ids();
-    await first.getByRole('button', { name: 'Move down' }).click();
+    await first.getByRole('button', { name: 'Move S001 down' }).click();
     // S001 moved below S002: the first row is S002 now.
     await view().locator('li.step').first().locator('.step-id', { hasText: 'S002' }).waitFor({ timeout: 20_000 });
     assert.notEqual(await ids(), before);
@@ -480,7 +493,7 @@ describe('the plan editor (code-server + chromium)', function () {
     await view().locator('li.step').first().locator('.step-id', { hasText: 'S001' }).waitFor({ timeout: 20_000 });
     assert.equal(await ids(), 'S001 S002 S003');
     // Move up from the keyboard: focus the button, Enter.
-    const up = view().locator('li.step[data-step="S002"]').getByRole('button', { name: 'Move up' });
+    const up = view().locator('li.step[data-step="S002"]').getByRole('button', { name: 'Move S002 up' });
     await up.focus();
     await page.keyboard.press('Enter');
     await view().locator('li.step').first().locator('.step-id', { hasText: 'S002' }).waitFor({ timeout: 20_000 });
@@ -496,7 +509,7 @@ describe('the plan editor (code-server + chromium)', function () {
     await page.keyboard.press('Control+Z');
     await view().locator('li.step[data-step="S004"]').waitFor({ state: 'detached', timeout: 20_000 });
     // Remove a step, then take it back.
-    await view().locator('li.step[data-step="S002"]').getByRole('button', { name: 'Remove' }).click();
+    await view().locator('li.step[data-step="S002"]').getByRole('button', { name: 'Remove S002' }).click();
     await view().locator('li.step[data-step="S002"]').waitFor({ state: 'detached', timeout: 20_000 });
     await view().locator('h1').click();
     await page.keyboard.press('Control+Z');
@@ -513,6 +526,106 @@ describe('the plan editor (code-server + chromium)', function () {
     await page.locator('.tab.dirty', { hasText: 'PLAN-0e2e0a58.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });
     assert.equal(await ids(), 'S001 S002 S003');
     assert.equal(text(), saved);
+  });
+
+  it('shows a step\'s actions on hover and on keyboard focus: a toolbar of named icon buttons, used by mouse and by keyboard', async () => {
+    const file = path.join(plansDir(), 'PLAN-0e2e0a5b.md');
+    fs.writeFileSync(file, plan('PLAN-0e2e0a5b', 'A draft with actions', 'draft', 1, '## Goal\nG\n\n## Steps\n1. [ ] S001 First\n2. [ ] S002 Second\n3. [ ] S003 Third\n\n## Risks\n- none known\n').replace('version: 1\n', 'version: 1\nstep_seq: 3\n'));
+    const saved = fs.readFileSync(file, 'utf8');
+    await openFromExplorer(/^A draft with actions/);
+    await view().locator('h1', { hasText: 'A draft with actions' }).waitFor({ timeout: 30_000 });
+    const ids = async () => (await view().locator('li.step .step-id').allInnerTexts()).join(' ');
+    const bar = (id) => view().locator(`li.step[data-step="${id}"] [role="toolbar"]`);
+    const shown = (loc) => loc.evaluate((e) => getComputedStyle(e).opacity === '1');
+    // At rest: no step shows its actions (the rows are text only), yet every action is in the page, named.
+    await view().locator('h1').hover();
+    for (const id of ['S001', 'S002', 'S003']) assert.equal(await shown(bar(id)), false, `${id}'s actions are hidden at rest`);
+    assert.deepEqual(await bar('S002').getByRole('button').evaluateAll((bs) => bs.map((b) => [b.getAttribute('aria-label'), b.title, b.textContent.trim()])), [
+      ['Edit S002', 'Edit', ''],
+      ['Move S002 up', 'Move up', ''],
+      ['Move S002 down', 'Move down', ''],
+      ['Remove S002', 'Remove', ''],
+      ['Comment on S002', 'Comment', ''],
+    ]);
+    assert.equal(await bar('S002').getAttribute('aria-label'), 'S002 actions');
+    // The pointer on a step shows its toolbar (and only its own); a click on an icon acts.
+    await view().locator('li.step[data-step="S002"] .step-text').hover();
+    assert.equal(await shown(bar('S002')), true);
+    assert.equal(await shown(bar('S001')), false);
+    await bar('S002').getByRole('button', { name: 'Move S002 down' }).click();
+    await view().locator('li.step').last().locator('.step-id', { hasText: 'S002' }).waitFor({ timeout: 20_000 });
+    assert.equal(await ids(), 'S001 S003 S002');
+    await view().locator('h1').click();
+    await page.keyboard.press('Control+Z');
+    await view().locator('li.step').nth(1).locator('.step-id', { hasText: 'S002' }).waitFor({ timeout: 20_000 });
+    // The keyboard: Tab reaches a step's toolbar (one stop per step) and shows it; the arrows move
+    // along it; Enter acts, and the focus stays on the moved step's button.
+    await view().locator('h1').hover();
+    const focused = () => view().locator('body').evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName);
+    // From the goal's toolbar (the Tab stop before the steps), one Tab: the first step's toolbar.
+    await view().getByRole('button', { name: 'Edit goal', exact: true }).focus();
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'Edit S001');
+    assert.equal(await shown(bar('S001')), true, 'the focus shows the toolbar');
+    assert.equal(await shown(bar('S002')), false);
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await focused(), 'Move S001 down');
+    await page.keyboard.press('Enter');
+    await view().locator('li.step').nth(1).locator('.step-id', { hasText: 'S001' }).waitFor({ timeout: 20_000 });
+    assert.equal(await ids(), 'S002 S001 S003');
+    await view().locator('body').evaluate(() => new Promise((r) => requestAnimationFrame(() => r(undefined))));
+    assert.equal(await focused(), 'Move S001 down', 'the focus follows the moved step');
+    // One Tab leaves the toolbar for the next step's (its first button), not for every button.
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'Edit S003');
+    assert.equal(await shown(bar('S003')), true);
+    // Enter on Edit opens the step's form; Escape closes it.
+    await page.keyboard.press('Enter');
+    await view().locator('#step-text').waitFor({ timeout: 10_000 });
+    assert.equal(await view().locator('#step-text').inputValue(), 'Third');
+    await page.keyboard.press('Escape');
+    await view().locator('#step-text').waitFor({ state: 'detached', timeout: 10_000 });
+    await view().locator('h1').click();
+    await page.keyboard.press('Control+Z');
+    await view().locator('li.step').first().locator('.step-id', { hasText: 'S001' }).waitFor({ timeout: 20_000 });
+    // A section's actions: at the right of its heading, apart (they never touch), the same way.
+    const risks = view().locator('section[aria-label="Risks"]');
+    await risks.locator('h2').hover();
+    const boxes = await Promise.all(['Comment on Risks', 'Edit risks'].map((name) => risks.getByRole('button', { name, exact: true }).boundingBox()));
+    assert.ok(boxes[0].x + boxes[0].width + 1 < boxes[1].x, `"Comment on Risks" (${JSON.stringify(boxes[0])}) and "Edit risks" (${JSON.stringify(boxes[1])}) do not touch`);
+    assert.equal(await shown(risks.locator('[role="toolbar"]')), true);
+    await page.locator('.tab.dirty', { hasText: 'PLAN-0e2e0a5b.md' }).first().waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(fs.readFileSync(file, 'utf8'), saved, 'every edit undone: nothing written');
+    await runCommand(page, 'View: Close Editor');
+  });
+
+  it('tells the timeline one way per event: a step\'s own status, the version the person approved, times in the reader\'s locale', async () => {
+    await openFromExplorer(/^Add rate limiting/);
+    await view().locator('h1', { hasText: 'Add rate limiting to the public API' }).waitFor({ timeout: 30_000 });
+    const timeline = view().locator('section[aria-label="Timeline"] li');
+    await timeline.first().waitFor({ timeout: 20_000 });
+    // Every time written by Intl in the webview's locale, one format (the header's too).
+    const format = (iso) => view().locator('body').evaluate((_, at) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(at)), iso);
+    const log = fs
+      .readFileSync(path.join(plansDir(), 'sessions', 'PLAN-3f9a1c2e.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const said = ['Created as a draft (v1) by the agent', 'Submitted v2 for review by the agent', 'Approved v2 by Sam (sample reviewer)', 'Execution started by the agent', 'S001 marked done by the agent — bucket.ts added with 6 tests', 'S002 marked done by the agent', 'S003 marked in progress by the agent'];
+    const expected = await Promise.all(log.map(async (c, i) => `${await format(c.at)} ${said[i]}`));
+    assert.deepEqual(await timeline.allInnerTexts(), expected);
+    assert.doesNotMatch((await timeline.allInnerTexts()).join('\n'), /→|executing/, 'a step event says the step\'s status, never the plan\'s');
+    // The approval it names is the one the header names.
+    assert.match(await view().locator('header').innerText(), /approved by Sam \(sample reviewer\) at v2/);
+    for (const t of await view().locator('header time').all()) assert.equal(await t.innerText(), await format(await t.getAttribute('datetime')));
+    // A step marked here: its own status, by a person.
+    await view().locator('li.step[data-step="S003"] .step-text').hover();
+    await view().getByRole('button', { name: 'Mark S003 done', exact: true }).click();
+    await view().locator('li.step[data-step="S003"] .badge.step-status', { hasText: 'done' }).waitFor({ timeout: 20_000 });
+    await timeline.nth(log.length).waitFor({ timeout: 20_000 });
+    assert.match(await timeline.nth(log.length).innerText(), / S003 marked done by a person$/);
+    // The earlier mark of S003 never takes the later status (nor the plan's).
+    assert.doesNotMatch(await timeline.nth(log.length - 1).innerText(), /done|executing/);
   });
 
   it('keeps the scroll position when an outside change re-renders a long plan', async () => {

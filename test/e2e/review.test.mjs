@@ -224,7 +224,8 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
   it('"Reject…" sends them as one rejection section by id; the waiting agent gets each with its call, revises one step and submits again', async () => {
     const reviewed = text();
     reviewedVersion = Number(/^version: (\d+)$/m.exec(reviewed)[1]);
-    await page.locator('.tab', { hasText: `${id}.md` }).first().click();
+    // From the plan's text editor (beside the plan editor, where "Comment" opened it).
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
     await runCommand(page, 'Pi Plans: Reject Plan…');
     await page.locator('.quick-input-widget', { hasText: 'with 3 comment(s)' }).waitFor({ timeout: 20_000 });
     await page.locator('.quick-input-widget input').fill('Close. Three things.');
@@ -330,7 +331,8 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     const unchanged = (when) => assert.equal(fs.readFileSync(ownFile(), 'utf8'), ownText, `nothing is written to the plan ${when}`);
     // Its text, from the Plans view (plans open as text in this test's settings; Quick Open's
     // file list may not know a file this new yet).
-    await page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Pi Plans"]') }).click();
+    // (Focused by its command: a click on the activity bar's icon would hide the view if it is the one shown.)
+    await runCommand(page, 'Pi Plans: Focus on Plans View');
     await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name: /^Backfill the orders table/ }).first().click();
     await page.locator('.tab.active', { hasText: `${own}.md` }).waitFor({ timeout: 20_000 });
     await toTop();

@@ -20,6 +20,9 @@ async function picture(page, name, clip) {
   await page.screenshot({ path: path.join(PICTURES, `${name}-${process.env.PI_PLANS_THEME ?? 'dark'}.png`), clip });
 }
 
+/** A group row's screen-reader label: "Drafts: 1 plan", "Awaiting review: 2 plans". */
+const groupName = (label, count) => `${label}: ${count === 1 ? '1 plan' : `${count} plans`}`;
+
 const plan = (id, title, status, version, body = '## Goal\nG\n\n## Steps\n1. [ ] S001 a\n') =>
   `---\nid: ${id}\ntitle: "${title}"\nstatus: ${status}\nversion: ${version}\ncreated_at: 2026-11-23T10:00:00.000Z\nupdated_at: 2026-11-23T10:00:00.000Z\n---\n\n${body}`;
 
@@ -34,10 +37,10 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
   const tree = () => page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).locator('.monaco-list').first();
   const row = (name) => tree().getByRole('treeitem', { name });
   /** The group row's text, e.g. "Awaiting review2". */
-  const group = (label, count) => tree().getByRole('treeitem', { name: `${label}: ${count} plan(s)` });
-  /** Waits until the activity bar's badge says `n` plans await review (no badge for none). */
+  const group = (label, count) => tree().getByRole('treeitem', { name: groupName(label, count) });
+  /** Waits until the activity bar's badge says `n` plans await review (no badge for none), in real plural forms. */
   const waitBadge = (n) =>
-    n ? page.locator(`.activitybar a[aria-label="Pi Plans - ${n} plan(s) awaiting your review"]`).waitFor({ timeout: 20_000 }) : page.locator('.activitybar a[aria-label="Pi Plans"]').waitFor({ timeout: 20_000 });
+    n ? page.locator(`.activitybar a[aria-label="Pi Plans - ${n === 1 ? '1 plan' : `${n} plans`} awaiting your review"]`).waitFor({ timeout: 20_000 }) : page.locator('.activitybar a[aria-label="Pi Plans"]').waitFor({ timeout: 20_000 });
   /** The explorer's first-level rows (groups), by their screen-reader labels. */
   const topRows = () => tree().getByRole('treeitem').evaluateAll((rows) => rows.filter((r) => r.getAttribute('aria-level') === '1').map((r) => r.getAttribute('aria-label')));
   /** Waits (up to 20 s) until the explorer's groups are `expected`; fails naming what it showed. */
@@ -54,6 +57,59 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
       )
       .catch(() => undefined); // the assertion below names what was shown instead
     assert.deepEqual(await topRows(), expected);
+  };
+  /**
+   * The plan rows as drawn: the screen-reader label, the icon's codicon, whether the icon lies in
+   * the side bar, and the label's text up to where the row cuts it (the characters left of the
+   * label's clip, less the ellipsis).
+   */
+  const planRows = () =>
+    tree()
+      .locator('[role="treeitem"][aria-level="2"]')
+      .evaluateAll((rows) => {
+        const side = document.querySelector('.part.sidebar').getBoundingClientRect();
+        return rows.map((r) => {
+          const name = r.querySelector('.label-name');
+          const clip = (name.closest('.monaco-icon-label-container') ?? name).getBoundingClientRect();
+          const right = Math.min(clip.right, side.right) - 12;
+          const range = document.createRange();
+          let visible = '';
+          const walker = document.createTreeWalker(name, NodeFilter.SHOW_TEXT);
+          outer: for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (let i = 0; i < node.data.length; i++) {
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              if (range.getBoundingClientRect().right > right) break outer;
+              visible += node.data[i];
+            }
+          }
+          const icon = r.querySelector('.custom-view-tree-node-item-icon');
+          const box = icon?.getBoundingClientRect();
+          return {
+            aria: r.getAttribute('aria-label'),
+            icon: [...(icon?.classList ?? [])].find((c) => c.startsWith('codicon-') && c !== 'codicon-colored'),
+            iconInside: !!box && box.width > 0 && box.left >= side.left && box.right <= side.right,
+            visible,
+          };
+        });
+      });
+  /** Drags the side bar's edge until it is `px` wide (VS Code's default is about that already). */
+  const sideBarWidth = async (px) => {
+    const bar = page.locator('.part.sidebar');
+    for (let i = 0; i < 4; i++) {
+      const box = await bar.boundingBox();
+      if (Math.abs(box.width - px) <= 1) return;
+      const sash = await page.evaluate((edge) => {
+        const s = [...document.querySelectorAll('.monaco-sash.vertical')].map((e) => e.getBoundingClientRect()).find((b) => b.width > 0 && Math.abs(b.left + b.width / 2 - edge) <= 4);
+        return s && { x: s.left + s.width / 2, y: s.top + s.height / 2 };
+      }, box.x + box.width);
+      assert.ok(sash, 'the side bar\'s sash');
+      await page.mouse.move(sash.x, sash.y);
+      await page.mouse.down();
+      await page.mouse.move(sash.x + (px - box.width), sash.y, { steps: 5 });
+      await page.mouse.up();
+    }
+    assert.ok(Math.abs((await bar.boundingBox()).width - px) <= 1, `the side bar is ${px} px wide`);
   };
   /** The text editor's lines (not the chat input's). */
   const editorLines = () => page.locator('.part.editor .monaco-editor .view-lines').first();
@@ -81,7 +137,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Pi Plans"]') }).click();
     await group('Awaiting review', 2).waitFor({ timeout: 20_000 });
     await waitBadge(2);
-    assert.deepEqual(await topRows(), ['Awaiting review: 2 plan(s)', 'Stalled: 1 plan(s)', 'Drafts: 1 plan(s)', 'Rejected: 1 plan(s)', 'Finished: 1 plan(s)']);
+    assert.deepEqual(await topRows(), ['Awaiting review: 2 plans', 'Stalled: 1 plan', 'Drafts: 1 plan', 'Rejected: 1 plan', 'Finished: 1 plan']);
     // Each plan reads well in a screen reader: title, status, progress, when, id.
     await row(/^Add rate limiting to the public API, executing \(stalled\), 2 of 5 steps done, updated .+, PLAN-3f9a1c2e$/).waitFor();
     // Finished plans are one collapsed group.
@@ -92,6 +148,38 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await row(/^Step S003, in progress: Return 429/).waitFor();
     await picture(page, 'explorer', { x: 0, y: 0, width: 700, height: 420 });
     await row(/^Add rate limiting/).locator('.monaco-tl-twistie').click();
+  });
+
+  it('reads well at the default side bar width (300 px): each plan row opens with its status icon and its progress; plan work on a proposal is a mark, not the play icon', async () => {
+    await sideBarWidth(300);
+    // Plan work on a proposal (as an agent's pi_plan_create starts it): "active" in words, its status icon kept.
+    await runCommand(page, 'Pi Plans: Start Work on a Plan…');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Migrate the settings page' }).first().click();
+    await row(/^Migrate the settings page to the new form components, proposed \(active\)/).waitFor({ timeout: 20_000 });
+    try {
+      const rows = await planRows();
+      const byTitle = (t) => rows.find((r) => r.aria.startsWith(t)) ?? assert.fail(`no row ${t} in ${JSON.stringify(rows)}`);
+      // What the row shows before it is cut: the icon of its status, then "done/steps", then the title's start.
+      assert.deepEqual(
+        ['Migrate the settings page', 'Send invoice reminder', 'Add rate limiting', 'Speed up the CI pipeline', 'Rename the User model'].map((t) => [t, byTitle(t).icon]),
+        [
+          ['Migrate the settings page', 'codicon-eye'],
+          ['Send invoice reminder', 'codicon-eye'],
+          ['Add rate limiting', 'codicon-debug-pause'],
+          ['Speed up the CI pipeline', 'codicon-edit'],
+          ['Rename the User model', 'codicon-circle-slash'],
+        ],
+      );
+      for (const r of rows) {
+        assert.ok(r.iconInside, `${r.aria}: the icon is inside the side bar`);
+        assert.match(r.visible, /^\d+\/\d+\s+\S+ \S+/, `${r.aria}: shows its progress and the start of its title before the cut (shows "${r.visible}")`);
+      }
+      assert.match(byTitle('Add rate limiting').visible, /^2\/5\s/);
+      assert.match(byTitle('Migrate the settings page').visible, /^0\/3\s/);
+    } finally {
+      await runCommand(page, 'Pi Plans: End Plan Work');
+      await row(/^Migrate the settings page to the new form components, proposed, /).waitFor({ timeout: 20_000 });
+    }
   });
 
   it('selects the row of the plan open in the editor, badges plan files, and shows a tooltip read from the file', async () => {
@@ -174,7 +262,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     git(ws, 'checkout', '-q', 'main');
     await group('Awaiting review', 2).waitFor({ timeout: 20_000 });
     const counts = await page.evaluate(() => (window.__reviewObserver.disconnect(), window.__reviewCounts));
-    assert.deepEqual(counts, ['Awaiting review: 2 plan(s)', 'Awaiting review: 22 plan(s)', 'Awaiting review: 2 plan(s)']);
+    assert.deepEqual(counts, ['Awaiting review: 2 plans', 'Awaiting review: 22 plans', 'Awaiting review: 2 plans']);
   });
 
   it('approves through the CodeLens (clicked): the file, the tree, the badge and the CodeLens agree', async () => {
@@ -310,7 +398,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await page.locator('.quick-input-widget', { hasText: '1 Selected' }).waitFor({ timeout: 10_000 });
     await page.keyboard.press('Enter');
     await page.locator('.pane-body', { hasText: 'Showing only: rejected' }).first().waitFor({ timeout: 10_000 });
-    await waitTopRows(['Rejected: 2 plan(s)']);
+    await waitTopRows(['Rejected: 2 plans']);
     await waitBadge(1); // the badge counts every plan awaiting review, filtered out or not
     await page.locator('.action-label[aria-label="Show All Plans"]:visible').first().click();
     await group('Awaiting review', 1).waitFor({ timeout: 10_000 });
@@ -414,7 +502,7 @@ describe('the plan explorer in a multi-root workspace (code-server + chromium)',
     const top = await tree.getByRole('treeitem').evaluateAll((rows) => rows.filter((r) => r.getAttribute('aria-level') === '1').map((r) => r.getAttribute('aria-label')));
     assert.deepEqual(top, ['api', 'web']);
     await tree.getByRole('treeitem', { name: /^A plan of the web folder, draft/ }).waitFor({ timeout: 20_000 });
-    assert.equal(await tree.getByRole('treeitem', { name: 'Drafts: 1 plan(s)' }).count(), 2, 'each folder has its Drafts group');
-    assert.equal(await tree.getByRole('treeitem', { name: 'Awaiting review: 2 plan(s)' }).count(), 1, 'the api folder keeps its own groups');
+    assert.equal(await tree.getByRole('treeitem', { name: 'Drafts: 1 plan' }).count(), 2, 'each folder has its Drafts group');
+    assert.equal(await tree.getByRole('treeitem', { name: 'Awaiting review: 2 plans' }).count(), 1, 'the api folder keeps its own groups');
   });
 });

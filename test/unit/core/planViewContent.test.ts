@@ -33,17 +33,53 @@ Kept here.
 `;
 
 describe('plan editor view: the timeline, the result and the author\'s own sections', () => {
-  it('shows the checkpoint log as a timeline, in its order, each event with who, the step, the status, the version and the note', () => {
-    const v = planView(PLAN, {
-      checkpoints: [
-        { type: 'step_updated', plan: 'PLAN-0000c0de', at: '2026-11-20T11:00:00.000Z', step: 'S002', status: 'done', actor: 'agent', version: 7, note: 'cache warm' },
-        { type: 'completed', plan: 'PLAN-0000c0de', at: '2026-11-20T12:00:00.000Z', status: 'completed', actor: 'agent', version: 9 },
-      ],
-    }) as PlanView;
-    assert.deepEqual(v.timeline, [
-      { at: '2026-11-20T11:00:00.000Z', text: 'step updated S002 → done by agent v7: cache warm' },
-      { at: '2026-11-20T12:00:00.000Z', text: 'completed → completed by agent v9' },
+  const at = (m: number) => `2026-11-20T11:${String(m).padStart(2, '0')}:00.000Z`;
+  const P = 'PLAN-0000c0de';
+
+  it('says each event one way: the version a person decided on, who acted, the note apart, times as ISO', () => {
+    const v = planView(PLAN, { standing: { state: 'valid', approver: 'Ana', version: 6 } as never, checkpoints: [
+      { type: 'created', plan: P, at: at(0), status: 'draft', actor: 'agent', version: 1 },
+      { type: 'edit', plan: P, at: at(1), step: 'S002', status: 'draft', actor: 'user', version: 2 },
+      { type: 'status', plan: P, at: at(2), status: 'proposed', actor: 'agent', version: 3 },
+      { type: 'status', plan: P, at: at(3), status: 'rejected', actor: 'user', version: 4, note: 'cache it' },
+      { type: 'edit', plan: P, at: at(4), status: 'draft', actor: 'agent', version: 5 },
+      { type: 'status', plan: P, at: at(5), status: 'proposed', actor: 'agent', version: 6 },
+      { type: 'status', plan: P, at: at(6), status: 'approved', actor: 'cli', version: 7 },
+      { type: 'status', plan: P, at: at(7), status: 'executing', actor: 'agent', version: 8 },
+      { type: 'step', plan: P, at: at(8), step: 'S001', status: 'done', actor: 'agent', version: 9, note: 'measured' },
+      { type: 'step', plan: P, at: at(9), step: 'S002', status: 'in_progress', actor: 'agent', version: 10 },
+      { type: 'step', plan: P, at: at(10), step: 'S002', status: 'done', actor: 'agent', version: 11 },
+      { type: 'step', plan: P, at: at(11), step: 'S003', status: 'done', actor: 'agent', version: 12 },
+      { type: 'status', plan: P, at: at(11), status: 'completed', actor: 'agent', version: 12 },
+      { type: 'archived', plan: P, at: at(12), status: 'completed', actor: 'user', version: 12 },
+    ] }) as PlanView;
+    assert.deepEqual(v.timeline.map((e) => [e.at, e.text, e.note]), [
+      [at(0), 'Created as a draft (v1) by the agent', undefined], [at(1), 'Edited S002 (v2) by a person', undefined],
+      [at(2), 'Submitted v3 for review by the agent', undefined], [at(3), 'Rejected v3 by a person', 'cache it'],
+      [at(4), 'Edited (v5) by the agent: now draft', undefined], [at(5), 'Submitted v6 for review by the agent', undefined],
+      [at(6), 'Approved v6 by Ana', undefined], [at(7), 'Execution started by the agent', undefined],
+      [at(8), 'S001 marked done by the agent', 'measured'], [at(9), 'S002 marked in progress by the agent', undefined],
+      [at(10), 'S002 marked done by the agent', undefined], [at(11), 'S003 marked done by the agent', undefined],
+      [at(11), 'Completed by the agent', undefined], [at(12), 'Archived by a person', undefined],
     ]);
+  });
+
+  it('reads a log from older writers, which put the plan\'s status on a mark: the step\'s status only where the file says it', () => {
+    const v = planView(PLAN, { checkpoints: [
+      { type: 'step', plan: P, at: at(9), step: 'S002', status: 'executing', actor: 'agent', version: 10 },
+      { type: 'step', plan: P, at: at(10), step: 'S002', status: 'executing', actor: 'agent', version: 11 },
+      { type: 'step', plan: P, at: at(11), step: 'S003', status: 'completed', actor: 'agent', version: 12 },
+    ] }) as PlanView;
+    assert.deepEqual(v.timeline.map((e) => e.text), [
+      'S002 marked by the agent', 'S002 marked done by the agent', 'S003 marked done by the agent: the plan is complete',
+    ]);
+  });
+
+  it('an approval no longer in force does not name an approver', () => {
+    const v = planView(PLAN, { standing: { state: 'changed', approver: 'Ana', version: 6 } as never, checkpoints: [
+      { type: 'status', plan: P, at: at(6), status: 'approved', actor: 'user', version: 7 },
+    ] }) as PlanView;
+    assert.deepEqual(v.timeline.map((e) => e.text), ['Approved v6 by a person']);
   });
 
   it('keeps the latest 50 events of a long log', () => {
