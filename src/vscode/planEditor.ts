@@ -284,6 +284,9 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       const open = vscode.l10n.t('Open');
       const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Open {0} in the browser?', href), { modal: true, detail: vscode.l10n.t('The link is in the plan text, which an agent may have written.') }, open);
       if (choice === open) await vscode.env.openExternal(vscode.Uri.parse(href, true));
+      // VS Code gives the focus back to the webview's frame, not into it: the link that asked would
+      // lose it. Focusing the editor group focuses the view, which puts the focus back on the link.
+      else await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
       return;
     }
     if (folder && !/^[a-z][a-z0-9+.-]*:/i.test(href) && (await isWorkspaceFile(folder, href))) {

@@ -501,21 +501,51 @@ function renderInvalid(v: InvalidView): HTMLElement {
   );
 }
 
-/** Re-renders in place: the scroll position and the focused control (by its label) survive. */
+/**
+ * What names a focused control across re-renders: a link by its target and its place among the
+ * links to that target; any other control by its focus key, id or label.
+ */
+type FocusKey = { href: string; nth: number } | { label: string };
+function focusKeyOf(e: Element | null): FocusKey | undefined {
+  if (!(e instanceof HTMLElement) || e === document.body) return undefined;
+  if (e.dataset.href !== undefined) {
+    const same = [...root.querySelectorAll<HTMLElement>('[data-href]')].filter((a) => a.dataset.href === e.dataset.href);
+    return { href: e.dataset.href, nth: same.indexOf(e) };
+  }
+  const label = e.dataset.focus || e.id || e.textContent || '';
+  return label ? { label } : undefined;
+}
+function elementOf(key: FocusKey): HTMLElement | undefined {
+  if ('href' in key) return [...root.querySelectorAll<HTMLElement>('[data-href]')].filter((a) => a.dataset.href === key.href)[key.nth];
+  const buttons = [...root.querySelectorAll<HTMLElement>('button')];
+  return document.getElementById(key.label) ?? buttons.find((b) => b.dataset.focus === key.label) ?? buttons.find((b) => b.textContent === key.label) ?? undefined;
+}
+
+/** Re-renders in place: the scroll position and the focused control survive. */
 function render(): void {
   if (!current) return;
   const active = document.activeElement as HTMLElement | null;
-  const focusKey = active?.dataset.focus || active?.id || active?.textContent || '';
+  const key = focusKeyOf(active) ?? (document.hasFocus() ? undefined : lastFocus);
   const selection = active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : undefined;
   const y = window.scrollY;
   root.replaceChildren(current.kind === 'plan' ? renderPlan(current) : renderInvalid(current));
   window.scrollTo(0, y);
-  if (focusKey) {
-    const again = (document.getElementById(focusKey) ?? [...root.querySelectorAll('button')].find((b) => b.dataset.focus === focusKey) ?? [...root.querySelectorAll('button')].find((b) => b.textContent === focusKey)) as HTMLElement | undefined;
-    again?.focus();
-    if (again instanceof HTMLTextAreaElement && selection) again.setSelectionRange(selection[0], selection[1]);
-  }
+  const again = key && elementOf(key);
+  if (again && document.hasFocus()) again.focus();
+  if (again instanceof HTMLTextAreaElement && selection) again.setSelectionRange(selection[0], selection[1]);
 }
+
+// The control that last had the focus: when the view gets the focus back (after a question VS Code
+// asked in a dialog, or from another part of the window) and nothing in it has the focus, the
+// focus goes back to that control, as in VS Code's own views; a keyboard user keeps their place.
+let lastFocus: FocusKey | undefined;
+document.addEventListener('focusin', (e) => {
+  lastFocus = focusKeyOf(e.target as Element) ?? lastFocus;
+});
+window.addEventListener('focus', () => {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  if (lastFocus) elementOf(lastFocus)?.focus();
+});
 
 // Links never navigate (they have no href): the host opens workspace files, and asks before opening a web page.
 const followLink = (e: Event) => {

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
-import { closeWorkbench, keepFailureShot, runCommand } from '../harness/workbench.mjs';
+import { closeWorkbench, keepFailureShot, runCommand, waitForFocus } from '../harness/workbench.mjs';
 import { freshWorkspace } from '../harness/fixtures.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -446,6 +446,9 @@ describe('the plan editor (code-server + chromium)', function () {
     assert.equal(await dialog.count(), 1, 'one question, ours');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+    // The focus goes back to the link the question came from (VS Code gives it back to the webview
+    // after the dialog is gone; a key pressed before that reaches no part of the workbench).
+    await waitForFocus(web);
     assert.deepEqual(outside.slice(before), []);
     assert.deepEqual(dialogs, []);
     await runCommand(page, 'View: Close All Editor Groups');

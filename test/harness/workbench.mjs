@@ -14,6 +14,19 @@ export async function runCommand(page, title) {
   await page.keyboard.press('Enter');
 }
 
+/** Waits until `locator`'s element has the keyboard focus in a document that has the focus (a key pressed now reaches it). */
+export async function waitForFocus(locator, timeout = 10_000) {
+  const end = Date.now() + timeout;
+  while (!(await locator.evaluate((e) => e === document.activeElement && document.hasFocus()))) {
+    if (Date.now() > end) {
+      const where = await locator.page().evaluate(() => { const e = document.activeElement; return `${e?.tagName}.${e?.className} ${e?.getAttribute('aria-label')} hasFocus=${document.hasFocus()}`; });
+      const inner = await locator.evaluate((e) => { const a = document.activeElement; return `${a?.tagName}.${a?.className} ${a?.getAttribute?.('data-href')} hasFocus=${document.hasFocus()}`; });
+      throw new Error(`the focus did not reach ${locator} in ${timeout} ms: the workbench's is on ${where}; the frame's on ${inner}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** In an `afterEach`: a failed test leaves a screenshot in test-results/ named after it. */
 export async function keepFailureShot(test, page, prefix) {
   if (test?.state !== 'failed' || !page) return;
