@@ -25,7 +25,7 @@ export default tseslint.config(
   },
   {
     // UI tests hand functions to the browser (page.evaluate, addInitScript): browser globals there.
-    files: ['test/e2e/**/*.mjs'],
+    files: ['test/e2e/**/*.mjs', 'test/harness/workbench.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.mocha, ...globals.browser } },
   },
   {

@@ -20,7 +20,7 @@ export async function waitForFocus(locator, timeout = 10_000) {
   while (!(await locator.evaluate((e) => e === document.activeElement && document.hasFocus()))) {
     if (Date.now() > end) {
       const where = await locator.page().evaluate(() => { const e = document.activeElement; return `${e?.tagName}.${e?.className} ${e?.getAttribute('aria-label')} hasFocus=${document.hasFocus()}`; });
-      const inner = await locator.evaluate((e) => { const a = document.activeElement; return `${a?.tagName}.${a?.className} ${a?.getAttribute?.('data-href')} hasFocus=${document.hasFocus()}`; });
+      const inner = await locator.evaluate(() => { const a = document.activeElement; return `${a?.tagName}.${a?.className} ${a?.getAttribute?.('data-href')} hasFocus=${document.hasFocus()}`; });
       throw new Error(`the focus did not reach ${locator} in ${timeout} ms: the workbench's is on ${where}; the frame's on ${inner}`);
     }
     await new Promise((r) => setTimeout(r, 50));
