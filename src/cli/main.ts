@@ -363,7 +363,7 @@ export function buildProgram(io: CliIo = realIo): Command {
       }
       if (r.comments.length) {
         io.out(`Comments of the v${cmp.fromVersion} review:\n`);
-        for (const c of r.comments) io.out(`  ${c.addressed ? 'revised ' : 'untouched'}  ${c.anchor}: ${c.body.replace(/\s*\n\s*/g, ' ')}\n`);
+        for (const c of r.comments) io.out(`  ${(c.addressed ? 'revised' : 'untouched').padEnd(9)}  ${c.anchor}: ${c.body.replace(/\s*\n\s*/g, ' ')}\n`);
       }
     });
 

@@ -252,11 +252,15 @@ export function comparePlans(from: PlanDocument, to: PlanDocument): PlanComparis
 /**
  * Whether a comment's step or section was revised since the review it was made in: a step
  * changed, moved or removed; a section changed, removed, or added (a comment may ask for a
- * section the plan did not have, "Risks: add a Risks section", and writing it answers it).
+ * section the plan did not have, "Risks: add a Risks section", and writing it answers it). A
+ * section anchor names its title in any case, as every section name does (`findSection`):
+ * `risks` is `## Risks`.
  */
 export function commentAddressed(c: ReviewComment, cmp: PlanComparison): boolean {
   if (isStepAnchor(c.anchor)) return cmp.changed.includes(c.anchor) || cmp.removed.includes(c.anchor) || cmp.moved.includes(c.anchor);
-  return cmp.sectionsChanged.includes(c.anchor) || cmp.sectionsRemoved.includes(c.anchor) || cmp.sectionsAdded.includes(c.anchor);
+  const title = c.anchor.toLowerCase();
+  const named = (titles: readonly string[]) => titles.some((t) => t.toLowerCase() === title);
+  return named(cmp.sectionsChanged) || named(cmp.sectionsRemoved) || named(cmp.sectionsAdded);
 }
 
 /** The comparison as lines for a terminal or a model: one line per change, by id. */

@@ -513,7 +513,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
         '  ~ S001 changed: "first" → "first, done right"',
         '  ~ S002 changed: "second" → "second, with unit tests"',
         'Comments of the v3 review:',
-        '  revised   S002: Say which tests',
+        '  revised    S002: Say which tests',
         '',
       ].join('\n');
       for (const from of ['3', 'v3', 'V3']) {

@@ -52,4 +52,26 @@ describe('core: a comment answered by a new section counts as addressed (comment
     const cmp = { ...both, sectionsAdded: ['S001'] };
     assert.equal(commentAddressed({ anchor: 'S001', body: 'x' }, cmp), false);
   });
+
+  it('a section anchor matches its title as every section name does, whatever the case: "risks: …" is answered by ## Risks', () => {
+    const reviewed = proposedWithoutRisks();
+    const { doc, comments } = rejected(reviewed, [
+      { anchor: 'risks', body: 'add a Risks section' },
+      { anchor: 'VERIFICATION', body: 'name the command' },
+    ]);
+    const revised = parsePlan(setMetadata(doc, { risks: ['The parser may be slow on large files.'], verification: ['npm test passes.'] }, {}, ctx).text);
+    const cmp = comparePlans(reviewed, revised);
+    assert.deepEqual(cmp.sectionsAdded, ['Risks']);
+    assert.deepEqual(cmp.sectionsChanged, ['Verification']);
+    assert.deepEqual(
+      comments.map((c) => [c.anchor, commentAddressed(c, cmp)]),
+      [
+        ['risks', true],
+        ['VERIFICATION', true],
+      ],
+    );
+    // Left alone, a section is untouched under any case of its name.
+    const alone = comparePlans(reviewed, parsePlan(setMetadata(doc, { assumptions: ['The input is UTF-8.'] }, {}, ctx).text));
+    assert.deepEqual(comments.map((c) => commentAddressed(c, alone)), [false, false]);
+  });
 });

@@ -50,7 +50,29 @@ describe('use cases: a comment answered by a new section counts as addressed (su
     assert.equal(code, 0, err);
     assert.equal(
       out,
-      [`${id}: v1 (reviewed) → v${doc.fm.version}`, '  + ## Risks added', 'Comments of the v1 review:', '  revised   Risks: add a Risks section', '  untouched  Verification: name the command', ''].join('\n'),
+      [`${id}: v1 (reviewed) → v${doc.fm.version}`, '  + ## Risks added', 'Comments of the v1 review:', '  revised    Risks: add a Risks section', '  untouched  Verification: name the command', ''].join('\n'),
+    );
+  });
+
+  it('`pi-plans reject --comment risks=…` (the title in lower case), then ## Risks added: submit and `pi-plans diff` count it as revised, in aligned columns', async () => {
+    const store = await openNodeStore(root, { index: false });
+    const { fm } = await store.create({ title: 'No risks yet', goal: 'Ship it.', steps: [{ text: 'Build it' }, { text: 'Test it' }], verification: ['The tests pass.'], status: 'proposed' }, 'agent');
+    const id = fm.id;
+    let out = '';
+    let err = '';
+    const cli = async (args: string[]) => {
+      out = '';
+      err = '';
+      return runCli([...args, '--root', root], { out: (s) => (out += s), err: (s) => (err += s) });
+    };
+    assert.equal(await cli(['reject', id, '--comment', 'risks=add a Risks section', '--comment', 'verification=name the command']), 0, err);
+    await store.update(id, 'agent', (d, c) => setMetadata(d, { risks: ['The parser may be slow on large files.'] }, {}, c));
+    const { untouched, doc } = await submitPlan({ store }, id, { actor: 'agent' });
+    assert.deepEqual(untouched.map((c) => c.anchor), ['verification']);
+    assert.equal(await cli(['diff', id]), 0, err);
+    assert.equal(
+      out,
+      [`${id}: v1 (reviewed) → v${doc.fm.version}`, '  + ## Risks added', 'Comments of the v1 review:', '  revised    risks: add a Risks section', '  untouched  verification: name the command', ''].join('\n'),
     );
   });
 });
