@@ -29,6 +29,6 @@ export const listPlansTool = defineTool({
           );
         }
       }
-      return rows.length ? `${rows.length} plan(s):\n${rows.join('\n')}` : `No plans${i.status?.length ? ` with status ${i.status.join(', ')}` : ''}. Create one with pi_plan_create.`;
+      return rows.length ? `${rows.length === 1 ? '1 plan' : `${rows.length} plans`}:\n${rows.join('\n')}` : `No plans${i.status?.length ? ` with status ${i.status.join(', ')}` : ''}. Create one with pi_plan_create.`;
     }),
 });

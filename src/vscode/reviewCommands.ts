@@ -74,7 +74,9 @@ export async function approveAsPerson(store: PlanStore, id: string, seen: SeenPl
     if (drafts.comments.length) await drafts.clear();
     void vscode.window.showInformationMessage(
       drafts.comments.length
-        ? vscode.l10n.t('{0} approved at v{1}, with {2} comment(s) as suggestions for the agent.', id, String(doc.fm.approved_version), String(drafts.comments.length))
+        ? drafts.comments.length === 1
+          ? vscode.l10n.t('{0} approved at v{1}, with 1 comment as a suggestion for the agent.', id, String(doc.fm.approved_version))
+          : vscode.l10n.t('{0} approved at v{1}, with {2} comments as suggestions for the agent.', id, String(doc.fm.approved_version), String(drafts.comments.length))
         : vscode.l10n.t('{0} approved at v{1}.', id, String(doc.fm.approved_version)),
     );
     for (const w of warnings ?? []) void vscode.window.showWarningMessage(vscode.l10n.t('{0} is approved, but {1}.', id, w));
@@ -200,10 +202,13 @@ export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceA
       const feedback =
         given ??
         (await vscode.window.showInputBox({
-          title: n ? vscode.l10n.t('Reject {0} with {1} comment(s)', t.id, String(n)) : vscode.l10n.t('Reject {0}', t.id),
-          prompt: n
-            ? vscode.l10n.t('Overall feedback (optional): your {0} comment(s) on steps and sections go with it.', String(n))
-            : vscode.l10n.t('What must change? The agent revises the plan with this feedback.'),
+          title: n === 0 ? vscode.l10n.t('Reject {0}', t.id) : n === 1 ? vscode.l10n.t('Reject {0} with 1 comment', t.id) : vscode.l10n.t('Reject {0} with {1} comments', t.id, String(n)),
+          prompt:
+            n === 0
+              ? vscode.l10n.t('What must change? The agent revises the plan with this feedback.')
+              : n === 1
+                ? vscode.l10n.t('Overall feedback (optional): your comment goes with it.')
+                : vscode.l10n.t('Overall feedback (optional): your {0} comments on steps and sections go with it.', String(n)),
           validateInput: (v) => (v.trim() || n ? undefined : vscode.l10n.t('Feedback is required.')),
           ignoreFocusOut: true,
         }));

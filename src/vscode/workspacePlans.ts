@@ -329,7 +329,7 @@ export class WorkspacePlans extends DisposableScope {
     const invalid = store.list().filter((e) => !e.valid);
     const load = { plans: store.list().length, ms: Date.now() - t0, ...store.lastScan };
     this.firstLoads.set(folder.uri.toString(), load);
-    this.log.info(`${folder.name}: ${load.plans} plan(s) indexed in ${load.ms} ms${load.helped ? ` (${load.helped} read on the worker thread)` : ''}${this.writable ? '' : ' (read-only: Restricted Mode)'}.`);
+    this.log.info(`${folder.name}: ${load.plans === 1 ? '1 plan' : `${load.plans} plans`} indexed in ${load.ms} ms${load.helped ? ` (${load.helped} read on the worker thread)` : ''}${this.writable ? '' : ' (read-only: Restricted Mode)'}.`);
     for (const e of invalid) this.log.warn(`${folder.name}: .pi/plans/${e.file}${e.error?.line ? `:${e.error.line}` : ''}: ${e.error?.message}`);
     if (store.configError) this.log.warn(`${folder.name}: ${store.configError.message}`);
     this.changed.fire({ folder: folder.uri, added: store.list().map((e) => e.file), changed: [], removed: [] });

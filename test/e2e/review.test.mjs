@@ -227,7 +227,7 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     // From the plan's text editor (beside the plan editor, where "Comment" opened it).
     await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
     await runCommand(page, 'Pi Plans: Reject Plan…');
-    await page.locator('.quick-input-widget', { hasText: 'with 3 comment(s)' }).waitFor({ timeout: 20_000 });
+    await page.locator('.quick-input-widget', { hasText: 'with 3 comments' }).waitFor({ timeout: 20_000 });
     await page.locator('.quick-input-widget input').fill('Close. Three things.');
     await page.keyboard.press('Enter');
     const rejected = await until('the rejection on disk', () => text().includes(`## Rejection (v${reviewedVersion})`) && text());
@@ -389,7 +389,7 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
     await page.locator('.tab.active', { hasText: `${own}.md` }).waitFor({ timeout: 20_000 });
     await runCommand(page, 'Pi Plans: Reject Plan…');
     // One thread left in the draft, with one comment.
-    await page.locator('.quick-input-widget', { hasText: 'with 1 comment(s)' }).waitFor({ timeout: 20_000 });
+    await page.locator('.quick-input-widget', { hasText: 'with 1 comment' }).waitFor({ timeout: 20_000 });
     await page.locator('.quick-input-widget input').fill('One thing.');
     await page.keyboard.press('Enter');
     const rejected = await until('the rejection of the test\'s plan on disk', () => {
