@@ -2,7 +2,7 @@ import { approvalStanding, ApprovalKeyring, standingProblem } from './approval';
 import { parsePlan, PlanDocument } from './document';
 import { isPlanError, PlanError } from './errors';
 import { ensureStepIds, reviewProblemList, sectionTextEdits } from './operations';
-import { DEFAULT_CONFIG, PlansConfig } from './schema';
+import { Checkpoint, DEFAULT_CONFIG, PlansConfig } from './schema';
 import { diffEdits, positionAt, TextEdit, TextPosition } from './textEdits';
 
 /** How much a problem matters: an error keeps the plan from being read (or, for review, from being proposed). */
@@ -44,13 +44,25 @@ export function problemFromError(e: PlanError, text = ''): PlanProblem {
   return p;
 }
 
+/** What `analyze` is told besides the text. */
+export interface AnalyzeOptions {
+  config?: PlansConfig;
+  keyring?: ApprovalKeyring;
+  /**
+   * Whether this project's submit put the plan up for review (`submittedHere` of its checkpoint
+   * log). A proposed plan's missing sections are errors then (the submit checked them, so they
+   * were removed since), and warnings otherwise (another tool, such as pi-planner, proposed it).
+   */
+  submitted?: boolean;
+}
+
 /**
  * Every problem of a plan text, located; never throws. A text that cannot be read gives the one
  * problem that stops it (with its line); a readable plan gives what keeps it from review (for a
  * draft or proposed plan: missing sections, no steps, a step without text) and what its next
  * write would change (steps without ids), each with its range and, where obvious, a fix.
  */
-export function analyze(text: string, opts: { config?: PlansConfig; keyring?: ApprovalKeyring } = {}): Analysis {
+export function analyze(text: string, opts: AnalyzeOptions = {}): Analysis {
   let doc: PlanDocument;
   try {
     doc = parsePlan(text);
@@ -63,13 +75,13 @@ export function analyze(text: string, opts: { config?: PlansConfig; keyring?: Ap
     const start = positionAt(text, offset);
     return { range: { start, end: end === offset ? { line: start.line, character: lineLength(text, offset) } : positionAt(text, end) }, line: start.line + 1 };
   };
-  // What keeps a plan from review matters while it is a draft (a warning) or proposed (an error:
-  // our submit refuses such a plan, so it should not be there). A proposed plan another tool wrote
-  // (pi-planner writes no Goal) was never held to this project's rules: a warning, until it is
-  // submitted through Pi Plans, which still requires them.
+  // What keeps a plan from review matters while it is a draft (a warning) or proposed: an error
+  // when our submit proposed it (it refuses such a plan, so the text changed since), a warning
+  // when another tool did (pi-planner writes no Goal): that plan was never held to this
+  // project's rules, and is when it is submitted through Pi Plans.
   const status = doc.fm.status;
   if (status === 'draft' || status === 'proposed') {
-    const foreign = status === 'proposed' && !submittedHere(doc);
+    const foreign = status === 'proposed' && !opts.submitted;
     const severity: ProblemSeverity = status === 'proposed' && !foreign ? 'error' : 'warning';
     const after = status === 'draft' ? ' before submitting for review' : foreign ? ' (another tool proposed this plan; a plan submitted through Pi Plans needs it)' : '';
     for (const p of reviewProblemList(doc, opts.config ?? DEFAULT_CONFIG)) {
@@ -98,12 +110,12 @@ export function analyze(text: string, opts: { config?: PlansConfig; keyring?: Ap
 }
 
 /**
- * Whether a proposed plan can have come through this project's submit: it gives every step its id
- * (`S001`…) before it proposes. Steps without ids are the mark of a plan another tool proposed
- * (pi-planner writes them so, and without a Goal).
+ * Whether this project's submit put a plan up for review: its checkpoint log has a `submitted`
+ * line, which only the submit writes, after it checked the required sections. (Step ids do not
+ * tell: any edit here gives a pi-planner plan's steps their ids without submitting it.)
  */
-function submittedHere(doc: PlanDocument): boolean {
-  return doc.steps.every((s) => s.hasId);
+export function submittedHere(checkpoints: readonly Pick<Checkpoint, 'type'>[]): boolean {
+  return checkpoints.some((c) => c.type === 'submitted');
 }
 
 /** What a quick fix writes into a section it adds: a prompt for the person to replace. */

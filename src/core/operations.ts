@@ -652,7 +652,8 @@ export function submit(doc: PlanDocument, ctx: OpContext): OpResult {
     throw new PlanError('VALIDATION_FAILED', `${doc.fm.id} is not ready for review; it stays a draft. Fix: ${problems.join('; ')}. Then submit again.`, { problems });
   }
   const note = standing === 'changed' ? 'changed since approval: submitted again' : 'its approval was not valid: submitted for review';
-  return result(doc, applyEdits(d, { ...stamp(doc, ctx), status: to, ...(resubmit ? APPROVAL_CLEARED : {}) }).text, 'status', resubmit ? { note } : {});
+  // Its own checkpoint type: the log then says which proposals passed this check (see `submittedHere`).
+  return result(doc, applyEdits(d, { ...stamp(doc, ctx), status: to, ...(resubmit ? APPROVAL_CLEARED : {}) }).text, 'submitted', resubmit ? { note } : {});
 }
 
 /** What a reviewer saw: the content digest of the text they were shown (and, optionally, its version and the text itself). */

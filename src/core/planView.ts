@@ -344,6 +344,10 @@ function timelineOf(checkpoints: readonly Checkpoint[], doc: PlanDocument, stand
         if (c.status === 'completed') then = ': the plan is complete';
         break;
       }
+      case 'submitted':
+        // A submit (a resubmission of a changed approved plan too: its note says so).
+        text = `Submitted${c.version !== undefined ? ` v${c.version}` : ''} for review`;
+        break;
       case 'status':
         text = statusEvent(c.status, before, c.version);
         if (c.status === 'approved' && before !== 'failed' && before !== 'stalled' && approver && decided === approver.version) by = `by ${approver.approver}`;

@@ -34,6 +34,7 @@ import {
   PlanStatus,
   changeStatus,
   problemFromError,
+  submittedHere,
 } from '../core';
 import { entryOfRead, entryOfStat, IndexEntry, indexEntryFor, isSpecial, notAFileEntry, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
 import { describeKind, Disposable, FileStat, StorePorts, WatcherPort } from './ports';
@@ -302,7 +303,14 @@ export class PlanStore {
       throw e;
     }
     await this.prepare(text);
-    const a = analyze(text, { config: this._config, keyring: await this.keyring() });
+    // Only a proposed plan's problems depend on who proposed it: the log is read for those alone.
+    let proposed = false;
+    try {
+      proposed = frontmatterOfPlan(text).status === 'proposed';
+    } catch {
+      /* analyze reports what is wrong with the head */
+    }
+    const a = analyze(text, { config: this._config, keyring: await this.keyring(), submitted: proposed && (await this.submitted(id)) });
     if (a.doc && a.doc.fm.id !== id) {
       return { problems: [problemFromError(new PlanError('INVALID_FILE', `the id in the file (${a.doc.fm.id}) is not the file name's (${id}): make them the same`, { line: 2, rule: 'id-mismatch' }), text)] };
     }
@@ -772,6 +780,18 @@ export class PlanStore {
       this.approvalChecks.delete(`${id}.md`);
       return doc;
     });
+  }
+
+  /**
+   * Whether this project's submit put the plan up for review (core `submittedHere`: its log has a
+   * `submitted` line). False when the log is missing or cannot be read: nothing says it was.
+   */
+  async submitted(id: string): Promise<boolean> {
+    try {
+      return submittedHere(await this.readCheckpoints(id));
+    } catch {
+      return false;
+    }
   }
 
   /** The checkpoint log of a plan, oldest first. Lines that are not ours (pi-planner's) or are broken are skipped. */

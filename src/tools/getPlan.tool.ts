@@ -33,7 +33,8 @@ export const getPlanTool = defineTool({
       const flag = attentionNote(entry ? await store.attention(entry) : undefined);
       const attention = flag && standing.state === 'valid' ? `Attention: ${flag}.` : undefined;
       // The same problems the editor's Problems view and `pi-plans validate` show (notes left out).
-      const found = analyze(doc.text, { config: store.config, keyring }).problems.filter((p) => p.severity !== 'info');
+      const submitted = doc.fm.status === 'proposed' && (await store.submitted(id));
+      const found = analyze(doc.text, { config: store.config, keyring, submitted }).problems.filter((p) => p.severity !== 'info');
       const problems = found.length ? `Problems: ${found.map((p) => `line ${p.line}: ${p.message}`).join('; ')}.` : undefined;
       // The last review's comments, beside the steps they concern, while its decision stands.
       const open = openReview(doc, standing.state === 'valid');

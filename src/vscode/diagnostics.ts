@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { analyze, APPROVAL_GOVERNS, PlanProblem, PLAN_ID_PATTERN } from '../core';
+import { analyze, APPROVAL_GOVERNS, frontmatterOfPlan, PlanProblem, PLAN_ID_PATTERN } from '../core';
 import type { PlanStore } from '../store';
 import { DisposableScope } from './disposable';
 import type { WorkspacePlans } from './workspacePlans';
@@ -27,6 +27,15 @@ function planOf(plans: WorkspacePlans, uri: vscode.Uri): { store: PlanStore; id:
   return m && store ? { store, id: m[1] } : undefined;
 }
 
+/** Whether a plan text says it is proposed (a text whose head does not read is not). */
+function isProposed(text: string): boolean {
+  try {
+    return frontmatterOfPlan(text).status === 'proposed';
+  } catch {
+    return false;
+  }
+}
+
 function toDiagnostic(p: PlanProblem): vscode.Diagnostic {
   const r = p.range;
   const d = new vscode.Diagnostic(new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character), p.message, SEVERITY[p.severity]);
@@ -44,6 +53,8 @@ export class PlanDiagnostics extends DisposableScope implements vscode.CodeActio
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('pi-plans'));
   /** The problems behind each file's diagnostics, for the quick fixes. */
   private readonly problems = new Map<string, PlanProblem[]>();
+  /** Whether Pi Plans' submit proposed each open plan, as its check found (the quick fixes judge the buffer the same way). */
+  private readonly submitted = new Map<string, boolean>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Files being checked now; a check asked for meanwhile runs after it. */
   private readonly checking = new Map<string, Promise<void>>();
@@ -111,9 +122,11 @@ export class PlanDiagnostics extends DisposableScope implements vscode.CodeActio
     if (open) {
       // The buffer's Markdown parse runs on the worker (a large plan being typed must not stall the host).
       const text = open.getText();
+      const submitted = isProposed(text) && (await plan.store.submitted(plan.id));
       await this.plans.prepare(text);
       if (open.isClosed || open.getText() !== text) return this.soon(uri, TYPING_MS);
-      problems = analyze(text, { config: plan.store.config, keyring: await plan.store.keyring() }).problems;
+      this.submitted.set(uri.toString(), submitted);
+      problems = analyze(text, { config: plan.store.config, keyring: await plan.store.keyring(), submitted }).problems;
     } else {
       const entry = plan.store.entry(plan.id);
       if (!entry) return this.clear(uri);
@@ -132,6 +145,7 @@ export class PlanDiagnostics extends DisposableScope implements vscode.CodeActio
 
   private clear(uri: vscode.Uri): void {
     this.problems.delete(uri.toString());
+    this.submitted.delete(uri.toString());
     this.collection.delete(uri);
   }
 
@@ -143,7 +157,9 @@ export class PlanDiagnostics extends DisposableScope implements vscode.CodeActio
       const p = problems.find((x) => x.code === diagnostic.code && x.message === diagnostic.message && x.fix);
       if (!p?.fix) continue;
       // The fix was computed from the text as it was checked: offered only while that is what the buffer holds.
-      const fresh = analyze(document.getText(), { config: planOf(this.plans, document.uri)?.store.config }).problems.find((x) => x.code === p.code && x.message === p.message && x.fix);
+      const fresh = analyze(document.getText(), { config: planOf(this.plans, document.uri)?.store.config, submitted: this.submitted.get(document.uri.toString()) }).problems.find(
+        (x) => x.code === p.code && x.message === p.message && x.fix,
+      );
       if (!fresh?.fix) continue;
       const action = new vscode.CodeAction(fresh.fix.title, vscode.CodeActionKind.QuickFix);
       action.diagnostics = [diagnostic];

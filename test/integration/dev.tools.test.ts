@@ -105,7 +105,7 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     assert.equal(d.fm.approved_by, 'cli');
     assert.equal(d.fm.approved_version, version);
     // The mark that completes the plan is followed by the plan's own status line, completed.
-    assert.deepEqual(log(id).map((c) => c.type), ['created', 'edit', 'edit', 'status', 'status', 'status', 'step', 'step', 'status']);
+    assert.deepEqual(log(id).map((c) => c.type), ['created', 'edit', 'edit', 'submitted', 'status', 'status', 'step', 'step', 'status']);
     assert.equal(log(id).at(-1)?.status, 'completed');
     sub.dispose();
     assert.deepEqual(statuses.filter((x) => x.startsWith(id)).map((x) => x.slice(id.length + 1)), ['draft', 'proposed', 'approved', 'executing', 'completed']);

@@ -241,13 +241,16 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       );
     });
 
-    it('what keeps a plan from review: a warning on a draft (exit 0), an error on a proposed plan (exit 1); notes only in --json', async () => {
+    it('what keeps a plan from review: a warning on a draft (exit 0), an error on a plan Pi Plans submitted (exit 1); notes only in --json', async () => {
       const noGoal = (id: string, status: string) => planText(id, { status }).replace('## Goal\nMake it work\n', '');
       put('PLAN-0000000a', noGoal('PLAN-0000000a', 'draft'));
       let r = await cli('validate');
       assert.equal(r.code, 0, r.out);
       assert.equal(r.out, '.pi/plans/PLAN-0000000a.md:3: warning: add a "## Goal" section saying what the plan achieves before submitting for review\n1 plan file checked, 0 problems, 1 warning.\n');
+      // Proposed by our submit (its checkpoint log says so), and its Goal removed since.
       put('PLAN-0000000b', noGoal('PLAN-0000000b', 'proposed'));
+      fs.mkdirSync(path.join(plans, 'sessions'));
+      fs.writeFileSync(path.join(plans, 'sessions', 'PLAN-0000000b.jsonl'), '{"type":"submitted","plan":"PLAN-0000000b","at":"2026-01-01T00:00:00.000Z","version":2,"status":"proposed","actor":"agent"}\n');
       // pi-planner's steps (no ids): a note, not a problem.
       put('PLAN-0000000c', planText('PLAN-0000000c', { steps: ['First thing', 'Second thing'] }));
       r = await cli('validate');

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { analyze, applyTextEdits, DEFAULT_CONFIG } from '../../../src/core';
+import { analyze, applyTextEdits, DEFAULT_CONFIG, submittedHere } from '../../../src/core';
 
 const head = (extra = '', status = 'draft') =>
   `---\nid: PLAN-1a2b3c4d\ntitle: "A plan"\nstatus: ${status}\nversion: 2\ncreated_at: 2026-01-01T00:00:00.000Z\nupdated_at: 2026-01-01T00:00:00.000Z\n${extra}---\n`;
@@ -42,14 +42,19 @@ describe('analyze: every problem of a plan text, located, never a throw', () => 
     }
   });
 
-  it('what keeps a draft from review are warnings; in a proposed plan they are errors', () => {
+  it('what keeps a draft from review are warnings; in a plan our submit proposed they are errors, in one another tool proposed warnings', () => {
     const draft = `${head()}\n## Steps\n`;
     const d = analyze(draft).problems;
     assert.deepEqual(d.map((p) => [p.code, p.severity]), [['missing-section', 'warning'], ['no-steps', 'warning']]);
     assert.match(d[0].message, /## Goal.*before submitting for review/);
     assert.equal(d[0].line, 3, 'shown on the title line');
-    const proposed = analyze(`${head('', 'proposed')}\n## Steps\n`).problems;
-    assert.deepEqual(proposed.map((p) => p.severity), ['error', 'error']);
+    const proposed = analyze(`${head('', 'proposed')}\n## Steps\n`, { submitted: true }).problems;
+    assert.deepEqual(proposed.map((p) => [p.severity, p.message]), [['error', 'add a "## Goal" section saying what the plan achieves'], ['error', 'add at least one step']]);
+    // Whether the steps have ids says nothing about who proposed it: only the submit's record does.
+    const foreign = analyze(`${head('', 'proposed')}\n## Steps\n1. [ ] S001 one\n`).problems;
+    assert.deepEqual(foreign.map((p) => [p.severity, p.message]), [['warning', 'add a "## Goal" section saying what the plan achieves (another tool proposed this plan; a plan submitted through Pi Plans needs it)']]);
+    assert.equal(submittedHere([{ type: 'created' }, { type: 'edit' }, { type: 'status' }]), false);
+    assert.equal(submittedHere([{ type: 'created' }, { type: 'submitted' }, { type: 'status' }]), true);
     // Not a review question any more; but an executing plan without an approval record is an error.
     assert.deepEqual(analyze(`${head('', 'executing')}\n## Steps\n`).problems.map((p) => [p.code, p.severity, p.line]), [['approval-invalid', 'error', 4]]);
   });

@@ -502,7 +502,7 @@ describe('operations: submit', () => {
   it('draft -> proposed, version + 1', () => {
     const r = submit(draft(), agent(2));
     assert.equal(r.status, 'proposed');
-    assert.equal(r.event, 'status');
+    assert.equal(r.event, 'submitted', 'the log records a submit as one (see submittedHere)');
     const d = parsePlan(r.text);
     assert.equal(d.fm.status, 'proposed');
     assert.equal(d.fm.version, 2);

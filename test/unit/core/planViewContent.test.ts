@@ -40,10 +40,10 @@ describe('plan editor view: the timeline, the result and the author\'s own secti
     const v = planView(PLAN, { standing: { state: 'valid', approver: 'Ana', version: 6 } as never, checkpoints: [
       { type: 'created', plan: P, at: at(0), status: 'draft', actor: 'agent', version: 1 },
       { type: 'edit', plan: P, at: at(1), step: 'S002', status: 'draft', actor: 'user', version: 2 },
-      { type: 'status', plan: P, at: at(2), status: 'proposed', actor: 'agent', version: 3 },
+      { type: 'submitted', plan: P, at: at(2), status: 'proposed', actor: 'agent', version: 3 },
       { type: 'status', plan: P, at: at(3), status: 'rejected', actor: 'user', version: 4, note: 'cache it' },
       { type: 'edit', plan: P, at: at(4), status: 'draft', actor: 'agent', version: 5 },
-      { type: 'status', plan: P, at: at(5), status: 'proposed', actor: 'agent', version: 6 },
+      { type: 'submitted', plan: P, at: at(5), status: 'proposed', actor: 'agent', version: 6 },
       { type: 'status', plan: P, at: at(6), status: 'approved', actor: 'cli', version: 7 },
       { type: 'status', plan: P, at: at(7), status: 'executing', actor: 'agent', version: 8 },
       { type: 'step', plan: P, at: at(8), step: 'S001', status: 'done', actor: 'agent', version: 9, note: 'measured' },
@@ -61,6 +61,25 @@ describe('plan editor view: the timeline, the result and the author\'s own secti
       [at(8), 'S001 marked done by the agent', 'measured'], [at(9), 'S002 marked in progress by the agent', undefined],
       [at(10), 'S002 marked done by the agent', undefined], [at(11), 'S003 marked done by the agent', undefined],
       [at(11), 'Completed by the agent', undefined], [at(12), 'Archived by a person', undefined],
+    ]);
+  });
+
+  it('a submit says so whatever came before (a changed approved plan submitted again, its note apart); a withdrawn approval says that; older writers\' status lines to proposed read as submits', () => {
+    const v = planView(PLAN, { checkpoints: [
+      { type: 'status', plan: P, at: at(1), status: 'proposed', actor: 'agent', version: 2 },
+      { type: 'status', plan: P, at: at(2), status: 'approved', actor: 'user', version: 3 },
+      { type: 'edit', plan: P, at: at(3), status: 'approved', actor: 'user', version: 4 },
+      { type: 'submitted', plan: P, at: at(4), status: 'proposed', actor: 'agent', version: 5, note: 'changed since approval: submitted again' },
+      { type: 'status', plan: P, at: at(5), status: 'approved', actor: 'user', version: 6 },
+      { type: 'status', plan: P, at: at(6), status: 'proposed', actor: 'user', version: 7 },
+    ] }) as PlanView;
+    assert.deepEqual(v.timeline.map((e) => [e.text, e.note]), [
+      ['Submitted v2 for review by the agent', undefined],
+      ['Approved v2 by a person', undefined],
+      ['Edited (v4) by a person', undefined],
+      ['Submitted v5 for review by the agent', 'changed since approval: submitted again'],
+      ['Approved v5 by a person', undefined],
+      ['Approval withdrawn: back to review by a person', undefined],
     ]);
   });
 

@@ -247,7 +247,7 @@ describe('PlanStore (memory ports)', () => {
       const t2 = new Date(Date.parse(T0) + 2 * MIN).toISOString();
       assert.deepEqual(cps, [
         { type: 'created', plan: fm.id, at: T0, version: 1, status: 'draft', actor: 'agent' },
-        { type: 'status', plan: fm.id, at: t1, version: 2, status: 'proposed', actor: 'agent' },
+        { type: 'submitted', plan: fm.id, at: t1, version: 2, status: 'proposed', actor: 'agent' },
         { type: 'status', plan: fm.id, at: t1, version: 3, status: 'approved', actor: 'user' },
         { type: 'status', plan: fm.id, at: t1, version: 4, status: 'executing', actor: 'agent' },
         { type: 'step', plan: fm.id, at: t2, version: 5, step: 'S001', status: 'done', note: 'compiled', actor: 'agent' },
@@ -279,7 +279,7 @@ describe('PlanStore (memory ports)', () => {
       const cps = await store.readCheckpoints(fm.id);
       assert.deepEqual(cps.map((c) => [c.type, c.version, c.status]), [
         ['created', 1, 'draft'],
-        ['status', 2, 'proposed'],
+        ['submitted', 2, 'proposed'],
       ]);
     });
 
@@ -292,7 +292,7 @@ describe('PlanStore (memory ports)', () => {
       const cps = await store.readCheckpoints(fm.id);
       assert.deepEqual(cps.map((c) => [c.type, c.version, c.status]), [
         ['created', 1, 'draft'],
-        ['status', 2, 'proposed'],
+        ['submitted', 2, 'proposed'],
       ]);
     });
 

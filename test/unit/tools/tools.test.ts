@@ -84,7 +84,7 @@ describe('agent tools (handlers on in-memory stores)', () => {
     assert.match(r, /every step is done, so the plan is completed/);
     assert.deepEqual(active.list(), []);
     const cps = await store.readCheckpoints(id);
-    assert.deepEqual(cps.map((c) => c.type), ['created', 'edit', 'edit', 'edit', 'status', 'status', 'status', 'step', 'step', 'status']);
+    assert.deepEqual(cps.map((c) => c.type), ['created', 'edit', 'edit', 'edit', 'submitted', 'status', 'status', 'step', 'step', 'status']);
     assert.match(r, new RegExp(`Recovery: ${id} is at version \\d+; call pi_plan_get`));
   });
 
