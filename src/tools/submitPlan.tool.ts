@@ -42,12 +42,13 @@ export const submitPlanTool = defineTool({
             unaddressed,
             outcome.comments.length ? ['Comments by step and section; revise each, then submit again:', ...commentLines(now, outcome.comments)].join('\n') : undefined,
           );
+        // Every answer names the comments this revision left alone: the wait may end without a decision.
         case 'changed':
-          return result(now, `The review ended: the plan is now ${outcome.status}.`);
+          return result(now, `The review ended: the plan is now ${outcome.status}.`, unaddressed);
         case 'waiting':
-          return result(now, `Still awaiting the user's review after ${Math.round(outcome.afterMs / 1000)} s; nothing changed. Call pi_plan_get later to see the decision.`);
+          return result(now, `Still awaiting the user's review after ${Math.round(outcome.afterMs / 1000)} s; nothing changed. Call pi_plan_get later to see the decision.`, unaddressed);
         default:
-          return result(now, 'Stopped waiting (the request was cancelled); the plan stays proposed and the user can still decide.');
+          return result(now, 'Stopped waiting (the request was cancelled); the plan stays proposed and the user can still decide.', unaddressed);
       }
     }),
 });

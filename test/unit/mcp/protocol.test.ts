@@ -1,12 +1,13 @@
 // The MCP server to the letter of the specification and to what a client developer expects: the
 // SDK's own client over stdio against the built CLI, one test per defect of issue 27.
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, EmptyResultSchema, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ALL_TOOLS } from '../../../src/tools';
-import { ensureBuilt, idIn, Sandbox, type Text, textOf } from './serverProcess';
+import { CLI, ensureBuilt, idIn, Sandbox, type Text, textOf } from './serverProcess';
 
 /** The JSON-RPC error a request is answered with (fails when it succeeds). */
 async function errorOf(p: Promise<unknown>): Promise<McpError> {
@@ -178,6 +179,77 @@ describe('MCP server to the specification (the SDK client over stdio, the built 
       const id = await create();
       const t = textOf(await call('pi_plan_execute', { id, op: 'mark', step: 'S001' }));
       assert.match(t, new RegExp(`op=mark needs "step" and "status": call pi_plan_execute \\{"id":"${id}","op":"mark","step":"S001","status":"done"\\}`));
+    });
+  });
+
+  describe('listed means readable', () => {
+    it('a hand-written plan with a 60 KB ## Context: pi_plan_list lists it invalid with the reason, resources/list leaves it out, resources/read answers -32002 with the same reason', async () => {
+      const good = await create('Readable');
+      const id = 'PLAN-0000c0de';
+      const line = 'Background for the change, pasted from the design document.\n';
+      fs.writeFileSync(
+        sandbox.planFile(id),
+        ['---', `id: ${id}`, 'title: Hand-written plan', 'status: draft', 'version: 1', 'created_at: 2026-01-01T00:00:00.000Z', 'updated_at: 2026-01-01T00:00:00.000Z', '---', '', '## Goal', 'Ship it.', '', '## Steps', '1. [ ] S001 Build it', '', '## Context', line.repeat(Math.ceil((60 * 1024) / line.length))].join('\n'),
+      );
+      const reason = /## Context is \d+ characters, over the 51200-character limit \(50 KB\): move large context into a file under \.pi\/plans\/artifacts\/ and link it/;
+      const listed = textOf(await call('pi_plan_list', {}));
+      const row = listed.split('\n').find((l) => l.includes(id));
+      assert.ok(row, listed);
+      assert.match(row, new RegExp(`^- ${id} · INVALID \\(${reason.source}, line 16\\) · `));
+      const said = reason.exec(row)![0];
+      assert.match(listed, new RegExp(`^- ${good} · draft `, 'm'), 'the readable plan is listed as it is');
+      const { resources } = await client.listResources();
+      assert.deepEqual(resources.map((r) => r.uri), [`pi-plans://plans/${good}`]);
+      const e = await errorOf(client.readResource({ uri: `pi-plans://plans/${id}` }));
+      assert.equal(e.code, -32002);
+      assert.ok(e.message.includes(said), `${e.message}\nshould say: ${said}`);
+      // pi_plan_get refuses it for the same reason.
+      const got = await call('pi_plan_get', { id });
+      assert.equal(got.isError, true);
+      assert.ok(textOf(got).includes(said), textOf(got));
+    });
+  });
+
+  describe('review comments', () => {
+    it('a comment asking for a section is addressed by adding it: pi_plan_submit\'s result lists only the comment whose section did not change', async () => {
+      const id = await create('No risks yet');
+      assert.match(textOf(await call('pi_plan_submit', { id })), /awaiting the user's review/);
+      // The person rejects in a terminal (another process), with a comment per section.
+      const r = spawnSync(process.execPath, [CLI, '--root', sandbox.root, 'reject', id, '--comment', 'Risks=add a Risks section', '--comment', 'Verification=name the command'], { env: sandbox.env(), encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(textOf(await call('pi_plan_get', { id })), /- ## Risks: add a Risks section → pi_plan_update/);
+      // The agent adds ## Risks and leaves Verification alone.
+      assert.ok(!(await call('pi_plan_update', { id, risks: ['The parser may be slow on large files.'] })).isError);
+      assert.match(fs.readFileSync(sandbox.planFile(id), 'utf8'), /\n## Risks\n- The parser may be slow on large files\.\n/);
+      // The server waits 0 s for the review (--review-wait 0): the answer is "still awaiting", and it names the untouched comments all the same.
+      const submitted = textOf(await call('pi_plan_submit', { id }));
+      assert.match(submitted, /Still awaiting the user's review after 0 s/);
+      assert.match(submitted, /Not changed since the rejection \(the reviewer may ask again\):\n- ## Verification: name the command → pi_plan_update/);
+      assert.doesNotMatch(submitted, /## Risks/, 'the added section answered its comment');
+    });
+  });
+
+  describe('calls in flight', () => {
+    it('100 tool calls in flight on one server against one plan all land, with consecutive versions (no lost update)', async () => {
+      const id = await create('Busy');
+      const start = Number(/version: (\d+)/.exec(fs.readFileSync(sandbox.planFile(id), 'utf8'))![1]);
+      // Sent at once, without waiting for any answer.
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => call('pi_plan_step', { id, op: 'add', text: `Added in flight ${i + 1}` })));
+      for (const r of results) assert.ok(!r.isError, textOf(r));
+      const versions = results.map((r) => Number(/version: (\d+)/.exec(textOf(r))![1])).sort((a, b) => a - b);
+      assert.deepEqual(versions, Array.from({ length: 100 }, (_, i) => start + i + 1), 'each call wrote its own next version');
+      const text = fs.readFileSync(sandbox.planFile(id), 'utf8');
+      assert.match(text, new RegExp(`^version: ${start + 100}$`, 'm'));
+      for (let i = 1; i <= 100; i++) assert.ok(text.includes(` Added in flight ${i}\n`), `step ${i} is in the file`);
+      // The log has one edit per call, versions consecutive.
+      const edits = fs
+        .readFileSync(path.join(sandbox.root, '.pi', 'plans', 'sessions', `${id}.jsonl`), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; version: number })
+        .filter((c) => c.type === 'edit')
+        .map((c) => c.version);
+      assert.deepEqual(edits, Array.from({ length: 100 }, (_, i) => start + i + 1));
     });
   });
 });
