@@ -1,9 +1,10 @@
-// The CLI as people install it: `npm pack` of packages/pi-plans (its prepack builds the bundle),
-// the tarball installed with `npm install -g` into an empty prefix from a folder outside this
-// checkout, offline (the package has no dependency to fetch), with no path into the checkout;
-// then `pi-plans --version`, an MCP handshake and a tool call through the installed binary.
-// The package folder is packed from a copy in a temporary folder: runs side by side (several
-// people test in one tree) never build into the same dist/, and none is left in the tree.
+// The CLI as people install it from a clone, with the commands the READMEs give (the package is
+// not on the npm registry yet): `npm run pack:cli` (packages/pi-plans packed as a publish would
+// pack it, its prepack building the bundle), then the tarball installed with `npm install -g` into
+// an empty prefix from a folder outside this checkout, offline (the package has no dependency to
+// fetch), with no path into the checkout; then `pi-plans --version`, an MCP handshake and a tool
+// call through the installed binary. The script packs a copy in a temporary folder: runs side by
+// side (several people test in one tree) never build into the same dist/, and none is left in the tree.
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync, SpawnSyncReturns } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -15,6 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 const ROOT = path.resolve(__dirname, '../../..');
 const PACKAGE_DIR = path.join(ROOT, 'packages', 'pi-plans');
 const BUILD_SCRIPT = path.join(ROOT, 'scripts', 'build.mjs');
+const readme = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
 interface Manifest {
   name: string;
@@ -66,6 +68,8 @@ describe('the pi-plans npm package (packed, installed into an empty prefix, run 
   let tarball: string;
   let env: Record<string, string>;
   let manifest: Manifest;
+  /** What `npm run pack:cli` printed. */
+  let packed: string;
   /** The installed `pi-plans` as npm put it on the prefix's PATH. */
   let bin: string;
 
@@ -81,21 +85,37 @@ describe('the pi-plans npm package (packed, installed into an empty prefix, run 
     fs.mkdirSync(path.join(tmp, 'home'));
     env = outsiderEnv(path.join(tmp, 'home'));
     const shell = process.platform === 'win32';
-    // The package folder as committed (not a dist/ someone built), its prepack naming the build script by absolute path.
-    const copy = path.join(tmp, 'package');
-    fs.cpSync(PACKAGE_DIR, copy, { recursive: true, filter: (src) => path.relative(PACKAGE_DIR, src).split(path.sep)[0] !== 'dist' });
-    fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ ...manifest, scripts: { ...manifest.scripts, prepack: manifest.scripts!.prepack.replace('../../scripts/build.mjs', JSON.stringify(BUILD_SCRIPT)) } }, null, 2));
-    // Packed as a publish would: the prepack script builds dist/ from source, the postpack removes it.
-    execFileSync(npm, ['pack', '--pack-destination', tmp, '--no-audit', '--no-fund'], { cwd: copy, env, stdio: ['ignore', 'ignore', 'pipe'], shell });
-    assert.ok(!fs.existsSync(path.join(copy, 'dist')), 'postpack leaves no dist/ behind');
+    // The README's command in the clone (the tarball into this test's folder, not the clone's out/).
+    const distBefore = fs.existsSync(path.join(PACKAGE_DIR, 'dist'));
+    packed = execFileSync(npm, ['run', '--silent', 'pack:cli', '--', '--destination', tmp], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell });
+    assert.equal(fs.existsSync(path.join(PACKAGE_DIR, 'dist')), distBefore, 'pack:cli builds in a copy: nothing is left in packages/pi-plans');
     tarball = path.join(tmp, `${manifest.name}-${manifest.version}.tgz`);
-    assert.ok(fs.existsSync(tarball), `npm pack wrote no ${path.basename(tarball)}`);
+    assert.ok(fs.existsSync(tarball), `npm run pack:cli wrote no ${path.basename(tarball)}`);
     // Offline, with a cache of its own: a dependency to fetch would fail the install here.
     execFileSync(npm, ['install', '--global', '--prefix', prefix, '--offline', '--cache', path.join(tmp, 'npm-cache'), '--no-audit', '--no-fund', tarball], { cwd: elsewhere, env, stdio: ['ignore', 'ignore', 'pipe'], shell });
     bin = process.platform === 'win32' ? path.join(prefix, 'pi-plans.cmd') : path.join(prefix, 'bin', 'pi-plans');
   });
   after(() => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('the READMEs give the commands this test runs: npm run pack:cli, then npm install -g of the tarball it names; npx only for after publication', () => {
+    const tgz = `./out/${manifest.name}-${manifest.version}.tgz`;
+    assert.match(packed, new RegExp(`: \\d+ KB\\. Install it with: npm install -g .*${manifest.name}-${manifest.version}\\.tgz`));
+    for (const file of ['README.md', 'packages/pi-plans/README.md']) {
+      const text = readme(file);
+      assert.ok(text.includes('npm run pack:cli'), `${file} says how to pack the CLI in a clone`);
+      assert.ok(text.includes(`npm install -g ${tgz}`), `${file} installs ${tgz}`);
+      assert.match(text, /not\s+(yet\s+)?(published\s+)?on\s+the\s+npm\s+registry/i, `${file} says the package is not on the registry yet`);
+      // A command block with npx or a registry install sits in a part that says it is for after publication.
+      for (const m of text.matchAll(/```[a-z]*\n([\s\S]*?)```/g)) {
+        if (!/npx -y pi-plans|npm install -g pi-plans(?!\S)|"npx"/.test(m[1])) continue;
+        const before = text.slice(0, m.index);
+        const context = before.slice(before.lastIndexOf('\n#'));
+        assert.match(context, /once\s+(it\s+is\s+)?published/i, `${file}: the block\n${m[1]}is marked as for after publication`);
+      }
+    }
+    assert.ok(JSON.parse(readme('package.json')).scripts['pack:cli'], 'package.json has the pack:cli script');
   });
 
   it('the package is publishable and installs only what runs: bin, engines, files, no dependencies, the extension\'s version', () => {
