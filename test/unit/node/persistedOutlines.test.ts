@@ -4,10 +4,19 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { buildSync } from 'esbuild';
 import { bodyOf, computeOutline, createPlanText, parsePlan } from '../../../src/core';
 import { PersistedOutlines } from '../../../src/node';
 
 const ROOT = path.resolve(__dirname, '../../..');
+/**
+ * What the new processes of these tests load: the cache and the core as one JavaScript file,
+ * bundled from the sources once (as the product's own bundles are), run by node alone. Through
+ * tsx, each new process loaded and transformed every TypeScript file it needs: 1.3 s of CPU
+ * where the bundle takes 0.1 s, and on a loaded machine tens of seconds, so the two new processes
+ * of the first test overran its time (it timed out beside 20 CPU burners, each process ~30 s).
+ */
+let LIB = '';
 const steps = Array.from({ length: 150 }, (_, i) => ({ text: `Step ${i + 1}: change module ${i}`, tool: 'edit', operation: 'update', target: `src/m${i}.ts` }));
 const TEXT = createPlanText({ id: 'PLAN-0000ca5e', title: 'Large', goal: 'G', steps, verification: ['v'] }, '2026-11-24T10:00:00.000Z');
 const BODY = bodyOf(TEXT)!;
@@ -19,8 +28,7 @@ const KEY = createHash('sha256').update(BODY).digest('hex');
  */
 function inNewProcess(dir: string): { known: boolean; equal: boolean } {
   const script = `
-    const { PersistedOutlines } = require(${JSON.stringify(path.join(ROOT, 'src/node'))});
-    const { bodyOf, computeOutline, hasOutline, parsePlan } = require(${JSON.stringify(path.join(ROOT, 'src/core'))});
+    const { PersistedOutlines, bodyOf, computeOutline, hasOutline, parsePlan } = require(${JSON.stringify(LIB)});
     const text = require('fs').readFileSync(${JSON.stringify(path.join(dir, 'plan.md'))}, 'utf8');
     new PersistedOutlines(${JSON.stringify(dir)}).prepare(text).then(() => {
       const body = bodyOf(text);
@@ -28,12 +36,25 @@ function inNewProcess(dir: string): { known: boolean; equal: boolean } {
       const equal = known && JSON.stringify(parsePlan(text).outline) === JSON.stringify(computeOutline(body));
       process.stdout.write(JSON.stringify({ known, equal }));
     });`;
-  return JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, encoding: 'utf8' }));
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' }));
 }
 
 describe('outlines of large plans kept on disk for the next process (PersistedOutlines)', function () {
   this.timeout(60_000);
   let dir: string;
+  before(() => {
+    LIB = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-outlines-lib-')), 'lib.js');
+    buildSync({
+      stdin: { contents: "export { PersistedOutlines } from './src/node/persistedOutlines';\nexport { bodyOf, computeOutline, hasOutline, parsePlan } from './src/core';\n", resolveDir: ROOT, loader: 'ts', sourcefile: 'persistedOutlines.lib.ts' },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: LIB,
+      logLevel: 'warning',
+    });
+  });
+  after(() => fs.rmSync(path.dirname(LIB), { recursive: true, force: true }));
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-outlines-'));
     fs.writeFileSync(path.join(dir, 'plan.md'), TEXT);
@@ -63,12 +84,11 @@ describe('outlines of large plans kept on disk for the next process (PersistedOu
     // (the quiet timer has not run): all written at exit, and no warning about exit listeners.
     const dirs = Array.from({ length: 12 }, (_, i) => path.join(dir, `cache-${i}`));
     const script = `
-      const { PersistedOutlines } = require(${JSON.stringify(path.join(ROOT, 'src/node'))});
-      const { parsePlan } = require(${JSON.stringify(path.join(ROOT, 'src/core'))});
+      const { PersistedOutlines, parsePlan } = require(${JSON.stringify(LIB)});
       const text = require('fs').readFileSync(${JSON.stringify(path.join(dir, 'plan.md'))}, 'utf8');
       parsePlan(text);
       for (const d of ${JSON.stringify(dirs)}) new PersistedOutlines(d).parsed(text);`;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /MaxListenersExceeded/);
     for (const d of dirs) assert.deepEqual(JSON.parse(fs.readFileSync(path.join(d, `${KEY}.json`), 'utf8')), computeOutline(BODY), d);
