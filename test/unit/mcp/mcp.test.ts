@@ -214,7 +214,7 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
     assert.ok(!stepped.isError, textOf(stepped));
     assert.ok(!fs.existsSync(cache) || fs.readdirSync(cache).length === 0, 'no index was built (none was saved)');
     const listed = textOf(await call('pi_plan_list', {}));
-    assert.match(listed, /^2001 plan\(s\):/);
+    assert.match(listed, /^2001 plans:/);
     assert.match(listed, /- PLAN-100007cf · /);
     assert.equal(fs.readdirSync(cache).length, 1, 'the listing built the index and saved it');
   });
