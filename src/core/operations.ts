@@ -207,6 +207,15 @@ function editPatch(doc: PlanDocument, ctx: OpContext): Record<string, Frontmatte
 }
 
 /**
+ * Refuses an operation's new text with a NUL byte: the plan it started from had none (a file with
+ * one does not read), so it came with the caller's values; the caller is told, not sent to fix a
+ * file that is fine.
+ */
+function refuseNulInput(text: string): void {
+  if (text.lastIndexOf('\u0000') !== -1) throw new PlanError('INVALID_INPUT', 'a value sent contains a NUL byte: plans are text; send it again without it');
+}
+
+/**
  * An operation's result. `contentOf`: a document whose content the result has (the operation
  * changed only execution state: statuses, notes, times), so the new document's content digest is
  * known without hashing the whole text again.
@@ -214,6 +223,7 @@ function editPatch(doc: PlanDocument, ctx: OpContext): Record<string, Frontmatte
 function result(input: PlanDocument, text: string, event: string, extra: Partial<OpResult> = {}, contentOf?: PlanDocument): OpResult {
   let doc: PlanDocument | undefined;
   let edits: TextEdit[] | undefined;
+  refuseNulInput(text);
   // Only the frontmatter is read now; the parse of the body (a Markdown parse when its outline is
   // not known) waits until the result is asked for, so a caller can have it computed elsewhere.
   const status = frontmatterOfPlan(text).status;
@@ -588,6 +598,7 @@ function reviewHistorySections(doc: PlanDocument): string[] {
  * dressed as a person's words. Returns the text when it keeps the history of `before` (none for a new plan).
  */
 function keepReviewHistory(before: PlanDocument | undefined, text: string): string {
+  refuseNulInput(text);
   const after = reviewHistorySections(parsePlan(text));
   const was = before ? reviewHistorySections(before) : [];
   if (after.length === was.length && after.every((s, i) => s === was[i])) return text;
