@@ -213,6 +213,7 @@ export interface ReviewedComparison {
  */
 export async function compareWithReviewed(p: Place, id: string, opts: { version?: number; doc?: PlanDocument } = {}): Promise<ReviewedComparison> {
   const now = opts.doc ?? (await p.store.read(id));
+  if (p.store.reviewCopiesProblem) return { unavailable: p.store.reviewCopiesProblem, comments: [] };
   const snap = await p.store.findSnapshot(id, opts.version !== undefined ? { version: opts.version } : { before: now.fm.version });
   if (!snap) return { unavailable: opts.version !== undefined ? `no snapshot of v${opts.version} is kept` : 'no reviewed version is kept for this plan', comments: [] };
   // A kept version that does not read is named as such (the version is listed as kept).

@@ -564,6 +564,11 @@ export class PlanStore {
     return this.ports.reviewCopies?.replace(/[\\/]+$/, '');
   }
 
+  /** Why no review copies are kept here (the user's state folder is inside a workspace), if that is so. */
+  get reviewCopiesProblem(): string | undefined {
+    return this.ports.reviewCopiesProblem;
+  }
+
   /**
    * Keeps the text of a version a person decided on (approved or rejected), so the next round
    * can be compared with it. Not a plan and not a source of truth: a failure here never fails
@@ -572,6 +577,7 @@ export class PlanStore {
    */
   async saveSnapshot(id: string, version: number, text: string): Promise<void> {
     this.pathOf(id);
+    if (this.ports.reviewCopiesProblem) throw new PlanError('UNSAFE_PATH', this.ports.reviewCopiesProblem);
     const bytes = new TextEncoder().encode(text);
     if (bytes.length > SNAPSHOT_MAX_BYTES || !this.reviewsDir) return;
     const dir = `${this.reviewsDir}/${id}`;

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { contentDigest, parsePlan } from '../../../src/core';
+import { reviewCopiesDir } from '../../../src/node';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -187,6 +188,29 @@ describe('the review gate holds against file writes (MCP server and CLI processe
     assert.match(person.stderr, /configuration folder for Pi Plans .* is inside the workspace .*set XDG_CONFIG_HOME to a folder outside every workspace/);
     assert.match(read(id), /^status: proposed$/m);
     assert.equal(fs.existsSync(path.join(inside, 'pi-plans', 'approval-key.pem')), false, 'no key made inside the workspace');
+  });
+
+  it('finding 8: a user state folder inside the workspace is refused like the configuration folder: no review copy is kept or read there, and diff says why', async () => {
+    for (const variable of ['XDG_STATE_HOME', 'PI_PLANS_STATE_DIR']) {
+      const id = await proposed();
+      const inside = path.join(root, 'state');
+      const stateDir = variable === 'XDG_STATE_HOME' ? path.join(inside, 'pi-plans') : inside;
+      const run = (...args: string[]) => spawnSync(process.execPath, [CLI, '--root', root, ...args], { encoding: 'utf8', env: { ...env(), [variable]: inside } });
+      const r = run('reject', id, '--feedback', 'Name the endpoint');
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stderr, /warning: the reviewed version v2 was not kept for the next comparison \(the user's state folder for Pi Plans \(.*\) is inside the workspace .*: set XDG_STATE_HOME \(or PI_PLANS_STATE_DIR\) to a folder outside every workspace\)/);
+      assert.equal(fs.existsSync(inside), false, `${variable}: nothing written inside the workspace`);
+      // A copy an agent plants there (the current text as "v2") is never read.
+      await call('pi_plan_step', { id, op: 'update', step: 'S001', text: 'Add the route and open port 22' });
+      const planted = path.join(reviewCopiesDir(root, stateDir), id);
+      fs.mkdirSync(planted, { recursive: true });
+      fs.writeFileSync(path.join(planted, 'v2.md'), read(id).replace(/^version: \d+$/m, 'version: 2'));
+      const d = run('diff', id);
+      assert.equal(d.status, 1);
+      assert.doesNotMatch(d.stdout, /no change/);
+      assert.match(d.stderr, /no comparison available: the user's state folder for Pi Plans \(.*\) is inside the workspace/);
+      fs.rmSync(inside, { recursive: true, force: true });
+    }
   });
 
   it('finding 8: approve with a planted checkpoint log link is refused before anything is written; the link\'s target is untouched', async () => {
