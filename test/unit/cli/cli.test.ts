@@ -308,7 +308,8 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       const before = file('PLAN-0000000a');
       const r = await cli('approve', 'PLAN-0000000a');
       assert.equal(r.code, 1);
-      assert.match(r.err, /to approve it, a person decides: run `pi-plans approve PLAN-0000000a` in a terminal .*or pass --digest/);
+      assert.match(r.err, /PLAN-0000000a was not approved: approving a plan is a person's decision, and there is no terminal here to ask one/);
+      assert.doesNotMatch(r.err, /--digest|pi-plans show/, 'nothing that tells a model how to approve');
       // The version alone (what a forged text keeps) approves nothing either.
       assert.equal((await cli('approve', 'PLAN-0000000a', '--seen-version', '3')).code, 1);
       assert.equal(file('PLAN-0000000a'), before);

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { contentDigest, parsePlan } from '../../../src/core';
 import { reviewCopiesDir } from '../../../src/node';
+import { atTerminal } from '../../helpers/terminal';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -137,7 +138,8 @@ describe('the review gate holds against file writes (MCP server and CLI processe
     // No terminal and no digest: nothing is approved by a command an agent can run.
     const scripted = cli('approve', id, '--seen-version', String(version));
     assert.equal(scripted.status, 1);
-    assert.match(scripted.stderr, /a person decides/);
+    assert.match(scripted.stderr, /was not approved: approving a plan is a person's decision, and there is no terminal here to ask one/);
+    assert.doesNotMatch(scripted.stderr, /--digest|pi-plans show/);
   });
 
   it('finding 4: a hand edit during execution stops it: marks and completion refused, the agent told to resubmit, and resubmission puts it in front of the person', async () => {
@@ -240,15 +242,23 @@ describe('the review gate holds against file writes (MCP server and CLI processe
     assert.equal(start.isError, true);
     assert.match(textOf(start), /approved by Bo at v\d+ on another machine \(key ed25519:.*not a key trusted here\).*confirm/);
     assert.match(cli('list').stdout, /APPROVED ELSEWHERE/);
-    // Confirmed here (a person, with the digest they checked): it runs.
-    const ok = cli('confirm', id, '--digest', digestOf(id));
-    assert.equal(ok.status, 0, ok.stderr);
+    // A command an agent runs (no terminal) confirms nothing.
+    const scripted = cli('confirm', id);
+    assert.equal(scripted.status, 1);
+    assert.match(scripted.stderr, /the approval was not confirmed: .*no terminal here/);
+    assert.equal((await call('pi_plan_execute', { id, op: 'start' })).isError, true);
+    // Confirmed here, by a person at a terminal: it runs.
+    const ok = await atTerminal(['--root', root, 'confirm', id], env(), 'y');
+    assert.equal(ok.code, 0, ok.screen);
     assert.notEqual((await call('pi_plan_execute', { id, op: 'start' })).isError, true);
     // Another of Bo's approvals, with Bo's key trusted: it runs without a confirmation.
     const second = await proposed('Second plan');
     assert.equal(asBo('approve', second, '--digest', digestOf(second)).status, 0);
     const key = /^(ed25519:\S+)/.exec(asBo('key').stdout)![1];
-    assert.equal(cli('trust', key, '--name', 'Bo').status, 0);
+    assert.equal(cli('trust', key, '--name', 'Bo').status, 1, 'no key is trusted by a command without a person');
+    assert.equal((await call('pi_plan_execute', { id: second, op: 'start' })).isError, true);
+    const trusted = await atTerminal(['--root', root, 'trust', key, '--name', 'Bo'], env(), 'y');
+    assert.equal(trusted.code, 0, trusted.screen);
     assert.notEqual((await call('pi_plan_execute', { id: second, op: 'start' })).isError, true);
   });
 });
