@@ -369,7 +369,7 @@ export function buildProgram(io: CliIo = realIo): Command {
         const bad = r.unreadableVersion;
         if (bad !== undefined) {
           const other = kept.filter((v) => v !== bad).at(-1);
-          io.err(`To fix: delete ${st.reviewsDir}/${id}/v${bad}.md (the next approval or rejection keeps a new version)${other !== undefined ? `, or compare with another kept version: --from v${other}` : ''}.\n`);
+          io.err(`To fix: delete ${st.reviewsDir}/${id}/v${bad}.md and its record v${bad}.json (the next approval or rejection keeps a new version)${other !== undefined ? `, or compare with another kept version: --from v${other}` : ''}.\n`);
         }
         process.exitCode = 1;
         return;

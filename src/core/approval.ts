@@ -122,6 +122,20 @@ export function sameContent(from: PlanDocument, to: PlanDocument): void {
   if (d) digests.set(to, d);
 }
 
+/** The digest of a whole text (its UTF-8 bytes), as `sha256:<64 hex>`: what a review copy's record names. */
+export function textDigest(text: string): string {
+  return `sha256:${bytesToHex(sha256(new TextEncoder().encode(text)))}`;
+}
+
+/**
+ * The exact bytes (as text) a review copy's record signs: the plan, the version a person decided
+ * on and the digest of the copy kept of it. Signed with the person's key when the copy is kept, so
+ * a copy rewritten later (its version line kept or not, its record too) does not verify.
+ */
+export function reviewCopyPayload(c: { id: string; version: number; digest: string }): string {
+  return ['pi-plans review copy v1', `plan: ${c.id}`, `version: ${c.version}`, `digest: ${c.digest}`].join('\n');
+}
+
 /** The first 12 hex digits of a digest, for people: `sha256:3f9a1c2e0b7d`. */
 export function shortDigest(digest: string): string {
   return digest.startsWith('sha256:') ? digest.slice(0, 7 + 12) : digest;

@@ -217,7 +217,10 @@ export async function compareWithReviewed(p: Place, id: string, opts: { version?
   const snap = await p.store.findSnapshot(id, opts.version !== undefined ? { version: opts.version } : { before: now.fm.version });
   if (!snap) return { unavailable: opts.version !== undefined ? `no snapshot of v${opts.version} is kept` : 'no reviewed version is kept for this plan', comments: [] };
   // A kept version that does not read is named as such (the version is listed as kept).
-  if ('unreadable' in snap) return { unavailable: `the kept version v${snap.version} could not be read (${snap.unreadable})`, unreadableVersion: snap.version, comments: [] };
+  if ('unreadable' in snap) {
+    const why = snap.changed ? `the review copy was changed: ${snap.unreadable}` : `the kept version v${snap.version} could not be read (${snap.unreadable})`;
+    return { unavailable: why, unreadableVersion: snap.version, comments: [] };
+  }
   let then: PlanDocument;
   try {
     then = parsePlan(snap.text);

@@ -34,6 +34,8 @@ import {
   PlanStatus,
   changeStatus,
   problemFromError,
+  reviewCopyPayload,
+  textDigest,
 } from '../core';
 import { entryOfRead, entryOfStat, IndexEntry, indexEntryFor, isSpecial, notAFileEntry, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
 import { describeKind, Disposable, FileStat, StorePorts, WatcherPort } from './ports';
@@ -572,8 +574,10 @@ export class PlanStore {
   /**
    * Keeps the text of a version a person decided on (approved or rejected), so the next round
    * can be compared with it. Not a plan and not a source of truth: a failure here never fails
-   * the review (the caller ignores it), a plan over the size cap is not kept, and only the
-   * latest `SNAPSHOTS_KEPT` versions per plan stay.
+   * the review (the caller says it), a plan over the size cap is not kept, and only the latest
+   * `SNAPSHOTS_KEPT` versions per plan stay. Beside each copy, `v<N>.json` records the copy's
+   * digest, signed with the person's key (see `copyRecord`): a copy rewritten later does not
+   * pass for the text that was decided on.
    */
   async saveSnapshot(id: string, version: number, text: string): Promise<void> {
     this.pathOf(id);
@@ -581,11 +585,48 @@ export class PlanStore {
     const bytes = new TextEncoder().encode(text);
     if (bytes.length > SNAPSHOT_MAX_BYTES || !this.reviewsDir) return;
     const dir = `${this.reviewsDir}/${id}`;
+    // Signed first: a copy that cannot be vouched for is not kept.
+    const record = await this.copyRecord(id, version, text);
     await this.ports.writeGuard?.(dir);
     await this.ports.fs.mkdirp(dir);
     await this.ports.fs.writeFileAtomic(`${dir}/v${version}.md`, bytes);
+    await this.ports.fs.writeFileAtomic(`${dir}/v${version}.json`, encoder.encode(JSON.stringify(record) + '\n'));
     const kept = await this.snapshotVersions(id);
-    for (const v of kept.slice(0, Math.max(0, kept.length - SNAPSHOTS_KEPT))) await this.ports.fs.removeFile(`${dir}/v${v}.md`).catch(() => undefined);
+    for (const v of kept.slice(0, Math.max(0, kept.length - SNAPSHOTS_KEPT))) {
+      await this.ports.fs.removeFile(`${dir}/v${v}.md`).catch(() => undefined);
+      await this.ports.fs.removeFile(`${dir}/v${v}.json`).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A review copy's record: its digest, and (with the approval keys port) the person's signature
+   * of plan, version and digest. The copies live outside the workspace, but an agent runs as the
+   * user and can write there too; a digest alone beside the copy would be rewritten with it.
+   */
+  private async copyRecord(id: string, version: number, text: string): Promise<CopyRecord> {
+    const digest = textDigest(text);
+    const port = this.ports.approvals;
+    if (!port) return { version, digest };
+    const signer = await port.signer();
+    return { version, digest, key: signer.key, sig: signer.sign(reviewCopyPayload({ id, version, digest })) };
+  }
+
+  /** Why a kept copy is not the text recorded for it when it was kept (undefined when it is). */
+  private async copyChanged(id: string, version: number, text: string): Promise<string | undefined> {
+    const raw = await this.ports.fs.readFile(`${this.reviewsDir}/${id}/v${version}.json`).catch(() => undefined);
+    let record: Partial<CopyRecord> | undefined;
+    try {
+      record = raw ? (JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw)) as Partial<CopyRecord>) : undefined;
+    } catch {
+      record = undefined;
+    }
+    if (!record || typeof record !== 'object') return `v${version}'s copy has no record of its digest (kept by an older Pi Plans, or the record was removed), so it cannot be told from a rewritten one`;
+    if (record.version !== version || record.digest !== textDigest(text)) return `v${version}'s copy is not the text kept when a person decided on it`;
+    const port = this.ports.approvals;
+    if (!port) return undefined;
+    const keyring = await port.keyring();
+    const signed = typeof record.key === 'string' && typeof record.sig === 'string' && keyring.verify(reviewCopyPayload({ id, version, digest: record.digest }), record.sig, record.key) && keyring.trust(record.key)?.kind === 'own';
+    return signed ? undefined : `v${version}'s copy and its record do not verify with your approval key`;
   }
 
   /** The versions of a plan that have a snapshot, oldest first. */
@@ -602,7 +643,8 @@ export class PlanStore {
 
   /**
    * The snapshot of `version`, or of the latest decided version before `before` (by default the
-   * latest one). Undefined when there is none or it cannot be read: no comparison, never an error.
+   * latest one). Undefined when there is none, it cannot be read or it was changed: no
+   * comparison, never an error.
    */
   async readSnapshot(id: string, opts: { version?: number; before?: number } = {}): Promise<{ version: number; text: string } | undefined> {
     const found = await this.findSnapshot(id, opts);
@@ -611,10 +653,12 @@ export class PlanStore {
 
   /**
    * Like `readSnapshot`, but a kept version whose file does not read (unreadable, or not UTF-8:
-   * corrupted) comes back as that version with the reason, so a message can name it instead of
-   * saying that none is kept. Never throws for a snapshot.
+   * corrupted) comes back as that version with the reason, and one that is not the text recorded
+   * when it was kept (rewritten, its record missing or not verifying) with `changed` and why, so
+   * a message can name it instead of saying that none is kept, or comparing with a copy that lies.
+   * Never throws for a snapshot.
    */
-  async findSnapshot(id: string, opts: { version?: number; before?: number } = {}): Promise<{ version: number; text: string } | { version: number; unreadable: string } | undefined> {
+  async findSnapshot(id: string, opts: { version?: number; before?: number } = {}): Promise<{ version: number; text: string } | { version: number; unreadable: string; changed?: boolean } | undefined> {
     const versions = await this.snapshotVersions(id);
     const v = opts.version ?? versions.filter((x) => opts.before === undefined || x < opts.before).at(-1);
     if (v === undefined || !versions.includes(v)) return undefined;
@@ -626,15 +670,17 @@ export class PlanStore {
     } catch {
       return { version: v, unreadable: 'corrupted: its file is not valid UTF-8' };
     }
-    // A copy that is not the plan's text of that version was changed after it was kept: a
-    // comparison with it would lie ("no change"), so there is none.
+    // A copy that is not the plan's text of that version, or not the text recorded when it was
+    // kept, was changed after it was kept: a comparison with it would lie ("no change"), so there is none.
     let fm: { id: string; version: number } | undefined;
     try {
       fm = frontmatterOfPlan(text);
     } catch {
       fm = undefined;
     }
-    if (!fm || fm.id !== id || fm.version !== v) return { version: v, unreadable: `the review copy was changed: it is not ${id}'s text of v${v}` };
+    if (!fm || fm.id !== id || fm.version !== v) return { version: v, unreadable: `it is not ${id}'s text of v${v}`, changed: true };
+    const changed = await this.copyChanged(id, v, text).catch((e: unknown) => `its record could not be checked (${e instanceof Error ? e.message : String(e)})`);
+    if (changed) return { version: v, unreadable: changed, changed: true };
     return { version: v, text };
   }
 
@@ -1311,6 +1357,14 @@ export class PlanStore {
     await this.checkFolders();
     await this.ports.fs.mkdirp(this.plansDir);
   }
+}
+
+/** A review copy's record (`v<N>.json` beside `v<N>.md`): its digest, signed with the person's key where there are keys. */
+interface CopyRecord {
+  version: number;
+  digest: string;
+  key?: string;
+  sig?: string;
 }
 
 /** An update's options, with what it checks and signs approvals with (fetched once per update). */

@@ -3,6 +3,7 @@
 // stdio against the built CLI) and CLI processes, on a real disk, with the person's real keys.
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -190,6 +191,42 @@ describe('the review gate holds against file writes (MCP server and CLI processe
     assert.match(person.stderr, /configuration folder for Pi Plans .* is inside the workspace .*set XDG_CONFIG_HOME to a folder outside every workspace/);
     assert.match(read(id), /^status: proposed$/m);
     assert.equal(fs.existsSync(path.join(inside, 'pi-plans', 'approval-key.pem')), false, 'no key made inside the workspace');
+  });
+
+  it('finding 5: a review copy rewritten with its version line kept gives "comparison unavailable: the review copy was changed", never "no change" (pi-plans diff)', async () => {
+    const id = await proposed();
+    const rejected = cli('reject', id, '--feedback', 'Say which tests', '--comment', 'S002=Which tests?');
+    assert.equal(rejected.status, 0, rejected.stderr);
+    const reviewed = parsePlan(read(id)).fm.version - 1;
+    // The agent revises S002, then overwrites the kept copy with the current text, its version line set to the reviewed one.
+    assert.notEqual((await call('pi_plan_step', { id, op: 'update', step: 'S002', text: 'Skip the tests' })).isError, true);
+    const honest = cli('diff', id);
+    assert.equal(honest.status, 0, honest.stderr);
+    assert.match(honest.stdout, /~ S002 changed: "Test it" → "Skip the tests"/);
+    const copies = path.join(reviewCopiesDir(root, path.join(home, 'state', 'pi-plans')), id);
+    const copy = path.join(copies, `v${reviewed}.md`);
+    assert.ok(fs.existsSync(copy), 'the reviewed version was kept');
+    fs.writeFileSync(copy, read(id).replace(/^version: \d+$/m, `version: ${reviewed}`));
+    const check = (what: string) => {
+      const d = cli('diff', id);
+      assert.equal(d.status, 1, `${what}: ${d.stdout}`);
+      assert.doesNotMatch(d.stdout, /no change/, what);
+      assert.match(d.stderr, new RegExp(`${id}: no comparison available: the review copy was changed`), what);
+      const json = JSON.parse(cli('diff', id, '--json').stdout) as { unavailable?: string };
+      assert.match(json.unavailable ?? '', /^the review copy was changed/, what);
+    };
+    check('the copy rewritten');
+    // Its record rewritten too, with the digest of the new text: the person's signature no longer verifies.
+    const records = fs.readdirSync(copies).filter((n) => n !== `v${reviewed}.md`);
+    assert.deepEqual(records, [`v${reviewed}.json`], 'each copy has a record of its own');
+    const record = path.join(copies, records[0]);
+    const r = JSON.parse(fs.readFileSync(record, 'utf8')) as { digest: string };
+    r.digest = `sha256:${createHash('sha256').update(fs.readFileSync(copy)).digest('hex')}`;
+    fs.writeFileSync(record, JSON.stringify(r));
+    check('the copy and its digest rewritten');
+    // The record removed: no comparison either.
+    fs.rmSync(record);
+    check('the record removed');
   });
 
   it('finding 8: a user state folder inside the workspace is refused like the configuration folder: no review copy is kept or read there, and diff says why', async () => {

@@ -172,7 +172,7 @@ describe('use cases (src/service): one path for every face', () => {
       const snap = `${store.reviewsDir}/${id}/v2.md`;
       fs.files.set(snap, new TextEncoder().encode('---\nnot: a plan\n---\n'));
       await editPlanStep(place, id, { op: 'update', id: 'S001', text: 'changed' }, { actor: 'agent' });
-      assert.deepEqual(await compareWithReviewed(place, id), { unavailable: `the kept version v2 could not be read (the review copy was changed: it is not ${id}'s text of v2)`, unreadableVersion: 2, comments: [] });
+      assert.deepEqual(await compareWithReviewed(place, id), { unavailable: `the review copy was changed: it is not ${id}'s text of v2`, unreadableVersion: 2, comments: [] });
       // Bytes that are not UTF-8: that kept version is named as unreadable, not "none kept".
       fs.files.set(snap, new Uint8Array([0xff, 0xfe, 0x00]));
       assert.deepEqual(await compareWithReviewed(place, id), { unavailable: 'the kept version v2 could not be read (corrupted: its file is not valid UTF-8)', unreadableVersion: 2, comments: [] });
