@@ -17,8 +17,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PlanDocument } from './document';
 import { parseYaml } from './frontmatter';
-import { lineEndAt } from './outline';
-import { isNoteLine, rewriteHeader } from './steps';
+import { noteLineOf, rewriteHeader } from './steps';
 import type { Actor } from './schema';
 
 /** How a content digest is written: `sha256:` and 64 hex digits. */
@@ -73,10 +72,12 @@ function coveredFields(doc: PlanDocument): string {
 }
 
 /**
- * The body as covered by the digest: every character of it, except what execution changes on a
- * step's own lines (its checkbox and status marker, read as pending; its `>` note lines, dropped).
- * Line ends are LF and trailing blanks are dropped, so a CRLF checkout or an editor's whitespace
- * trim is no change.
+ * The body as covered by the digest: every character of it, except what execution writes on a
+ * step's own lines: its checkbox and status marker (read as pending) and its note, the one line
+ * the store writes for it (`> Note: …`, the item's last line; see `noteLineOf` in steps.ts).
+ * Every other line under a step, a `>` quote included, is the author's text and covered. Line
+ * ends are LF and trailing blanks are dropped, so a CRLF checkout or an editor's whitespace trim
+ * is no change.
  */
 export function coveredBody(doc: PlanDocument): string {
   const body = doc.body;
@@ -84,14 +85,9 @@ export function coveredBody(doc: PlanDocument): string {
   let pos = 0;
   for (const it of doc.outline.steps) {
     out += body.slice(pos, it.start) + rewriteHeader(body.slice(it.start, it.lineEnd), 'pending');
-    // The item's continuation lines, each with the line break before it; note lines left out.
-    let at = it.lineEnd;
-    while (at < it.end) {
-      const start = body[at] === '\r' ? at + 2 : at + 1;
-      const end = Math.min(lineEndAt(body, start), it.end);
-      if (!isNoteLine(body.slice(start, end))) out += body.slice(at, end);
-      at = end;
-    }
+    // The item's continuation lines, with the line break before each; the store's note line left out.
+    const note = it.end > it.lineEnd ? noteLineOf(body.slice(it.start, it.end)) : undefined;
+    out += body.slice(it.lineEnd, note ? it.start + note.sep : it.end);
     pos = it.end;
   }
   out += body.slice(pos);
