@@ -48,10 +48,11 @@ export const UNCOVERED_FIELDS: ReadonlySet<string> = new Set([
   'approver',
   'approval_key',
   'approval_sig',
+  'approval_notes',
 ]);
 
 /** The approval record's fields, for clearing them all at once. */
-export const APPROVAL_FIELDS = ['approved_by', 'approved_version', 'approved_at', 'approved_hash', 'approver', 'approval_key', 'approval_sig'] as const;
+export const APPROVAL_FIELDS = ['approved_by', 'approved_version', 'approved_at', 'approved_hash', 'approver', 'approval_key', 'approval_sig', 'approval_notes'] as const;
 
 /** JSON with object keys in code-unit order, so equal YAML values give equal text. */
 function canonicalJson(v: unknown): string {
@@ -150,11 +151,28 @@ export interface ApprovalClaim {
   by: Actor;
   approver: string;
   at: string;
+  /**
+   * The digest of the approval's suggestions (`notesDigest` of its `## Approval (vN)` section's
+   * text), or `none` when it has none. Every approval written now signs it (payload v2);
+   * undefined only to check a record an older Pi Plans signed (v1), whose suggestions were not signed.
+   */
+  notes?: string;
 }
 
 /** The exact bytes an approval signature covers (as text): one field a line, in a fixed order. */
 export function approvalPayload(c: ApprovalClaim): string {
-  return ['pi-plans approval v1', `plan: ${c.id}`, `version: ${c.version}`, `digest: ${c.digest}`, `by: ${c.by}`, `approver: ${c.approver}`, `at: ${c.at}`].join('\n');
+  const fields = [`plan: ${c.id}`, `version: ${c.version}`, `digest: ${c.digest}`, `by: ${c.by}`, `approver: ${c.approver}`, `at: ${c.at}`];
+  return c.notes === undefined ? ['pi-plans approval v1', ...fields].join('\n') : ['pi-plans approval v2', ...fields, `notes: ${c.notes}`].join('\n');
+}
+
+/**
+ * The digest of an approval's suggestions as written (the text of its `## Approval (vN)` section,
+ * under the heading): LF line ends, no trailing blanks. The signature covers it, so a section
+ * merely titled like an approval (written into the file by hand) is never read as the person's.
+ */
+export function notesDigest(text: string): string {
+  const norm = text.replace(/\r\n?/g, '\n').replace(/[ \t]+$/gm, '').trim();
+  return `sha256:${bytesToHex(sha256(new TextEncoder().encode(`pi-plans approval notes v1\n${norm}`)))}`;
 }
 
 /** What signs approvals on this machine: the person's key (kept outside every workspace). */
@@ -182,16 +200,27 @@ export interface ApprovalKeyring {
 /** Statuses in which an approval still governs what the agent does. */
 export const APPROVAL_GOVERNS: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled', 'failed']);
 
+/**
+ * What the record's signature says of the approval's suggestions, once it verified: `notes`, the
+ * digest of their text (absent when the approval had none); `unsignedNotes` for a record an
+ * older Pi Plans signed, which did not cover them (read as none). Without a keyring nothing is
+ * verified, and neither is set.
+ */
+export interface SignedNotes {
+  notes?: string;
+  unsignedNotes?: true;
+}
+
 /** Where a plan's approval stands. */
 export type ApprovalStanding =
   /** The status needs no approval (a draft, a proposal, a finished plan). */
   | { state: 'none' }
   /** A person's approval of exactly this text, signed by a key this machine trusts (or confirmed here). */
-  | { state: 'valid'; approver: string; by: Actor; version: number; digest: string; signer: 'own' | 'trusted' | 'confirmed' }
+  | ({ state: 'valid'; approver: string; by: Actor; version: number; digest: string; signer: 'own' | 'trusted' | 'confirmed' } & SignedNotes)
   /** Signed on another machine by a key not trusted here, the text unchanged: a person here confirms it once before it runs. */
-  | { state: 'foreign'; approver: string; by: Actor; version: number; digest: string; key: string; signature: string }
+  | ({ state: 'foreign'; approver: string; by: Actor; version: number; digest: string; key: string; signature: string } & SignedNotes)
   /** Approved, then the approved text changed. */
-  | { state: 'changed'; approver?: string; version?: number }
+  | ({ state: 'changed'; approver?: string; version?: number } & SignedNotes)
   /** Marked approved without a record that holds: no record, an old unsigned one, a signature that does not verify. */
   | { state: 'invalid'; reason: string };
 
@@ -204,7 +233,7 @@ export function approvalStanding(doc: PlanDocument, keyring?: ApprovalKeyring): 
   const fm = doc.fm;
   if (!APPROVAL_GOVERNS.has(fm.status)) return { state: 'none' };
   const { approved_hash: digest, approval_key: key, approval_sig: signature, approved_by: by, approved_version: version, approved_at: at, approver } = fm;
-  if (digest === undefined && key === undefined && signature === undefined && by === undefined) {
+  if (digest === undefined && key === undefined && signature === undefined && by === undefined && fm.approval_notes === undefined) {
     return { state: 'invalid', reason: `it is ${fm.status} but carries no approval record: the status was written by a file edit, not by a person's approval` };
   }
   if (digest !== undefined && LEGACY_DIGEST_PATTERN.test(digest) && !signature) {
@@ -216,15 +245,22 @@ export function approvalStanding(doc: PlanDocument, keyring?: ApprovalKeyring): 
   // The record first (is it a person's signed approval of this plan?), then the text (is it still
   // the approved one?): a forged or copied record is "not valid", not "changed".
   if (keyring?.problem) return { state: 'invalid', reason: keyring.problem };
-  if (keyring && !keyring.verify(approvalPayload({ id: fm.id, version, digest, by, approver, at }), signature, key)) {
-    return { state: 'invalid', reason: 'its approval record does not verify: it was edited, copied from another plan or forged' };
+  let signed: SignedNotes = {};
+  if (keyring) {
+    const claim = { id: fm.id, version, digest, by, approver, at };
+    const notes = fm.approval_notes;
+    // Every approval now signs its suggestions (payload v2; `none` when it has none). A record an
+    // older Pi Plans signed (v1, no notes field) still verifies, and its suggestions are not read.
+    if (keyring.verify(approvalPayload({ ...claim, notes: notes ?? 'none' }), signature, key)) signed = notes ? { notes } : {};
+    else if (notes === undefined && keyring.verify(approvalPayload(claim), signature, key)) signed = { unsignedNotes: true };
+    else return { state: 'invalid', reason: 'its approval record does not verify: it was edited, copied from another plan or forged' };
   }
-  if (contentDigest(doc) !== digest) return { state: 'changed', approver, version };
+  if (contentDigest(doc) !== digest) return { state: 'changed', approver, version, ...signed };
   if (!keyring) return { state: 'foreign', approver, by, version, digest, key, signature };
   const trusted = keyring.trust(key);
-  if (trusted) return { state: 'valid', approver, by, version, digest, signer: trusted.kind };
-  if (keyring.confirmed(signature)) return { state: 'valid', approver, by, version, digest, signer: 'confirmed' };
-  return { state: 'foreign', approver, by, version, digest, key, signature };
+  if (trusted) return { state: 'valid', approver, by, version, digest, signer: trusted.kind, ...signed };
+  if (keyring.confirmed(signature)) return { state: 'valid', approver, by, version, digest, signer: 'confirmed', ...signed };
+  return { state: 'foreign', approver, by, version, digest, key, signature, ...signed };
 }
 
 /** A signer key shortened for people: `ed25519:AbCdEf12…`. */

@@ -11,7 +11,7 @@ import {
   frontmatterOfPlan,
   stepIdFacts,
 } from './document';
-import { APPROVAL_FIELDS, APPROVAL_GOVERNS, approvalPayload, approvalStanding, ApprovalKeyring, ApprovalSigner, contentDigest, sameContent, shortDigest, standingProblem } from './approval';
+import { APPROVAL_FIELDS, APPROVAL_GOVERNS, approvalPayload, approvalStanding, ApprovalKeyring, ApprovalSigner, contentDigest, notesDigest, sameContent, shortDigest, standingProblem } from './approval';
 import { PlanError } from './errors';
 import { isFinished, isReviewHistoryHeadingLine, isReviewHistoryTitle, rejectionTitle } from './policy';
 import { comparePlans, describeComparison } from './review';
@@ -747,8 +747,10 @@ export function approve(doc: PlanDocument, seen: SeenPlan, ctx: OpContext, revie
   const patch = { ...stamp(doc, ctx), status: to, approved_by: ctx.actor, approved_version: doc.fm.version, approved_at: ctx.now };
   const approved = parsePlan(applyEdits(d, patch, notes ? [appendSection(d, `Approval (v${doc.fm.version})`, notes)] : []).text);
   const digest = contentDigest(approved);
-  const claim = { id: doc.fm.id, version: doc.fm.version, digest, by: ctx.actor, approver: signer.approver, at: ctx.now };
-  const record = { approved_hash: digest, approver: signer.approver, approval_key: signer.key, approval_sig: signer.sign(approvalPayload(claim)) };
+  // The suggestions are signed too (their digest, or none): only this section is the person's words.
+  const notesSigned = notes ? notesDigest(notes) : undefined;
+  const claim = { id: doc.fm.id, version: doc.fm.version, digest, by: ctx.actor, approver: signer.approver, at: ctx.now, notes: notesSigned ?? 'none' };
+  const record = { approved_hash: digest, approver: signer.approver, approval_key: signer.key, approval_sig: signer.sign(approvalPayload(claim)), approval_notes: notesSigned };
   const text = applyEdits(approved, record).text;
   return result(doc, text, 'status', notes ? { note: notes } : {}, approved);
 }

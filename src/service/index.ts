@@ -14,7 +14,7 @@ import {
   openReview,
   parsePlan,
   PlanComparison,
-  reviewHistoryOf,
+  reviewOfVersion,
   ReviewComment,
   editStep,
   FieldsInput,
@@ -230,7 +230,7 @@ export async function compareWithReviewed(p: Place, id: string, opts: { version?
   if (then.fm.id !== id) return { unavailable: `the snapshot of v${snap.version} is of another plan`, comments: [] };
   const comparison = comparePlans(then, now);
   // The comments made on that version: the review section written right after it.
-  const review = reviewHistoryOf(now).find((r) => r.version === snap.version);
+  const review = reviewOfVersion(now, snap.version, await p.store.approvalStanding(now));
   const comments = (review?.notes.comments ?? []).map((c) => ({ ...c, addressed: commentAddressed(c, comparison) }));
   return { comparison, reviewedText: snap.text, comments };
 }
