@@ -153,7 +153,8 @@ const NOTE_MARK = '> Note: ';
 
 /** The note's text if `line` (one line, no line break) is exactly a store note line for content indented `indent`. */
 export function storeNoteOf(line: string, indent: number): string | undefined {
-  const l = line.endsWith('\r') ? line.slice(0, -1) : line;
+  // Trailing blanks are no change anywhere in the digest, here neither.
+  const l = line.replace(/[ \t\r]+$/, '');
   if (l.length <= indent + NOTE_MARK.length || !l.startsWith(NOTE_MARK, indent)) return undefined;
   for (let i = 0; i < indent; i++) if (l.charCodeAt(i) !== 0x20) return undefined;
   const text = l.slice(indent + NOTE_MARK.length);

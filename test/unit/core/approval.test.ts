@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import fc from 'fast-check';
 import {
   analyze,
   approvalPayload,
@@ -271,83 +270,7 @@ describe('approval digest: every part the reviewer sees or the agent reads is co
     assert.equal(approvalStanding(parsePlan(d.text.replace(/\n/g, '\r\n')), keyring).state, 'valid');
   });
 
-  /** A random approved plan: steps with details, optional preamble, a paragraph between steps, sections, fields. */
-  const planArb = fc
-    .record({
-      steps: fc.array(fc.record({ text: fc.stringMatching(/^[a-z][a-z ]{0,20}[a-z]$/), details: fc.option(fc.stringMatching(/^[a-z][a-z ]{0,20}$/), { nil: undefined }) }), { minLength: 1, maxLength: 6 }),
-      preamble: fc.option(fc.stringMatching(/^[A-Z][a-z ]{0,30}\.$/), { nil: undefined }),
-      between: fc.option(fc.stringMatching(/^[A-Z][a-z ]{0,30}\.$/), { nil: undefined }),
-      risks: fc.array(fc.stringMatching(/^[a-z][a-z ]{0,15}$/), { maxLength: 3 }),
-      tools: fc.array(fc.constantFrom('edit', 'shell', 'read', 'web'), { maxLength: 3 }),
-    })
-    .map((p) => {
-      let text = createPlanText({ id: 'PLAN-0000abcd', title: 'Random', goal: 'Do it', steps: p.steps, risks: p.risks, tools_required: [...new Set(p.tools)] }, ctx().now);
-      if (p.preamble) text = text.replace('\n## Goal', `\n${p.preamble}\n\n## Goal`);
-      if (p.between && p.steps.length > 1) text = text.replace(/\n2\. /, `\n\n${p.between}\n\n2. `);
-      return parsePlan(approveNow(parsePlan(submit(parsePlan(text), ctx('agent')).text), ctx()).text);
-    });
-
-  /** Offsets where an inserted character is content: not in the frontmatter's uncovered lines, not on a step's checkbox/marker, not in a note line, not trailing blanks. */
-  function contentOffsets(d: PlanDocument): number[] {
-    const out: number[] = [];
-    const text = d.text;
-    const lines = text.split('\n');
-    let at = 0;
-    let inFm = false;
-    let fmDone = false;
-    for (const [i, line] of lines.entries()) {
-      const start = at;
-      at += line.length + 1;
-      if (i === 0 && line === '---') {
-        inFm = true;
-        continue;
-      }
-      if (inFm && line === '---') {
-        inFm = false;
-        fmDone = true;
-        continue;
-      }
-      if (inFm) {
-        // Covered frontmatter values: the title and tools.
-        if (/^title: /.test(line)) out.push(start + line.length - 1);
-        if (/^ {2}- /.test(line)) out.push(start + line.length);
-        continue;
-      }
-      if (!fmDone || !line.trim() || /^\s*>/.test(line)) continue;
-      const item = /^(\d+\. \[[ xX]\] (?:S\d{3} )?(?:\*[a-z ]+\* )?)/.exec(line);
-      out.push(start + (item ? item[1].length : 0) + 1);
-    }
-    return out;
-  }
-
-  it('property: any content edit voids the approval; any execution-state edit never does', () => {
-    fc.assert(
-      fc.property(planArb, fc.nat(), fc.constantFrom('X', 'rm -rf', '#', '`'), (d, pick, ins) => {
-        const offsets = contentOffsets(d);
-        const at = offsets[pick % offsets.length];
-        let changed: PlanDocument;
-        try {
-          changed = parsePlan(d.text.slice(0, at) + ins + d.text.slice(at));
-        } catch {
-          return; // the edit made the file unreadable: nothing runs on it either
-        }
-        assert.notEqual(approvalStanding(changed, keyring).state, 'valid', `insert ${JSON.stringify(ins)} at ${at}`);
-      }),
-      { numRuns: 300 },
-    );
-    fc.assert(
-      fc.property(planArb, fc.array(fc.tuple(fc.nat(), fc.constantFrom('in_progress', 'done', 'blocked', 'skipped', 'failed', 'pending' as const), fc.option(fc.string({ maxLength: 40 }), { nil: undefined })), { maxLength: 8 }), (d0, marks) => {
-        let d = parsePlan(startExecution(d0, ctx('agent')).text);
-        for (const [n, status, note] of marks) {
-          if (d.fm.status !== 'executing') break;
-          d = parsePlan(markStep(d, d.steps[n % d.steps.length].id, status, ctx('agent'), note).text);
-        }
-        assert.ok(['valid', 'none'].includes(approvalStanding(d, keyring).state), approvalStanding(d, keyring).state);
-        assert.equal(contentDigest(d), d0.fm.approved_hash);
-      }),
-      { numRuns: 200 },
-    );
-  });
+  // The property (random content edits void an approval, execution-state edits never do): approvalProperties.test.ts.
 
   it('the digest a result hands on equals a fresh one (the cache never stands in for a different text)', () => {
     let d = parsePlan(startExecution(approved(), ctx('agent')).text);
