@@ -271,8 +271,9 @@ export function buildProgram(io: CliIo = realIo): Command {
     return { digest, version: doc.fm.version, text: doc.text };
   };
 
-  const warn = (warnings: readonly string[] | undefined) => {
-    for (const w of warnings ?? []) io.err(`pi-plans: warning: ${w}\n`);
+  /** What could not be done beside a decision that was written: the decision stands, and each failure is named. */
+  const warn = (id: string, decision: string, warnings: readonly string[] | undefined) => {
+    for (const w of warnings ?? []) io.err(`pi-plans: warning: ${id} is ${decision}, and that stands; but ${w}\n`);
   };
 
   program
@@ -286,7 +287,7 @@ export function buildProgram(io: CliIo = realIo): Command {
       const seenPlan = await decided(st, id, o, 'approve');
       const { doc, warnings } = await approvePlan({ store: st }, id, { actor: 'cli', seen: seenPlan, comments: o.comment });
       io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version})${o.comment?.length ? ` with ${o.comment.length} suggestion${o.comment.length === 1 ? '' : 's'}` : ''}, signed by ${doc.fm.approver}.\n`);
-      warn(warnings);
+      warn(id, 'approved', warnings);
     });
 
   program
@@ -345,7 +346,7 @@ export function buildProgram(io: CliIo = realIo): Command {
       if (!o.feedback?.trim() && !o.comment?.length) throw new UsageError('say what must change: --feedback "…" and/or --comment S003="…" (repeatable)');
       const { doc, warnings } = await rejectPlan({ store: await store({ index: false }) }, id, { actor: 'cli', feedback: o.feedback ?? '', seenVersion: o.seenVersion, seen: o.digest ? { digest: o.digest } : undefined, comments: o.comment });
       io.out(`${id} ${doc.fm.status === 'needs_review' ? 'rejected a third time: needs_review (reopen it to continue)' : 'rejected'} (v${doc.fm.version}).\n`);
-      warn(warnings);
+      warn(id, 'rejected', warnings);
     });
 
   program

@@ -359,7 +359,7 @@ export class PlanStore {
     // first await), and only the one whose turn it is waits on the file lock: a hundred calls in
     // flight on one plan each wait for the one before (handed over at once) instead of polling
     // the lock with a growing pause. The lock stays what keeps other processes' writers out.
-    const { work, earlyUsed, entrySet, locked } = await this.inTurn(path, async () => {
+    const { work, earlyUsed, entrySet, locked, afterWrite } = await this.inTurn(path, async () => {
       await this.checkFolders();
       // The checkpoint log is checked before anything is written: a log that cannot be appended
       // to (a link, a folder) refuses the update whole, rather than after the plan changed.
@@ -370,14 +370,14 @@ export class PlanStore {
     const t1 = performance.now();
     const { result, doc } = work;
     // The plan is written: what follows cannot undo it, so a failure is said, not thrown.
-    const warnings: string[] = [];
+    const warnings: string[] = [...afterWrite];
     try {
       // A mark logs the step's status (as the format documents); a mark that completes the plan
       // is two events, the mark and the plan's completion.
       await this.checkpoint(id, { type: result.event, step: result.step, status: result.stepStatus ?? result.status, note: result.note, actor, version: doc.fm.version });
       if (result.autoCompleted) await this.checkpoint(id, { type: 'status', status: result.status, actor, version: doc.fm.version });
     } catch (e) {
-      warnings.push(`the change was written, but its checkpoint could not be logged (${isPlanError(e) ? e.message : (e as Error).message})`);
+      warnings.push(`the change was written, but its checkpoint could not be logged (${messageOf(e)})`);
       this.ports.onError?.(`checkpoint ${id}`, e);
     }
     this.lastUpdateTimings = { earlyUsed, locked, checkpoint: performance.now() - t1 };
@@ -388,7 +388,12 @@ export class PlanStore {
       const now = this.entries.get(name);
       this.emit({ added: !heard && now ? [name] : [], changed: heard && now && !sameEntry(heard, now) ? [name] : [], removed: [] });
     }
-    await this.refreshEntries([...(entrySet ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
+    try {
+      await this.refreshEntries([...(entrySet ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
+    } catch (e) {
+      warnings.push(`the plan list could not be brought up to date with the change (${messageOf(e)})`);
+      this.ports.onError?.(`refresh ${id}`, e);
+    }
     this.ports.parser?.parsed?.(result.text);
     return warnings.length ? { doc, result, warnings } : { doc, result };
   }
@@ -404,13 +409,16 @@ export class PlanStore {
    * The time stamped is when the work was done (before any wait for the lock). `locked`: the
    * milliseconds from asking for the lock to its release.
    */
-  private async writeUnderLock(id: string, path: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, options: WorkOptions): Promise<{ work: UpdateWork; earlyUsed: boolean; entrySet: boolean; locked: number }> {
+  private async writeUnderLock(id: string, path: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, options: WorkOptions): Promise<{ work: UpdateWork; earlyUsed: boolean; entrySet: boolean; locked: number; afterWrite: string[] }> {
     const name = `${id}.md`;
     const early = await this.earlyUpdate(id, path, actor, op, options);
     const t0 = performance.now();
     const release = await this.ports.lock.acquire(path);
     let work: UpdateWork;
     let entrySet = false;
+    // Once the plan is written, nothing may fail the update: what goes wrong after is said (`afterWrite`).
+    let isWritten = false;
+    const afterWrite: string[] = [];
     try {
       const bytes = await this.readPlanBytes(id, path);
       if (early && this.sameBytes(early.basis, bytes)) work = early;
@@ -424,6 +432,7 @@ export class PlanStore {
       await this.ports.writeGuard?.(path);
       for (const c of result.created ?? []) await this.writeNew(c.id, c.text);
       const wrote = await this.ports.fs.writeFileAtomic(path, written, { stat: true });
+      isWritten = true;
       this.ownWrites.set(name, work.own ?? { text: result.text, bytes: written });
       this.lastWritten = { name, doc: work.doc };
       // Our write's entry, from the text we wrote (no decode, no parse) and the stat of the file
@@ -432,15 +441,25 @@ export class PlanStore {
       // open file and compared byte for byte. Set while we hold the lock, so a watcher event for
       // any later write replaces it (its stat differs); announced once the checkpoint is written.
       // Otherwise the file is read as any change is.
-      if (wrote) entrySet = this.setOwnEntry(name, wrote);
-      else {
-        const got = (await this.ports.fs.readManyWithStats?.([path], LIMITS.fileBytes))?.[0];
-        if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) entrySet = this.setOwnEntry(name, got.stat);
+      try {
+        if (wrote) entrySet = this.setOwnEntry(name, wrote);
+        else {
+          const got = (await this.ports.fs.readManyWithStats?.([path], LIMITS.fileBytes))?.[0];
+          if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) entrySet = this.setOwnEntry(name, got.stat);
+        }
+      } catch {
+        entrySet = false; // the file is read again as any change is
       }
     } finally {
-      await release();
+      try {
+        await release();
+      } catch (e) {
+        if (!isWritten) throw e;
+        afterWrite.push(`the plan's lock could not be released (${messageOf(e)})`);
+        this.ports.onError?.(`release the lock of ${id}`, e);
+      }
     }
-    return { work, earlyUsed: work === early, entrySet, locked: performance.now() - t0 };
+    return { work, earlyUsed: work === early, entrySet, locked: performance.now() - t0, afterWrite };
   }
 
   /** This store's writers of each plan, by path: the turn of the latest one (settled when it is done, never rejected). */
@@ -1357,6 +1376,11 @@ export class PlanStore {
     await this.checkFolders();
     await this.ports.fs.mkdirp(this.plansDir);
   }
+}
+
+/** An error's message, as a warning quotes it. */
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 /** A review copy's record (`v<N>.json` beside `v<N>.md`): its digest, signed with the person's key where there are keys. */

@@ -315,6 +315,26 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       assert.equal(file('PLAN-0000000a'), before);
     });
 
+    it('an approval that cannot keep its review copy after it was written says exactly what stood: approved (exit 0), and what was not kept', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const blocker = path.join(root, '..', `${path.basename(root)}-state-file`);
+      fs.writeFileSync(blocker, 'a file where the state folder should be');
+      const saved = process.env.PI_PLANS_STATE_DIR;
+      process.env.PI_PLANS_STATE_DIR = path.join(blocker, 'pi-plans');
+      try {
+        const r = await cli('approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'));
+        assert.equal(r.code, 0, r.err);
+        assert.equal(r.out, 'PLAN-0000000a approved at v3 (now v4), signed by Test Person.\n');
+        assert.match(r.err, /^pi-plans: warning: PLAN-0000000a is approved, and that stands; but the reviewed version v3 was not kept for the next comparison \(.+\)\n$/);
+        assert.match(file('PLAN-0000000a'), /^status: approved$/m);
+        assert.deepEqual(checkpoints('PLAN-0000000a').map((c) => [c.type, c.status]), [['status', 'approved']]);
+      } finally {
+        if (saved === undefined) delete process.env.PI_PLANS_STATE_DIR;
+        else process.env.PI_PLANS_STATE_DIR = saved;
+        fs.rmSync(blocker, { force: true });
+      }
+    });
+
     it('on a terminal it shows title, version and digest and asks; yes approves (signed), no leaves the plan as it was', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
       const before = file('PLAN-0000000a');
