@@ -419,6 +419,7 @@ export class PlanStore {
     // Once the plan is written, nothing may fail the update: what goes wrong after is said (`afterWrite`).
     let isWritten = false;
     const afterWrite: string[] = [];
+    let failure: { error: unknown } | undefined;
     try {
       const bytes = await this.readPlanBytes(id, path);
       if (early && this.sameBytes(early.basis, bytes)) work = early;
@@ -450,16 +451,19 @@ export class PlanStore {
       } catch {
         entrySet = false; // the file is read again as any change is
       }
-    } finally {
-      try {
-        await release();
-      } catch (e) {
-        if (!isWritten) throw e;
+    } catch (e) {
+      failure = { error: e };
+    }
+    try {
+      await release();
+    } catch (e) {
+      if (isWritten) {
         afterWrite.push(`the plan's lock could not be released (${messageOf(e)})`);
         this.ports.onError?.(`release the lock of ${id}`, e);
-      }
+      } else failure ??= { error: e };
     }
-    return { work, earlyUsed: work === early, entrySet, locked: performance.now() - t0, afterWrite };
+    if (failure) throw failure.error;
+    return { work: work!, earlyUsed: work! === early, entrySet, locked: performance.now() - t0, afterWrite };
   }
 
   /** This store's writers of each plan, by path: the turn of the latest one (settled when it is done, never rejected). */
