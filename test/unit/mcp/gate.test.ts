@@ -323,7 +323,7 @@ describe('the review gate holds against file writes (MCP server and CLI processe
       const run = (...args: string[]) => spawnSync(process.execPath, [CLI, '--root', root, ...args], { encoding: 'utf8', env: { ...env(), [variable]: inside } });
       const r = run('reject', id, '--feedback', 'Name the endpoint');
       assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stderr, /warning: the reviewed version v2 was not kept for the next comparison \(the user's state folder for Pi Plans \(.*\) is inside the workspace .*: set XDG_STATE_HOME \(or PI_PLANS_STATE_DIR\) to a folder outside every workspace\)/);
+      assert.match(r.stderr, /warning: PLAN-[0-9a-f]{8} is rejected, and that stands; but the reviewed version v2 was not kept for the next comparison \(the user's state folder for Pi Plans \(.*\) is inside the workspace .*: set XDG_STATE_HOME \(or PI_PLANS_STATE_DIR\) to a folder outside every workspace\)/);
       assert.equal(fs.existsSync(inside), false, `${variable}: nothing written inside the workspace`);
       // A copy an agent plants there (the current text as "v2") is never read.
       await call('pi_plan_step', { id, op: 'update', step: 'S001', text: 'Add the route and open port 22' });
