@@ -5,6 +5,7 @@ import {
   ApprovalStanding,
   contentDigest,
   DIGEST_PATTERN,
+  KEY_PATTERN,
   nextStatus,
   SeenPlan,
   describeComparison,
@@ -218,27 +219,42 @@ export function buildProgram(io: CliIo = realIo): Command {
     });
 
   const digestOption = () =>
-    new Option('--digest <digest>', 'the content digest of the text you reviewed (`pi-plans show ID` prints it); needed where there is no terminal to ask you').argParser((v) => {
+    new Option('--digest <digest>', 'for a script you run: the content digest of the text you reviewed (`pi-plans show ID` prints it)').argParser((v) => {
       if (!DIGEST_PATTERN.test(v)) throw new UsageError(`--digest takes the digest \`pi-plans show\` prints: sha256: and 64 hex digits (got "${v.slice(0, 80)}")`);
       return v;
     });
 
   /**
-   * What the person decides on: the text they name by its digest, or, on a terminal, the text
-   * shown to them there (title, version, digest) and confirmed. Without a terminal and without a
-   * digest nothing is decided: a script or an agent cannot stand in for the person.
+   * Refuses a person's decision where no person can be asked (a pipe, a script, an agent's tool
+   * call). Worded for the person, never as a recipe for a model: it names what the person does,
+   * and tells an agent reading it to ask the user instead.
+   */
+  const needsPerson = (what: string, where: string, agent: string): never => {
+    throw new PlanError('HUMAN_ONLY', `${what}, and there is no terminal here to ask one. ${where} An agent reading this: ${agent}`);
+  };
+
+  /**
+   * What the person decides on: on a terminal, the text shown to them there (title, version,
+   * digest) and confirmed; for an approval in a script the person runs, the text `--digest`
+   * names. Without a terminal and without a digest nothing is decided: a script or an agent
+   * cannot stand in for the person. A confirmation takes no digest: only a person at a terminal.
    */
   const decided = async (st: PlanStore, id: string, o: { digest?: string; seenVersion?: number }, what: 'approve' | 'confirm'): Promise<SeenPlan> => {
-    if (o.digest) return { digest: o.digest, version: o.seenVersion };
+    if (o.digest && what === 'approve') return { digest: o.digest, version: o.seenVersion };
     // A plan that cannot be approved now is refused for that reason first (not for want of a terminal).
     const current = await st.read(id);
     if (what === 'approve') nextStatus(id, current.fm.status, 'approve', 'cli');
     if (!io.ask) {
-      throw new PlanError(
-        'HUMAN_ONLY',
-        `${id}: to ${what} it, a person decides: run \`pi-plans ${what} ${id}\` in a terminal (it shows the plan and asks), or pass --digest with the digest of the text you reviewed (\`pi-plans show ${id}\` prints it)`,
+      if (what === 'approve') {
+        needsPerson(`${id} was not approved: approving a plan is a person's decision`, `The person approves it in VS Code, or runs \`pi-plans approve ${id}\` in their own terminal (it shows the plan and asks).`, 'ask the user to review the plan; do not approve it yourself.');
+      }
+      needsPerson(
+        `${id}: the approval was not confirmed: confirming an approval made on another machine is a person's decision`,
+        `The person confirms it in VS Code (Pi Plans: Confirm Approval…), or runs \`pi-plans confirm ${id}\` in their own terminal.`,
+        'ask the user; do not confirm it yourself.',
       );
     }
+    const ask = io.ask!;
     const doc = current;
     const digest = contentDigest(doc);
     const { done, total } = progressOf(doc.steps);
@@ -250,18 +266,19 @@ export function buildProgram(io: CliIo = realIo): Command {
     if (o.seenVersion !== undefined && o.seenVersion !== doc.fm.version) {
       throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${o.seenVersion}, ${id} is now v${doc.fm.version}. Review the current version, then ${what} it.`);
     }
-    const answer = await io.ask(what === 'approve' ? `Approve ${id} "${doc.fm.title}" at v${doc.fm.version}? [y/N] ` : `Confirm this approval of ${id} on this machine, so it can run? [y/N] `);
+    const answer = await ask(what === 'approve' ? `Approve ${id} "${doc.fm.title}" at v${doc.fm.version}? [y/N] ` : `Confirm this approval of ${id} on this machine, so it can run? [y/N] `);
     if (!/^y(es)?$/i.test(answer.trim())) throw new NotDone(`${id} was not ${what === 'approve' ? 'approved' : 'confirmed'}.`);
     return { digest, version: doc.fm.version, text: doc.text };
   };
 
-  const warn = (warnings: readonly string[] | undefined) => {
-    for (const w of warnings ?? []) io.err(`pi-plans: warning: ${w}\n`);
+  /** What could not be done beside a decision that was written: the decision stands, and each failure is named. */
+  const warn = (id: string, decision: string, warnings: readonly string[] | undefined) => {
+    for (const w of warnings ?? []) io.err(`pi-plans: warning: ${id} is ${decision}, and that stands; but ${w}\n`);
   };
 
   program
     .command('approve <id>')
-    .description('approve a proposed plan (a human decision): on a terminal it shows the plan\'s title, version and digest and asks; elsewhere it needs --digest; comments become non-blocking suggestions')
+    .description('approve a proposed plan (a person\'s decision): it shows the plan\'s title, version and digest and asks; in a script you run, --digest names the text you reviewed; comments become non-blocking suggestions')
     .addOption(digestOption())
     .addOption(seen())
     .addOption(comment())
@@ -270,16 +287,15 @@ export function buildProgram(io: CliIo = realIo): Command {
       const seenPlan = await decided(st, id, o, 'approve');
       const { doc, warnings } = await approvePlan({ store: st }, id, { actor: 'cli', seen: seenPlan, comments: o.comment });
       io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version})${o.comment?.length ? ` with ${o.comment.length} suggestion${o.comment.length === 1 ? '' : 's'}` : ''}, signed by ${doc.fm.approver}.\n`);
-      warn(warnings);
+      warn(id, 'approved', warnings);
     });
 
   program
     .command('confirm <id>')
-    .description('confirm, on this machine, an approval made on another machine by a key not trusted here, so the plan can run')
-    .addOption(digestOption())
-    .action(async (id: string, o: { digest?: string }) => {
+    .description('confirm, on this machine, an approval made on another machine by a key not trusted here, so the plan can run (at a terminal: it shows who signed and asks)')
+    .action(async (id: string) => {
       const st = await store({ index: false });
-      const seenPlan = await decided(st, id, o, 'confirm');
+      const seenPlan = await decided(st, id, {}, 'confirm');
       const doc = await st.read(id);
       if (contentDigest(doc) !== seenPlan.digest) throw new PlanError('STALE_APPROVAL', `the text of ${id} changed since you read it: review it again (\`pi-plans show ${id}\`)`);
       await confirmApproval({ store: st }, id, { actor: 'cli' });
@@ -299,10 +315,22 @@ export function buildProgram(io: CliIo = realIo): Command {
 
   program
     .command('trust <key>')
-    .description('trust another person\'s approval key: their approvals (made on their machine) run here without a confirmation')
+    .description('trust another person\'s approval key: their approvals (made on their machine) run here without a confirmation (at a terminal: it names the key and asks)')
     .requiredOption('--name <name>', 'whose key it is')
-    .action((key: string, o: { name: string }) => {
+    .action(async (key: string, o: { name: string }) => {
       const keys = new NodeApprovalKeys(userConfigDir(), () => [path.resolve(program.opts<{ root: string }>().root)]);
+      if (!KEY_PATTERN.test(key)) throw new PlanError('INVALID_INPUT', `"${key.slice(0, 60)}" is not an approval key: it is ed25519: and 43 characters, as \`pi-plans key\` prints it`);
+      const problem = keys.problem();
+      if (problem) throw new PlanError('APPROVAL_INVALID', `the key cannot be trusted: ${problem}`);
+      if (!io.ask) {
+        needsPerson(
+          "the key was not trusted: trusting another person's approval key is a person's decision",
+          "The person runs `pi-plans trust` in their own terminal, or chooses Always Trust in VS Code's Confirm Approval.",
+          'ask the user; do not trust a key yourself.',
+        );
+      }
+      const answer = await io.ask!(`Trust approvals signed by ${shortKey(key)} as ${o.name}'s, on this machine? [y/N] `);
+      if (!/^y(es)?$/i.test(answer.trim())) throw new NotDone(`${shortKey(key)} was not trusted.`);
       keys.trust(key, o.name);
       io.out(`Approvals signed by ${shortKey(key)} (${o.name}) are trusted on this machine.\n`);
     });
@@ -318,7 +346,7 @@ export function buildProgram(io: CliIo = realIo): Command {
       if (!o.feedback?.trim() && !o.comment?.length) throw new UsageError('say what must change: --feedback "…" and/or --comment S003="…" (repeatable)');
       const { doc, warnings } = await rejectPlan({ store: await store({ index: false }) }, id, { actor: 'cli', feedback: o.feedback ?? '', seenVersion: o.seenVersion, seen: o.digest ? { digest: o.digest } : undefined, comments: o.comment });
       io.out(`${id} ${doc.fm.status === 'needs_review' ? 'rejected a third time: needs_review (reopen it to continue)' : 'rejected'} (v${doc.fm.version}).\n`);
-      warn(warnings);
+      warn(id, 'rejected', warnings);
     });
 
   program
@@ -342,7 +370,7 @@ export function buildProgram(io: CliIo = realIo): Command {
         const bad = r.unreadableVersion;
         if (bad !== undefined) {
           const other = kept.filter((v) => v !== bad).at(-1);
-          io.err(`To fix: delete ${st.reviewsDir}/${id}/v${bad}.md (the next approval or rejection keeps a new version)${other !== undefined ? `, or compare with another kept version: --from v${other}` : ''}.\n`);
+          io.err(`To fix: delete ${st.reviewsDir}/${id}/v${bad}.md and its record v${bad}.json (the next approval or rejection keeps a new version)${other !== undefined ? `, or compare with another kept version: --from v${other}` : ''}.\n`);
         }
         process.exitCode = 1;
         return;

@@ -3,6 +3,7 @@ import { parsePlan, PlanDocument } from './document';
 import { isPlanError, PlanError } from './errors';
 import { ensureStepIds, reviewProblemList, sectionTextEdits } from './operations';
 import { Checkpoint, DEFAULT_CONFIG, PlansConfig } from './schema';
+import { noteLineOf } from './steps';
 import { diffEdits, positionAt, TextEdit, TextPosition } from './textEdits';
 
 /** How much a problem matters: an error keeps the plan from being read (or, for review, from being proposed). */
@@ -88,6 +89,18 @@ export function analyze(text: string, opts: AnalyzeOptions = {}): Analysis {
       const anchor = p.step !== undefined ? doc.block.bodyStart + doc.outline.steps[doc.steps.find((s) => s.id === p.step)!.index].start : headerLineOffset(doc);
       const fix = p.section ? { title: `Add a "## ${p.section}" section`, edits: sectionTextEdits(doc, p.section, SECTION_PLACEHOLDER[p.section] ?? 'TODO') } : undefined;
       problems.push({ code: p.code, severity, message: `${p.message}${after}`, ...at(anchor), ...(fix ? { fix } : {}) });
+    }
+    // A line in the store's note form on a step not yet worked on: the approval would be refused (see `approve`).
+    for (const s of doc.steps) {
+      if (s.note === undefined || s.status !== 'pending') continue;
+      const it = doc.outline.steps[s.index];
+      const note = noteLineOf(doc.body.slice(it.start, it.end))!;
+      problems.push({
+        code: 'note-form',
+        severity: 'warning',
+        message: `${s.id}'s last line is in the form execution notes are written in (\`> Note: …\`), which an approval does not cover: approving this plan is refused until that line is written another way (for example \`> Warning: …\`) or deleted`,
+        ...at(doc.block.bodyStart + it.start + note.start),
+      });
     }
   }
   const approval = approvalProblem(doc, opts.keyring);

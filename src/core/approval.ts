@@ -17,8 +17,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PlanDocument } from './document';
 import { parseYaml } from './frontmatter';
-import { lineEndAt } from './outline';
-import { isNoteLine, rewriteHeader } from './steps';
+import { noteLineOf, rewriteHeader } from './steps';
 import type { Actor } from './schema';
 
 /** How a content digest is written: `sha256:` and 64 hex digits. */
@@ -49,10 +48,11 @@ export const UNCOVERED_FIELDS: ReadonlySet<string> = new Set([
   'approver',
   'approval_key',
   'approval_sig',
+  'approval_notes',
 ]);
 
 /** The approval record's fields, for clearing them all at once. */
-export const APPROVAL_FIELDS = ['approved_by', 'approved_version', 'approved_at', 'approved_hash', 'approver', 'approval_key', 'approval_sig'] as const;
+export const APPROVAL_FIELDS = ['approved_by', 'approved_version', 'approved_at', 'approved_hash', 'approver', 'approval_key', 'approval_sig', 'approval_notes'] as const;
 
 /** JSON with object keys in code-unit order, so equal YAML values give equal text. */
 function canonicalJson(v: unknown): string {
@@ -73,10 +73,12 @@ function coveredFields(doc: PlanDocument): string {
 }
 
 /**
- * The body as covered by the digest: every character of it, except what execution changes on a
- * step's own lines (its checkbox and status marker, read as pending; its `>` note lines, dropped).
- * Line ends are LF and trailing blanks are dropped, so a CRLF checkout or an editor's whitespace
- * trim is no change.
+ * The body as covered by the digest: every character of it, except what execution writes on a
+ * step's own lines: its checkbox and status marker (read as pending) and its note, the one line
+ * the store writes for it (`> Note: …`, the item's last line; see `noteLineOf` in steps.ts).
+ * Every other line under a step, a `>` quote included, is the author's text and covered. Line
+ * ends are LF and trailing blanks are dropped, so a CRLF checkout or an editor's whitespace trim
+ * is no change.
  */
 export function coveredBody(doc: PlanDocument): string {
   const body = doc.body;
@@ -84,14 +86,9 @@ export function coveredBody(doc: PlanDocument): string {
   let pos = 0;
   for (const it of doc.outline.steps) {
     out += body.slice(pos, it.start) + rewriteHeader(body.slice(it.start, it.lineEnd), 'pending');
-    // The item's continuation lines, each with the line break before it; note lines left out.
-    let at = it.lineEnd;
-    while (at < it.end) {
-      const start = body[at] === '\r' ? at + 2 : at + 1;
-      const end = Math.min(lineEndAt(body, start), it.end);
-      if (!isNoteLine(body.slice(start, end))) out += body.slice(at, end);
-      at = end;
-    }
+    // The item's continuation lines, with the line break before each; the store's note line left out.
+    const note = it.end > it.lineEnd ? noteLineOf(body.slice(it.start, it.end)) : undefined;
+    out += body.slice(it.lineEnd, note ? it.start + note.sep : it.end);
     pos = it.end;
   }
   out += body.slice(pos);
@@ -122,6 +119,20 @@ export function sameContent(from: PlanDocument, to: PlanDocument): void {
   if (d) digests.set(to, d);
 }
 
+/** The digest of a whole text (its UTF-8 bytes), as `sha256:<64 hex>`: what a review copy's record names. */
+export function textDigest(text: string): string {
+  return `sha256:${bytesToHex(sha256(new TextEncoder().encode(text)))}`;
+}
+
+/**
+ * The exact bytes (as text) a review copy's record signs: the plan, the version a person decided
+ * on and the digest of the copy kept of it. Signed with the person's key when the copy is kept, so
+ * a copy rewritten later (its version line kept or not, its record too) does not verify.
+ */
+export function reviewCopyPayload(c: { id: string; version: number; digest: string }): string {
+  return ['pi-plans review copy v1', `plan: ${c.id}`, `version: ${c.version}`, `digest: ${c.digest}`].join('\n');
+}
+
 /** The first 12 hex digits of a digest, for people: `sha256:3f9a1c2e0b7d`. */
 export function shortDigest(digest: string): string {
   return digest.startsWith('sha256:') ? digest.slice(0, 7 + 12) : digest;
@@ -140,11 +151,28 @@ export interface ApprovalClaim {
   by: Actor;
   approver: string;
   at: string;
+  /**
+   * The digest of the approval's suggestions (`notesDigest` of its `## Approval (vN)` section's
+   * text), or `none` when it has none. Every approval written now signs it (payload v2);
+   * undefined only to check a record an older Pi Plans signed (v1), whose suggestions were not signed.
+   */
+  notes?: string;
 }
 
 /** The exact bytes an approval signature covers (as text): one field a line, in a fixed order. */
 export function approvalPayload(c: ApprovalClaim): string {
-  return ['pi-plans approval v1', `plan: ${c.id}`, `version: ${c.version}`, `digest: ${c.digest}`, `by: ${c.by}`, `approver: ${c.approver}`, `at: ${c.at}`].join('\n');
+  const fields = [`plan: ${c.id}`, `version: ${c.version}`, `digest: ${c.digest}`, `by: ${c.by}`, `approver: ${c.approver}`, `at: ${c.at}`];
+  return c.notes === undefined ? ['pi-plans approval v1', ...fields].join('\n') : ['pi-plans approval v2', ...fields, `notes: ${c.notes}`].join('\n');
+}
+
+/**
+ * The digest of an approval's suggestions as written (the text of its `## Approval (vN)` section,
+ * under the heading): LF line ends, no trailing blanks. The signature covers it, so a section
+ * merely titled like an approval (written into the file by hand) is never read as the person's.
+ */
+export function notesDigest(text: string): string {
+  const norm = text.replace(/\r\n?/g, '\n').replace(/[ \t]+$/gm, '').trim();
+  return `sha256:${bytesToHex(sha256(new TextEncoder().encode(`pi-plans approval notes v1\n${norm}`)))}`;
 }
 
 /** What signs approvals on this machine: the person's key (kept outside every workspace). */
@@ -172,16 +200,27 @@ export interface ApprovalKeyring {
 /** Statuses in which an approval still governs what the agent does. */
 export const APPROVAL_GOVERNS: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled', 'failed']);
 
+/**
+ * What the record's signature says of the approval's suggestions, once it verified: `notes`, the
+ * digest of their text (absent when the approval had none); `unsignedNotes` for a record an
+ * older Pi Plans signed, which did not cover them (read as none). Without a keyring nothing is
+ * verified, and neither is set.
+ */
+export interface SignedNotes {
+  notes?: string;
+  unsignedNotes?: true;
+}
+
 /** Where a plan's approval stands. */
 export type ApprovalStanding =
   /** The status needs no approval (a draft, a proposal, a finished plan). */
   | { state: 'none' }
   /** A person's approval of exactly this text, signed by a key this machine trusts (or confirmed here). */
-  | { state: 'valid'; approver: string; by: Actor; version: number; digest: string; signer: 'own' | 'trusted' | 'confirmed' }
+  | ({ state: 'valid'; approver: string; by: Actor; version: number; digest: string; signer: 'own' | 'trusted' | 'confirmed' } & SignedNotes)
   /** Signed on another machine by a key not trusted here, the text unchanged: a person here confirms it once before it runs. */
-  | { state: 'foreign'; approver: string; by: Actor; version: number; digest: string; key: string; signature: string }
+  | ({ state: 'foreign'; approver: string; by: Actor; version: number; digest: string; key: string; signature: string } & SignedNotes)
   /** Approved, then the approved text changed. */
-  | { state: 'changed'; approver?: string; version?: number }
+  | ({ state: 'changed'; approver?: string; version?: number } & SignedNotes)
   /** Marked approved without a record that holds: no record, an old unsigned one, a signature that does not verify. */
   | { state: 'invalid'; reason: string };
 
@@ -194,7 +233,7 @@ export function approvalStanding(doc: PlanDocument, keyring?: ApprovalKeyring): 
   const fm = doc.fm;
   if (!APPROVAL_GOVERNS.has(fm.status)) return { state: 'none' };
   const { approved_hash: digest, approval_key: key, approval_sig: signature, approved_by: by, approved_version: version, approved_at: at, approver } = fm;
-  if (digest === undefined && key === undefined && signature === undefined && by === undefined) {
+  if (digest === undefined && key === undefined && signature === undefined && by === undefined && fm.approval_notes === undefined) {
     return { state: 'invalid', reason: `it is ${fm.status} but carries no approval record: the status was written by a file edit, not by a person's approval` };
   }
   if (digest !== undefined && LEGACY_DIGEST_PATTERN.test(digest) && !signature) {
@@ -206,15 +245,22 @@ export function approvalStanding(doc: PlanDocument, keyring?: ApprovalKeyring): 
   // The record first (is it a person's signed approval of this plan?), then the text (is it still
   // the approved one?): a forged or copied record is "not valid", not "changed".
   if (keyring?.problem) return { state: 'invalid', reason: keyring.problem };
-  if (keyring && !keyring.verify(approvalPayload({ id: fm.id, version, digest, by, approver, at }), signature, key)) {
-    return { state: 'invalid', reason: 'its approval record does not verify: it was edited, copied from another plan or forged' };
+  let signed: SignedNotes = {};
+  if (keyring) {
+    const claim = { id: fm.id, version, digest, by, approver, at };
+    const notes = fm.approval_notes;
+    // Every approval now signs its suggestions (payload v2; `none` when it has none). A record an
+    // older Pi Plans signed (v1, no notes field) still verifies, and its suggestions are not read.
+    if (keyring.verify(approvalPayload({ ...claim, notes: notes ?? 'none' }), signature, key)) signed = notes ? { notes } : {};
+    else if (notes === undefined && keyring.verify(approvalPayload(claim), signature, key)) signed = { unsignedNotes: true };
+    else return { state: 'invalid', reason: 'its approval record does not verify: it was edited, copied from another plan or forged' };
   }
-  if (contentDigest(doc) !== digest) return { state: 'changed', approver, version };
+  if (contentDigest(doc) !== digest) return { state: 'changed', approver, version, ...signed };
   if (!keyring) return { state: 'foreign', approver, by, version, digest, key, signature };
   const trusted = keyring.trust(key);
-  if (trusted) return { state: 'valid', approver, by, version, digest, signer: trusted.kind };
-  if (keyring.confirmed(signature)) return { state: 'valid', approver, by, version, digest, signer: 'confirmed' };
-  return { state: 'foreign', approver, by, version, digest, key, signature };
+  if (trusted) return { state: 'valid', approver, by, version, digest, signer: trusted.kind, ...signed };
+  if (keyring.confirmed(signature)) return { state: 'valid', approver, by, version, digest, signer: 'confirmed', ...signed };
+  return { state: 'foreign', approver, by, version, digest, key, signature, ...signed };
 }
 
 /** A signer key shortened for people: `ed25519:AbCdEf12…`. */

@@ -4,7 +4,7 @@ import { PlanError } from './errors';
 import { entriesOf, stringifyEntry } from './frontmatter';
 import { lineStartAt } from './outline';
 import { ensureStepIds, renumbered } from './operations';
-import { isNoteLine, renameStepHeader, renderNoteLine, contentIndent, stepNumber } from './steps';
+import { noteLineOf, renameStepHeader, renderNoteLine, contentIndent, stepNumber } from './steps';
 
 /**
  * A three-way merge of plan files (git's merge driver): by frontmatter key, by section and by
@@ -288,11 +288,14 @@ function mergeLines(b: string, o: string, t: string): string | undefined {
   return regions.flatMap((r) => r.ok ?? []).join('');
 }
 
-/** A step as its header line (text, status, annotation), its detail lines and its note lines. */
+/** A step as its header line (text, status, annotation), its detail lines (quotes included) and its note line (the store's, the last). */
 function stepParts(text: string): { header: string; details: string; notes: string } {
   const [header, ...rest] = lines(text);
-  const details = rest.filter((l) => !isNoteLine(l.replace(/\r?\n$/, '')));
-  const notes = rest.filter((l) => isNoteLine(l.replace(/\r?\n$/, '')));
+  let last = rest.length - 1;
+  while (last >= 0 && !rest[last].trim()) last--;
+  const note = noteLineOf(text.replace(/\s+$/, '')) ? last : -1;
+  const details = rest.filter((_, i) => i !== note);
+  const notes = note === -1 ? [] : [rest[note]];
   const nl = (xs: string[]) => xs.map((l) => (l.endsWith('\n') ? l : l + '\n')).join('');
   return { header: header.replace(/\r?\n$/, ''), details: nl(details), notes: nl(notes) };
 }
@@ -344,7 +347,7 @@ export function mergePlanTexts(baseText: string, oursText: string, theirsText: s
     renames.push({ from, to });
     const [head, ...rest] = lines(u.text);
     let text = renameStepHeader(head.replace(/\r?\n$/, ''), to) + head.slice(head.replace(/\r?\n$/, '').length) + rest.join('');
-    if (!rest.some((l) => isNoteLine(l.replace(/\r?\n$/, '')))) text += eol + renderNoteLine(`renumbered from ${from} by a merge: both branches added a step ${from}`, contentIndent(head));
+    if (!noteLineOf(text.replace(/\s+$/, ''))) text += eol + renderNoteLine(`renumbered from ${from} by a merge: both branches added a step ${from}`, contentIndent(head));
     return { ...u, key: `step:${to}`, text };
   });
 

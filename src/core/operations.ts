@@ -11,7 +11,7 @@ import {
   frontmatterOfPlan,
   stepIdFacts,
 } from './document';
-import { APPROVAL_FIELDS, APPROVAL_GOVERNS, approvalPayload, approvalStanding, ApprovalKeyring, ApprovalSigner, contentDigest, sameContent, shortDigest, standingProblem } from './approval';
+import { APPROVAL_FIELDS, APPROVAL_GOVERNS, approvalPayload, approvalStanding, ApprovalKeyring, ApprovalSigner, contentDigest, notesDigest, sameContent, shortDigest, standingProblem } from './approval';
 import { PlanError } from './errors';
 import { isFinished, isReviewHistoryHeadingLine, isReviewHistoryTitle, rejectionTitle } from './policy';
 import { comparePlans, describeComparison } from './review';
@@ -19,7 +19,7 @@ import { formatReviewNotes, normalizeComments, ReviewComment, ReviewInputError }
 import { FrontmatterValue, stringifyEntry } from './frontmatter';
 import { nextStatus, PlanAction } from './lifecycle';
 import { LIMITS } from './limits';
-import { lineEndAt, lineStartAt, shiftOutline } from './outline';
+import { lineStartAt, shiftOutline } from './outline';
 import {
   Actor,
   DEFAULT_CONFIG,
@@ -32,7 +32,7 @@ import {
   StepStatus,
 } from './schema';
 import { diffEdits, TextEdit } from './textEdits';
-import { contentIndent, isNoteLine, oneLine, renderNoteLine, renderStepItem, rewriteHeader, Step } from './steps';
+import { contentIndent, inNoteForm, noteLineOf, oneLine, renderNoteLine, renderStepItem, rewriteHeader, Step } from './steps';
 
 /** Who acts and when. Time is passed in: the core has no clock. */
 export interface OpContext {
@@ -127,6 +127,17 @@ function withEol(s: string, eol: string): string {
   return eol === '\n' ? s : s.replace(/\r?\n/g, eol);
 }
 
+/** What a refusal of text in the store's note form says (the tools and the author's operations). */
+const NOTE_FORM_REFUSED =
+  '"> Note:" lines under a step are the form execution notes are written in (pi_plan_execute op=mark writes them, and an approval does not cover them), so a plan\'s text cannot carry one';
+
+/** Refuses details sent for a step with a line that would read as the store's note (see `noteLineOf`). */
+function checkDetails(details: string | undefined, step?: string): void {
+  if (details !== undefined && details.split(/\r?\n/).some(inNoteForm)) {
+    throw new PlanError('INVALID_INPUT', `${NOTE_FORM_REFUSED}${step ? ` (${step})` : ''}: write that line another way, e.g. "> Warning: …", and send it again`);
+  }
+}
+
 function checkNewStep(s: NewStep): void {
   if (!s.text || !s.text.trim()) throw new PlanError('INVALID_INPUT', 'a step needs text: say what the step does');
   if (oneLine(s.text).length > LIMITS.stepText) throw new PlanError('TOO_LARGE', `step text is over ${LIMITS.stepText} characters: shorten it and put detail in "details"`);
@@ -144,6 +155,7 @@ function checkNewStep(s: NewStep): void {
 export function createPlanText(input: CreateInput, now: string): string {
   const steps = input.steps ?? [];
   steps.forEach(checkNewStep);
+  steps.forEach((st) => checkDetails(st.details));
   if (steps.length > LIMITS.steps) throw new PlanError('TOO_LARGE', `at most ${LIMITS.steps} steps in one plan: split it`);
   const fm: Partial<Frontmatter> = {
     id: input.id,
@@ -207,6 +219,15 @@ function editPatch(doc: PlanDocument, ctx: OpContext): Record<string, Frontmatte
 }
 
 /**
+ * Refuses an operation's new text with a NUL byte: the plan it started from had none (a file with
+ * one does not read), so it came with the caller's values; the caller is told, not sent to fix a
+ * file that is fine.
+ */
+function refuseNulInput(text: string): void {
+  if (text.lastIndexOf('\u0000') !== -1) throw new PlanError('INVALID_INPUT', 'a value sent contains a NUL byte: plans are text; send it again without it');
+}
+
+/**
  * An operation's result. `contentOf`: a document whose content the result has (the operation
  * changed only execution state: statuses, notes, times), so the new document's content digest is
  * known without hashing the whole text again.
@@ -214,6 +235,7 @@ function editPatch(doc: PlanDocument, ctx: OpContext): Record<string, Frontmatte
 function result(input: PlanDocument, text: string, event: string, extra: Partial<OpResult> = {}, contentOf?: PlanDocument): OpResult {
   let doc: PlanDocument | undefined;
   let edits: TextEdit[] | undefined;
+  refuseNulInput(text);
   // Only the frontmatter is read now; the parse of the body (a Markdown parse when its outline is
   // not known) waits until the result is asked for, so a caller can have it computed elsewhere.
   const status = frontmatterOfPlan(text).status;
@@ -256,19 +278,6 @@ function withShiftedOutline(doc: PlanDocument, fmPatch: Record<string, Frontmatt
   return parsePlan(text);
 }
 
-/** The continuation lines of a step item: where each starts and ends, and where the line break before it starts. */
-function continuationLines(body: string, from: number, to: number): { sep: number; start: number; end: number }[] {
-  const out: { sep: number; start: number; end: number }[] = [];
-  let pos = from;
-  while (pos < to) {
-    const start = body[pos] === '\r' ? pos + 2 : pos + 1;
-    const end = Math.min(lineEndAt(body, start), to);
-    out.push({ sep: pos, start, end });
-    pos = end;
-  }
-  return out;
-}
-
 /**
  * The edits that give a step a new status, its id, or a new note, on the step's own lines: the
  * header line (checkbox, id, marker) and its note line. Details, blank lines, nested lists, code
@@ -282,16 +291,14 @@ function stepEdits(doc: PlanDocument, s: PlacedStep, change: { status?: StepStat
   const next = rewriteHeader(header, change.status ?? s.status, change.addId && !s.hasId ? s.id : undefined);
   if (next !== header) edits.push({ start: it.start, end: it.lineEnd, text: next });
   if (change.note === undefined) return edits;
+  // The note is the store's own last line (see `noteLineOf`): replaced, removed or added after the
+  // item's last line. Every other line, a `>` quote of the author's included, stays as it is.
   const line = change.note ? renderNoteLine(change.note, contentIndent(header)) : undefined;
-  const notes = continuationLines(body, it.lineEnd, it.end).filter((l) => isNoteLine(body.slice(l.start, l.end)));
-  if (!notes.length) {
+  const note = it.end > it.lineEnd ? noteLineOf(body.slice(it.start, it.end)) : undefined;
+  if (!note) {
     if (line) edits.push({ start: it.end, end: it.end, text: doc.eol + line });
-    return edits;
-  }
-  notes.forEach((l, i) => {
-    if (i === 0 && line) edits.push({ start: l.start, end: l.end, text: line });
-    else edits.push({ start: l.sep, end: l.end, text: '' }); // the whole line, with the break before it
-  });
+  } else if (line) edits.push({ start: it.start + note.start, end: it.end, text: line });
+  else edits.push({ start: it.start + note.sep, end: it.end, text: '' }); // the whole line, with the break before it
   return edits;
 }
 
@@ -407,6 +414,7 @@ export function editStep(input: PlanDocument, op: StepOp, ctx: OpContext): OpRes
       throw new PlanError('INVALID_INPUT', `nothing to update for ${op.id}: give text, tool, operation, target or details`);
     }
     checkNewStep(upd);
+    checkDetails(op.details, s.id);
     // The header line is rendered anew; the lines under it only when new details were given.
     const it = doc.outline.steps[s.index];
     const rendered = renderStepItem(upd, s.bullet, doc.eol);
@@ -427,6 +435,7 @@ export function editStep(input: PlanDocument, op: StepOp, ctx: OpContext): OpRes
   };
   if (op.op === 'add') {
     checkNewStep(op);
+    checkDetails(op.details);
     if (doc.steps.length >= LIMITS.steps) throw new PlanError('TOO_LARGE', `${doc.fm.id} has ${LIMITS.steps} steps, the limit: split the work into another plan`);
     stepId = `S${String(++stepSeq).padStart(3, '0')}`;
     const at = indexOfAfter(op.after);
@@ -539,7 +548,7 @@ export function setContent(doc: PlanDocument, markdown: string, ctx: OpContext, 
       rev = withShiftedOutline(rev, {}, carry.flatMap((s) => stepEdits(rev, s, { status: carried.get(s.id)! })));
     }
     const old = applyEdits(doc, { ...stamp(doc, ctx), status: 'superseded', superseded_by: opts.revisionId, execution_ended_at: ctx.now }).text;
-    return result(doc, old, 'status', { created: [{ id: opts.revisionId, text: keepReviewHistory(undefined, rev.text) }] });
+    return result(doc, old, 'status', { created: [{ id: opts.revisionId, text: keepReviewHistory(undefined, rev.text, doc) }] });
   }
   const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), ...editPatch(doc, ctx) };
   if (opts.title !== undefined) {
@@ -582,13 +591,27 @@ function reviewHistorySections(doc: PlanDocument): string[] {
 }
 
 /**
+ * Notes are written by marks only: an operation of the author (create, a step edit, a replaced
+ * body, a revision) may keep the notes a step had, never add or change one, so no text in the
+ * store's note form (which the approval digest leaves out) is the author's.
+ */
+function keepNotes(before: PlanDocument | undefined, after: PlanDocument): void {
+  const had = new Map(before?.steps.map((s) => [s.id, s.note]) ?? []);
+  const added = after.steps.filter((s) => s.note !== undefined && had.get(s.id) !== s.note);
+  if (added.length) throw new PlanError('INVALID_INPUT', `${NOTE_FORM_REFUSED} (${added.map((s) => s.id).join(', ')}): write that line another way, e.g. "> Warning: …", or leave it out, and send it again`);
+}
+
+/**
  * Review history is written by a person's review only (approve, reject): an operation of the
  * author (create, update, a step edit, a replaced body) that would add, change or remove a
  * section titled `Approval (vN)` or `Rejection (vN)` is refused, so no text reaches the agent
  * dressed as a person's words. Returns the text when it keeps the history of `before` (none for a new plan).
  */
-function keepReviewHistory(before: PlanDocument | undefined, text: string): string {
-  const after = reviewHistorySections(parsePlan(text));
+function keepReviewHistory(before: PlanDocument | undefined, text: string, notesBefore: PlanDocument | undefined = before): string {
+  refuseNulInput(text);
+  const parsed = parsePlan(text);
+  keepNotes(notesBefore, parsed);
+  const after = reviewHistorySections(parsed);
   const was = before ? reviewHistorySections(before) : [];
   if (after.length === was.length && after.every((s, i) => s === was[i])) return text;
   const added = after.find((s) => !was.includes(s));
@@ -664,6 +687,22 @@ export interface SeenPlan {
   text?: string;
 }
 
+/**
+ * Refuses to approve a plan with a line in the store's note form on a step no mark has touched
+ * (pending): the digest leaves such a line out, so whatever it says would not be approved, and
+ * could be rewritten after the approval without voiding it. A note on a step that was worked on
+ * is the record of an earlier run (a plan sent back to review keeps it): execution state.
+ */
+function refuseUnmarkedNotes(doc: PlanDocument): void {
+  const bad = doc.steps.filter((s) => s.note !== undefined && s.status === 'pending').map((s) => s.id);
+  if (!bad.length) return;
+  const who = bad.length === 1 ? `${bad[0]}'s last line is` : `the last lines of ${bad.join(', ')} are`;
+  throw new PlanError(
+    'INVALID_INPUT',
+    `${doc.fm.id} cannot be approved: ${who} in the form execution notes are written in (\`> Note: …\`), which an approval does not cover, on a step not yet worked on. If it says something the agent must follow, write it another way (for example \`> Warning: …\`); if it is a note left from an earlier run, delete the line. Then review the plan again.`,
+  );
+}
+
 /** Refuses a decision on a text other than the one the reviewer saw, saying what changed when it can. */
 function refuseIfNotSeen(doc: PlanDocument, seen: SeenPlan, what: string): void {
   const now = contentDigest(doc);
@@ -702,14 +741,17 @@ export function approve(doc: PlanDocument, seen: SeenPlan, ctx: OpContext, revie
   refuseIfNotSeen(doc, seen, 'approve');
   const signer = ctx.approvals?.signer;
   if (!signer) throw new PlanError('APPROVAL_INVALID', `${doc.fm.id} cannot be approved here: no approval key is available to sign the approval`);
+  refuseUnmarkedNotes(doc);
   const notes = reviewNotesText(review.note ?? '', review.comments);
   // Ids first (a pi-planner plan's steps get theirs now, not when it starts: the approved text has them).
   const d = ensureStepIds(doc);
   const patch = { ...stamp(doc, ctx), status: to, approved_by: ctx.actor, approved_version: doc.fm.version, approved_at: ctx.now };
   const approved = parsePlan(applyEdits(d, patch, notes ? [appendSection(d, `Approval (v${doc.fm.version})`, notes)] : []).text);
   const digest = contentDigest(approved);
-  const claim = { id: doc.fm.id, version: doc.fm.version, digest, by: ctx.actor, approver: signer.approver, at: ctx.now };
-  const record = { approved_hash: digest, approver: signer.approver, approval_key: signer.key, approval_sig: signer.sign(approvalPayload(claim)) };
+  // The suggestions are signed too (their digest, or none): only this section is the person's words.
+  const notesSigned = notes ? notesDigest(notes) : undefined;
+  const claim = { id: doc.fm.id, version: doc.fm.version, digest, by: ctx.actor, approver: signer.approver, at: ctx.now, notes: notesSigned ?? 'none' };
+  const record = { approved_hash: digest, approver: signer.approver, approval_key: signer.key, approval_sig: signer.sign(approvalPayload(claim)), approval_notes: notesSigned };
   const text = applyEdits(approved, record).text;
   return result(doc, text, 'status', notes ? { note: notes } : {}, approved);
 }

@@ -18,7 +18,7 @@ import { LIMITS } from './limits';
 import { parseFailure, scanMarkdown } from './markdownGuard';
 import { planCommands, stepMarks } from './planActions';
 import { editedInPlace, progressOf } from './policy';
-import { commentAddressed, comparePlans, describeComparison, PlanComparison, reviewHistoryOf } from './review';
+import { commentAddressed, comparePlans, describeComparison, PlanComparison, reviewHistoryOf, signedApprovalSection } from './review';
 import { type ApprovalStanding, contentDigest, standingProblem } from './approval';
 import { type Checkpoint, STEP_STATUSES } from './schema';
 
@@ -218,6 +218,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
   const preamble = doc.body.slice(0, sections[0]?.start ?? doc.body.length).trim();
   const loose = stepsLooseText(doc);
   const standing = ctx.standing;
+  const signedSection = signedApprovalSection(doc, standing);
   const approvalText = standing && standing.state !== 'none' ? (standingProblem(doc, standing) ?? `approved by ${(standing as { approver: string }).approver} at v${(standing as { version: number }).version}`) : undefined;
   const { done, total } = progressOf(doc.steps);
   const commands: PlanEditorCommand[] = ctx.readOnly ? [] : planCommands(fm.status, { flag: ctx.flag }).map((c) => (c === 'approve' && ctx.dirty ? 'saveToApprove' : c));
@@ -291,7 +292,14 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
           },
         }
       : {}),
-    history: history.map((h) => ({ kind: h.kind, version: h.version, body: renderMarkdown(doc.body.slice(...sectionRange(doc, h.kind, h.version)).trim()) })),
+    // An approval's section is the person's only when the signed record names its text; any other
+    // (written into the file by hand, or of an approval that no longer holds) says it is not signed.
+    history: sections.flatMap((s, i) => {
+      const m = s.depth === 2 ? /^(Rejection|Approval) \(v(\d+)\)$/.exec(s.title) : null;
+      if (!m) return [];
+      const kind = m[1] === 'Approval' ? ('approval' as const) : ('rejection' as const);
+      return [{ kind, version: Number(m[2]), body: renderMarkdown(bodyOf(s)), ...(kind === 'approval' && i !== signedSection ? { unsigned: true } : {}) }];
+    }),
     timeline: timelineOf(ctx.checkpoints ?? [], doc, standing),
     ...(fm.result_summary ? { resultSummary: fm.result_summary } : {}),
     commands,
@@ -400,13 +408,6 @@ function statusEvent(to: string | undefined, from: string | undefined, version: 
     default:
       return to ? `Status: ${to.replace('_', ' ')}` : 'Status changed';
   }
-}
-
-/** Where a review history section's content is (after its heading), in the body. */
-function sectionRange(doc: PlanDocument, kind: 'approval' | 'rejection', version: number): [number, number] {
-  const title = `${kind === 'approval' ? 'Approval' : 'Rejection'} (v${version})`;
-  const s = doc.outline.sections.find((x) => x.depth === 2 && x.title === title);
-  return s ? [s.headingEnd, s.end] : [0, 0];
 }
 
 /**

@@ -3,6 +3,7 @@
  * written into the plan's review history as plain Markdown, and the comparison of a plan with the
  * version a person last decided on. Pure: the store keeps the snapshots, the faces the drafts.
  */
+import { type ApprovalStanding, notesDigest } from './approval';
 import { lineAtOffset, lineStarts, type PlanDocument } from './document';
 import { isReviewHistoryTitle } from './policy';
 
@@ -176,18 +177,73 @@ export function reviewHistoryOf(doc: PlanDocument): { kind: 'rejection' | 'appro
   return out;
 }
 
+/** Each `## Approval (vN)` section of a plan: its index in the outline's sections, version, text and the text's digest (`notesDigest`). */
+function approvalSections(doc: PlanDocument): { index: number; title: string; version: number; text: string; digest: string }[] {
+  const out: { index: number; title: string; version: number; text: string; digest: string }[] = [];
+  doc.outline.sections.forEach((s, index) => {
+    const m = /^Approval \(v(\d+)\)$/.exec(s.title);
+    if (s.depth !== 2 || !m) return;
+    const text = doc.body.slice(s.headingEnd, s.end);
+    out.push({ index, title: s.title, version: Number(m[1]), text, digest: notesDigest(text) });
+  });
+  return out;
+}
+
+/**
+ * The section (its index in the outline's sections) that holds the approval's suggestions as the
+ * person wrote them: the `## Approval (vN)` section, N the approved version, whose text is the one
+ * the record's signature covers. Only from a standing whose signature verified (`valid`,
+ * `changed`, `foreign` checked with a keyring); a section merely titled like an approval, written
+ * into the file by hand, is never it.
+ */
+export function signedApprovalSection(doc: PlanDocument, standing: ApprovalStanding | undefined): number | undefined {
+  if (!standing || standing.state === 'none' || standing.state === 'invalid' || !standing.notes) return undefined;
+  const { version, notes } = standing;
+  return approvalSections(doc).find((a) => a.version === version && a.digest === notes)?.index;
+}
+
+/** The approval's suggestions as the signed record names them (see `signedApprovalSection`). */
+export function signedApprovalNotes(doc: PlanDocument, standing: ApprovalStanding | undefined): { kind: 'approval'; version: number; notes: ReviewNotes } | undefined {
+  const index = signedApprovalSection(doc, standing);
+  const found = approvalSections(doc).find((a) => a.index === index);
+  return found ? { kind: 'approval', version: found.version, notes: parseReviewNotes(found.text) } : undefined;
+}
+
+/**
+ * The titles of a plan's `## Approval (vN)` sections that no signed record covers now (written
+ * into the file by hand, or left from an approval that no longer holds): never the person's
+ * words as far as anything here can tell, and said so wherever they are shown.
+ */
+export function unsignedApprovalTitles(doc: PlanDocument, standing: ApprovalStanding | undefined): string[] {
+  const signed = signedApprovalSection(doc, standing);
+  return approvalSections(doc)
+    .filter((a) => a.index !== signed)
+    .map((a) => a.title);
+}
+
+/**
+ * The notes of the review a person made of `version`: its rejection section, or its approval's
+ * suggestions as the signed record names them (a section merely titled like an approval is not
+ * read as theirs). Undefined when there is none.
+ */
+export function reviewOfVersion(doc: PlanDocument, version: number, standing: ApprovalStanding | undefined): { kind: 'rejection' | 'approval'; version: number; notes: ReviewNotes } | undefined {
+  const rejection = reviewHistoryOf(doc).find((r) => r.kind === 'rejection' && r.version === version);
+  if (rejection) return rejection;
+  const signed = signedApprovalNotes(doc, standing);
+  return signed?.version === version ? signed : undefined;
+}
+
 /**
  * The comments an agent still has to act on: those of the latest review while its decision
- * stands (a rejection until the plan is submitted again; an approval's suggestions while the plan
- * is approved or executing and its approval holds: `approvalHolds` says so, from the signed
- * record, so a section merely titled like an approval is never read as the person's words).
+ * stands: a rejection until the plan is submitted again; an approval's suggestions while the plan
+ * is approved or executing and its approval holds (`standing` valid), read only from the section
+ * the signed record names (see `signedApprovalNotes`).
  */
-export function openReview(doc: PlanDocument, approvalHolds = false): { kind: 'rejection' | 'approval'; version: number; notes: ReviewNotes } | undefined {
-  const last = reviewHistoryOf(doc).at(-1);
-  if (!last) return undefined;
+export function openReview(doc: PlanDocument, standing?: ApprovalStanding): { kind: 'rejection' | 'approval'; version: number; notes: ReviewNotes } | undefined {
   const s = doc.fm.status;
-  if (last.kind === 'rejection' && (s === 'rejected' || s === 'draft' || s === 'needs_review')) return last;
-  if (last.kind === 'approval' && approvalHolds && (s === 'approved' || s === 'executing') && doc.fm.approved_version === last.version) return last;
+  if (s === 'approved' || s === 'executing') return standing?.state === 'valid' ? signedApprovalNotes(doc, standing) : undefined;
+  const last = reviewHistoryOf(doc).at(-1);
+  if (last?.kind === 'rejection' && (s === 'rejected' || s === 'draft' || s === 'needs_review')) return last;
   return undefined;
 }
 

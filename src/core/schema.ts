@@ -92,6 +92,8 @@ export const FrontmatterSchema = z.object({
   approval_key: opt(z.string().check(z.regex(/^ed25519:[A-Za-z0-9_-]{43}$/, 'a signer key written by the approval'))),
   /** The Ed25519 signature of the approval record (base64url). */
   approval_sig: opt(z.string().check(z.regex(/^[A-Za-z0-9_-]{86}$/, 'a signature written by the approval'))),
+  /** The digest of the approval's suggestions (its `## Approval (vN)` section), which the signature covers; absent when it has none. */
+  approval_notes: opt(z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/, 'a digest written by the approval: sha256: and 64 hex digits'))),
 });
 /** The validated frontmatter: a field written as null reads as undefined. */
 export type Frontmatter = { [K in keyof z.infer<typeof FrontmatterSchema>]: Exclude<z.infer<typeof FrontmatterSchema>[K], null> };

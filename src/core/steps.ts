@@ -12,9 +12,9 @@ export interface Step {
   tool?: string;
   operation?: string;
   target?: string;
-  /** Continuation lines that are not the note, unindented. */
+  /** Continuation lines that are not the note, unindented (`>` quotes included: they are the author's text). */
   details?: string;
-  /** The latest note (`> ` line under the step). */
+  /** The latest note: the store's own `> Note: …` line, the step's last (see `noteLineOf`). */
   note?: string;
 }
 
@@ -82,15 +82,12 @@ export function parseStepItem(src: string, position: number): Step & { bullet: s
     step.operation = a.op;
     if (a.target) step.target = a.target;
   }
-  const details: string[] = [];
-  const notes: string[] = [];
-  for (const raw of lines.slice(1)) {
-    const line = raw.trim();
-    if (line.startsWith('> ') || line === '>') notes.push(line.replace(/^>\s?/, '').replace(/^Note:\s*/, ''));
-    else if (line) details.push(line);
-  }
+  // The note is the store's own line, the item's last; every other line, quotes included, is detail.
+  const note = noteLineOf(src);
+  const below = note ? src.slice(0, note.sep).split(/\r?\n/).slice(1) : lines.slice(1);
+  const details = below.map((l) => l.trim()).filter(Boolean);
   if (details.length) step.details = details.join('\n');
-  if (notes.length) step.note = notes.join(' ');
+  if (note) step.note = note.text;
   return step;
 }
 
@@ -142,15 +139,52 @@ export function contentIndent(line: string): number {
   return HEADER_PARTS.exec(line)?.groups?.lead.length ?? 2;
 }
 
-/** True for a continuation line that is a step's note (`> ...`), the same rule `parseStepItem` reads with. */
-export function isNoteLine(line: string): boolean {
-  const t = line.trim();
-  return t.startsWith('> ') || t === '>';
+/**
+ * A step's note is execution state: the store writes it when a step is marked, and the approval
+ * digest leaves it out. So it is one exact line and nothing else: `> Note: <text>`, indented to
+ * the step's content, as the item's last line, `<text>` one line with no blank at either end
+ * (what `renderNoteLine` writes). Every other line under a step, any `>` quote included, is the
+ * author's text, which a person approves and the digest covers. No text in this form can be part
+ * of what a person approves: the tools refuse it in every field, and an approval refuses a plan
+ * that carries one on a step not yet worked on (see core/operations.ts), so a line in this form
+ * is only ever a note written during execution.
+ */
+const NOTE_MARK = '> Note: ';
+
+/** The note's text if `line` (one line, no line break) is exactly a store note line for content indented `indent`. */
+export function storeNoteOf(line: string, indent: number): string | undefined {
+  // Trailing blanks are no change anywhere in the digest, here neither.
+  const l = line.replace(/[ \t\r]+$/, '');
+  if (l.length <= indent + NOTE_MARK.length || !l.startsWith(NOTE_MARK, indent)) return undefined;
+  for (let i = 0; i < indent; i++) if (l.charCodeAt(i) !== 0x20) return undefined;
+  const text = l.slice(indent + NOTE_MARK.length);
+  return oneLine(text) === text ? text : undefined;
+}
+
+/**
+ * The store's note line of a step item (its source: the header line and continuation lines, no
+ * trailing line break), if it has one: where that line starts in `src`, where the line break
+ * before it starts, and the note's text.
+ */
+export function noteLineOf(src: string): { sep: number; start: number; text: string } | undefined {
+  const end = src.endsWith('\n') ? src.length - 1 : src.length;
+  const nl = src.lastIndexOf('\n', end - 1);
+  if (nl === -1) return undefined;
+  const first = src.indexOf('\n');
+  const header = src.slice(0, src[first - 1] === '\r' ? first - 1 : first);
+  const text = storeNoteOf(src.slice(nl + 1, end), contentIndent(header));
+  if (text === undefined) return undefined;
+  return { sep: src[nl - 1] === '\r' ? nl - 1 : nl, start: nl + 1, text };
+}
+
+/** True for a line an author sends (a step's details) that would read as a store note: `> Note:` once trimmed. */
+export function inNoteForm(line: string): boolean {
+  return /^>[ \t]*Note:/.test(line.trim());
 }
 
 /** The note line of a step (without a line break). */
 export function renderNoteLine(note: string, indent: number): string {
-  return `${' '.repeat(indent)}> Note: ${oneLine(note)}`;
+  return `${' '.repeat(indent)}${NOTE_MARK}${oneLine(note)}`;
 }
 
 /** Renders a step item (without a trailing line break). `bullet` is `1.`, `-`, ... */

@@ -73,7 +73,7 @@ export { userConfigDir };
  * workspace (`root`): an agent that edits the repository could otherwise turn it on.
  */
 export function agentMayApprove(configDir: string, root?: string): boolean {
-  if (root !== undefined && folderInsideWorkspace(configDir, [root], 'agent approval')) return false;
+  if (root !== undefined && folderInsideWorkspace(configDir, [root], 'turn agent approval on')) return false;
   return readUserConfig(configDir).agentMayApprove === true;
 }
 

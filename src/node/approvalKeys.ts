@@ -44,17 +44,23 @@ function realPathOf(p: string): string {
   }
 }
 
+/** The user folders Pi Plans keeps out of every workspace, as messages name them and the variables that move them. */
+const USER_FOLDERS = {
+  configuration: { name: "the user's configuration folder for Pi Plans", fix: 'set XDG_CONFIG_HOME to a folder outside every workspace' },
+  state: { name: "the user's state folder for Pi Plans", fix: 'set XDG_STATE_HOME (or PI_PLANS_STATE_DIR) to a folder outside every workspace' },
+} as const;
+
 /**
- * Why a user folder cannot be trusted with Pi Plans' keys and settings: it resolves inside a
- * workspace, where an agent that edits files could read the key or turn agent approval on.
- * Undefined when it lies outside every workspace given.
+ * Why a user folder cannot be trusted with Pi Plans' keys, settings or review copies: it resolves
+ * inside a workspace, where an agent that edits files could read the key, turn agent approval on,
+ * or rewrite the copy a reviewer compares with. Undefined when it lies outside every workspace given.
  */
-export function folderInsideWorkspace(dir: string, workspaces: readonly string[], what: string): string | undefined {
+export function folderInsideWorkspace(dir: string, workspaces: readonly string[], what: string, kind: keyof typeof USER_FOLDERS = 'configuration'): string | undefined {
   const real = realPathOf(dir);
   for (const w of workspaces) {
     const root = realPathOf(w);
     if (real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) {
-      return `the user's configuration folder for Pi Plans (${dir}) is inside the workspace ${w}, where an agent could edit ${what}: set XDG_CONFIG_HOME to a folder outside every workspace`;
+      return `${USER_FOLDERS[kind].name} (${dir}) is inside the workspace ${w}, where an agent could ${what}: ${USER_FOLDERS[kind].fix}`;
     }
   }
   return undefined;
@@ -137,7 +143,8 @@ export class NodeApprovalKeys implements ApprovalKeysPort {
 
   constructor(
     readonly configDir: string,
-    private readonly workspaces: () => readonly string[],
+    /** The folders this face works in (no user folder of Pi Plans may lie inside one). */
+    readonly workspaces: () => readonly string[],
     /** Synchronous checks of the key files (a process of its own); the extension host passes false. */
     private readonly blocking = false,
   ) {
@@ -148,7 +155,7 @@ export class NodeApprovalKeys implements ApprovalKeysPort {
 
   /** Why this folder is not used, if it is not (it lies inside a workspace). */
   problem(): string | undefined {
-    return folderInsideWorkspace(this.configDir, this.workspaces(), 'the approval key and the trusted approvers');
+    return folderInsideWorkspace(this.configDir, this.workspaces(), 'edit the approval key and the trusted approvers');
   }
 
   async keyring(): Promise<ApprovalKeyring> {
@@ -298,7 +305,13 @@ export function reviewCopiesDir(root: string, stateDir = userStateDir()): string
   return path.join(stateDir, 'reviews', createHash('sha256').update(real).digest('hex').slice(0, 16)).split(path.sep).join('/');
 }
 
-/** The ports a store needs from the user's folders (outside the workspace): the approval keys, and where review copies go. */
-export function userPorts(root: string, keys: NodeApprovalKeys = new NodeApprovalKeys(userConfigDir(), () => [root], true)): { approvals: ApprovalKeysPort; reviewCopies: string } {
-  return { approvals: keys, reviewCopies: reviewCopiesDir(root) };
+/**
+ * The ports a store needs from the user's folders (outside the workspace): the approval keys, and
+ * where review copies go. A state folder that resolves inside the workspace (or another one this
+ * face works in) is refused like the configuration folder: no copy is kept or read there, and
+ * `reviewCopiesProblem` says why.
+ */
+export function userPorts(root: string, keys: NodeApprovalKeys = new NodeApprovalKeys(userConfigDir(), () => [root], true), stateDir = userStateDir()): { approvals: ApprovalKeysPort; reviewCopies?: string; reviewCopiesProblem?: string } {
+  const problem = folderInsideWorkspace(stateDir, [root, ...keys.workspaces()], 'rewrite the review copies a reviewer compares with', 'state');
+  return problem ? { approvals: keys, reviewCopiesProblem: problem } : { approvals: keys, reviewCopies: reviewCopiesDir(root, stateDir) };
 }

@@ -44,7 +44,7 @@ export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCache
  */
 export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?: boolean; extraRoots?: readonly string[]; keys?: NodeApprovalKeys } = {}): StorePorts {
   const user = userPorts(root, opts.keys ?? new NodeApprovalKeys(userConfigDir(), () => [root], opts.blocking ?? true));
-  const files = new NodeFileSystem({ blocking: opts.blocking, roots: [path.resolve(root), user.reviewCopies, ...(opts.extraRoots ?? [])] });
+  const files = new NodeFileSystem({ blocking: opts.blocking, roots: [path.resolve(root), ...(user.reviewCopies ? [user.reviewCopies] : []), ...(opts.extraRoots ?? [])] });
   return {
     fs: files,
     lock: new NodeLock({ blocking: opts.blocking, sweeper: files }),

@@ -116,7 +116,15 @@ export const PlanViewSchema = z.object({
     }),
   ),
   /** The review history (a person's rejections and approvals with their notes), oldest first. */
-  history: z.array(z.object({ kind: z.enum(['rejection', 'approval']), version: z.number(), body: z.array(ViewNodeSchema) })),
+  history: z.array(
+    z.object({
+      kind: z.enum(['rejection', 'approval']),
+      version: z.number(),
+      body: z.array(ViewNodeSchema),
+      /** An approval section no signed approval record names (written into the file, or of an approval that no longer holds): not shown as the person's. */
+      unsigned: z.optional(z.boolean()),
+    }),
+  ),
   /** The checkpoint log, one wording per event (`at`: ISO, written in the reader's locale by the webview); `note`: the event's own words (a step's note, a review's feedback). */
   timeline: z.array(z.object({ at: z.string(), text: z.string(), note: z.optional(z.string()) })),
   resultSummary: z.optional(z.string()),

@@ -14,7 +14,7 @@ import {
   openReview,
   parsePlan,
   PlanComparison,
-  reviewHistoryOf,
+  reviewOfVersion,
   ReviewComment,
   editStep,
   FieldsInput,
@@ -213,10 +213,14 @@ export interface ReviewedComparison {
  */
 export async function compareWithReviewed(p: Place, id: string, opts: { version?: number; doc?: PlanDocument } = {}): Promise<ReviewedComparison> {
   const now = opts.doc ?? (await p.store.read(id));
+  if (p.store.reviewCopiesProblem) return { unavailable: p.store.reviewCopiesProblem, comments: [] };
   const snap = await p.store.findSnapshot(id, opts.version !== undefined ? { version: opts.version } : { before: now.fm.version });
   if (!snap) return { unavailable: opts.version !== undefined ? `no snapshot of v${opts.version} is kept` : 'no reviewed version is kept for this plan', comments: [] };
   // A kept version that does not read is named as such (the version is listed as kept).
-  if ('unreadable' in snap) return { unavailable: `the kept version v${snap.version} could not be read (${snap.unreadable})`, unreadableVersion: snap.version, comments: [] };
+  if ('unreadable' in snap) {
+    const why = snap.changed ? `the review copy was changed: ${snap.unreadable}` : `the kept version v${snap.version} could not be read (${snap.unreadable})`;
+    return { unavailable: why, unreadableVersion: snap.version, comments: [] };
+  }
   let then: PlanDocument;
   try {
     then = parsePlan(snap.text);
@@ -226,7 +230,7 @@ export async function compareWithReviewed(p: Place, id: string, opts: { version?
   if (then.fm.id !== id) return { unavailable: `the snapshot of v${snap.version} is of another plan`, comments: [] };
   const comparison = comparePlans(then, now);
   // The comments made on that version: the review section written right after it.
-  const review = reviewHistoryOf(now).find((r) => r.version === snap.version);
+  const review = reviewOfVersion(now, snap.version, await p.store.approvalStanding(now));
   const comments = (review?.notes.comments ?? []).map((c) => ({ ...c, addressed: commentAddressed(c, comparison) }));
   return { comparison, reviewedText: snap.text, comments };
 }

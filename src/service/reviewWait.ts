@@ -1,4 +1,4 @@
-import { reviewHistoryOf } from '../core';
+import { reviewHistoryOf, signedApprovalNotes } from '../core';
 import type { PlanStore } from '../store';
 import type { ReviewOutcome } from './index';
 
@@ -34,7 +34,8 @@ export function waitForDecision(store: PlanStore, id: string, signal: AbortSigna
           return finish({ kind: 'changed', status: `approved without a valid approval (${standing.state === 'invalid' ? standing.reason : 'its text changed since'}); nothing may run on it` });
         }
         const version = standing.version;
-        const comments = review?.kind === 'approval' && review.version === version ? review.notes.comments : [];
+        // The suggestions only as the signed record names them, and only from an approval that holds here.
+        const comments = standing.state === 'valid' ? (signedApprovalNotes(doc, standing)?.notes.comments ?? []) : [];
         return finish({ kind: 'approved', version, by: standing.approver, comments, confirm: standing.state === 'foreign' });
       }
       const last = doc.rejections.at(-1);

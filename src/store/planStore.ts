@@ -35,6 +35,8 @@ import {
   changeStatus,
   problemFromError,
   submittedHere,
+  reviewCopyPayload,
+  textDigest,
 } from '../core';
 import { entryOfRead, entryOfStat, IndexEntry, indexEntryFor, isSpecial, notAFileEntry, PLAN_FILE_PATTERN, sameEntry } from './planIndex';
 import { describeKind, Disposable, FileStat, StorePorts, WatcherPort } from './ports';
@@ -365,7 +367,7 @@ export class PlanStore {
     // first await), and only the one whose turn it is waits on the file lock: a hundred calls in
     // flight on one plan each wait for the one before (handed over at once) instead of polling
     // the lock with a growing pause. The lock stays what keeps other processes' writers out.
-    const { work, earlyUsed, entrySet, locked } = await this.inTurn(path, async () => {
+    const { work, earlyUsed, entrySet, locked, afterWrite } = await this.inTurn(path, async () => {
       await this.checkFolders();
       // The checkpoint log is checked before anything is written: a log that cannot be appended
       // to (a link, a folder) refuses the update whole, rather than after the plan changed.
@@ -376,14 +378,14 @@ export class PlanStore {
     const t1 = performance.now();
     const { result, doc } = work;
     // The plan is written: what follows cannot undo it, so a failure is said, not thrown.
-    const warnings: string[] = [];
+    const warnings: string[] = [...afterWrite];
     try {
       // A mark logs the step's status (as the format documents); a mark that completes the plan
       // is two events, the mark and the plan's completion.
       await this.checkpoint(id, { type: result.event, step: result.step, status: result.stepStatus ?? result.status, note: result.note, actor, version: doc.fm.version });
       if (result.autoCompleted) await this.checkpoint(id, { type: 'status', status: result.status, actor, version: doc.fm.version });
     } catch (e) {
-      warnings.push(`the change was written, but its checkpoint could not be logged (${isPlanError(e) ? e.message : (e as Error).message})`);
+      warnings.push(`the change was written, but its checkpoint could not be logged (${messageOf(e)})`);
       this.ports.onError?.(`checkpoint ${id}`, e);
     }
     this.lastUpdateTimings = { earlyUsed, locked, checkpoint: performance.now() - t1 };
@@ -394,7 +396,12 @@ export class PlanStore {
       const now = this.entries.get(name);
       this.emit({ added: !heard && now ? [name] : [], changed: heard && now && !sameEntry(heard, now) ? [name] : [], removed: [] });
     }
-    await this.refreshEntries([...(entrySet ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
+    try {
+      await this.refreshEntries([...(entrySet ? [] : [name]), ...(result.created ?? []).map((c) => `${c.id}.md`)]);
+    } catch (e) {
+      warnings.push(`the plan list could not be brought up to date with the change (${messageOf(e)})`);
+      this.ports.onError?.(`refresh ${id}`, e);
+    }
     this.ports.parser?.parsed?.(result.text);
     return warnings.length ? { doc, result, warnings } : { doc, result };
   }
@@ -410,13 +417,17 @@ export class PlanStore {
    * The time stamped is when the work was done (before any wait for the lock). `locked`: the
    * milliseconds from asking for the lock to its release.
    */
-  private async writeUnderLock(id: string, path: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, options: WorkOptions): Promise<{ work: UpdateWork; earlyUsed: boolean; entrySet: boolean; locked: number }> {
+  private async writeUnderLock(id: string, path: string, actor: Actor, op: (doc: PlanDocument, ctx: OpContext) => OpResult, options: WorkOptions): Promise<{ work: UpdateWork; earlyUsed: boolean; entrySet: boolean; locked: number; afterWrite: string[] }> {
     const name = `${id}.md`;
     const early = await this.earlyUpdate(id, path, actor, op, options);
     const t0 = performance.now();
     const release = await this.ports.lock.acquire(path);
     let work: UpdateWork;
     let entrySet = false;
+    // Once the plan is written, nothing may fail the update: what goes wrong after is said (`afterWrite`).
+    let isWritten = false;
+    const afterWrite: string[] = [];
+    let failure: { error: unknown } | undefined;
     try {
       const bytes = await this.readPlanBytes(id, path);
       if (early && this.sameBytes(early.basis, bytes)) work = early;
@@ -430,6 +441,7 @@ export class PlanStore {
       await this.ports.writeGuard?.(path);
       for (const c of result.created ?? []) await this.writeNew(c.id, c.text);
       const wrote = await this.ports.fs.writeFileAtomic(path, written, { stat: true });
+      isWritten = true;
       this.ownWrites.set(name, work.own ?? { text: result.text, bytes: written });
       this.lastWritten = { name, doc: work.doc };
       // Our write's entry, from the text we wrote (no decode, no parse) and the stat of the file
@@ -438,15 +450,28 @@ export class PlanStore {
       // open file and compared byte for byte. Set while we hold the lock, so a watcher event for
       // any later write replaces it (its stat differs); announced once the checkpoint is written.
       // Otherwise the file is read as any change is.
-      if (wrote) entrySet = this.setOwnEntry(name, wrote);
-      else {
-        const got = (await this.ports.fs.readManyWithStats?.([path], LIMITS.fileBytes))?.[0];
-        if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) entrySet = this.setOwnEntry(name, got.stat);
+      try {
+        if (wrote) entrySet = this.setOwnEntry(name, wrote);
+        else {
+          const got = (await this.ports.fs.readManyWithStats?.([path], LIMITS.fileBytes))?.[0];
+          if (got && !(got instanceof Error) && got.bytes && this.sameBytes(got.bytes, written)) entrySet = this.setOwnEntry(name, got.stat);
+        }
+      } catch {
+        entrySet = false; // the file is read again as any change is
       }
-    } finally {
-      await release();
+    } catch (e) {
+      failure = { error: e };
     }
-    return { work, earlyUsed: work === early, entrySet, locked: performance.now() - t0 };
+    try {
+      await release();
+    } catch (e) {
+      if (isWritten) {
+        afterWrite.push(`the plan's lock could not be released (${messageOf(e)})`);
+        this.ports.onError?.(`release the lock of ${id}`, e);
+      } else failure ??= { error: e };
+    }
+    if (failure) throw failure.error;
+    return { work: work!, earlyUsed: work! === early, entrySet, locked: performance.now() - t0, afterWrite };
   }
 
   /** This store's writers of each plan, by path: the turn of the latest one (settled when it is done, never rejected). */
@@ -572,22 +597,67 @@ export class PlanStore {
     return this.ports.reviewCopies?.replace(/[\\/]+$/, '');
   }
 
+  /** Why no review copies are kept here (the user's state folder is inside a workspace), if that is so. */
+  get reviewCopiesProblem(): string | undefined {
+    return this.ports.reviewCopiesProblem;
+  }
+
   /**
    * Keeps the text of a version a person decided on (approved or rejected), so the next round
    * can be compared with it. Not a plan and not a source of truth: a failure here never fails
-   * the review (the caller ignores it), a plan over the size cap is not kept, and only the
-   * latest `SNAPSHOTS_KEPT` versions per plan stay.
+   * the review (the caller says it), a plan over the size cap is not kept, and only the latest
+   * `SNAPSHOTS_KEPT` versions per plan stay. Beside each copy, `v<N>.json` records the copy's
+   * digest, signed with the person's key (see `copyRecord`): a copy rewritten later does not
+   * pass for the text that was decided on.
    */
   async saveSnapshot(id: string, version: number, text: string): Promise<void> {
     this.pathOf(id);
+    if (this.ports.reviewCopiesProblem) throw new PlanError('UNSAFE_PATH', this.ports.reviewCopiesProblem);
     const bytes = new TextEncoder().encode(text);
     if (bytes.length > SNAPSHOT_MAX_BYTES || !this.reviewsDir) return;
     const dir = `${this.reviewsDir}/${id}`;
+    // Signed first: a copy that cannot be vouched for is not kept.
+    const record = await this.copyRecord(id, version, text);
     await this.ports.writeGuard?.(dir);
     await this.ports.fs.mkdirp(dir);
     await this.ports.fs.writeFileAtomic(`${dir}/v${version}.md`, bytes);
+    await this.ports.fs.writeFileAtomic(`${dir}/v${version}.json`, encoder.encode(JSON.stringify(record) + '\n'));
     const kept = await this.snapshotVersions(id);
-    for (const v of kept.slice(0, Math.max(0, kept.length - SNAPSHOTS_KEPT))) await this.ports.fs.removeFile(`${dir}/v${v}.md`).catch(() => undefined);
+    for (const v of kept.slice(0, Math.max(0, kept.length - SNAPSHOTS_KEPT))) {
+      await this.ports.fs.removeFile(`${dir}/v${v}.md`).catch(() => undefined);
+      await this.ports.fs.removeFile(`${dir}/v${v}.json`).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A review copy's record: its digest, and (with the approval keys port) the person's signature
+   * of plan, version and digest. The copies live outside the workspace, but an agent runs as the
+   * user and can write there too; a digest alone beside the copy would be rewritten with it.
+   */
+  private async copyRecord(id: string, version: number, text: string): Promise<CopyRecord> {
+    const digest = textDigest(text);
+    const port = this.ports.approvals;
+    if (!port) return { version, digest };
+    const signer = await port.signer();
+    return { version, digest, key: signer.key, sig: signer.sign(reviewCopyPayload({ id, version, digest })) };
+  }
+
+  /** Why a kept copy is not the text recorded for it when it was kept (undefined when it is). */
+  private async copyChanged(id: string, version: number, text: string): Promise<string | undefined> {
+    const raw = await this.ports.fs.readFile(`${this.reviewsDir}/${id}/v${version}.json`).catch(() => undefined);
+    let record: Partial<CopyRecord> | undefined;
+    try {
+      record = raw ? (JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw)) as Partial<CopyRecord>) : undefined;
+    } catch {
+      record = undefined;
+    }
+    if (!record || typeof record !== 'object') return `v${version}'s copy has no record of its digest (kept by an older Pi Plans, or the record was removed), so it cannot be told from a rewritten one`;
+    if (record.version !== version || record.digest !== textDigest(text)) return `v${version}'s copy is not the text kept when a person decided on it`;
+    const port = this.ports.approvals;
+    if (!port) return undefined;
+    const keyring = await port.keyring();
+    const signed = typeof record.key === 'string' && typeof record.sig === 'string' && keyring.verify(reviewCopyPayload({ id, version, digest: record.digest }), record.sig, record.key) && keyring.trust(record.key)?.kind === 'own';
+    return signed ? undefined : `v${version}'s copy and its record do not verify with your approval key`;
   }
 
   /** The versions of a plan that have a snapshot, oldest first. */
@@ -604,7 +674,8 @@ export class PlanStore {
 
   /**
    * The snapshot of `version`, or of the latest decided version before `before` (by default the
-   * latest one). Undefined when there is none or it cannot be read: no comparison, never an error.
+   * latest one). Undefined when there is none, it cannot be read or it was changed: no
+   * comparison, never an error.
    */
   async readSnapshot(id: string, opts: { version?: number; before?: number } = {}): Promise<{ version: number; text: string } | undefined> {
     const found = await this.findSnapshot(id, opts);
@@ -613,10 +684,12 @@ export class PlanStore {
 
   /**
    * Like `readSnapshot`, but a kept version whose file does not read (unreadable, or not UTF-8:
-   * corrupted) comes back as that version with the reason, so a message can name it instead of
-   * saying that none is kept. Never throws for a snapshot.
+   * corrupted) comes back as that version with the reason, and one that is not the text recorded
+   * when it was kept (rewritten, its record missing or not verifying) with `changed` and why, so
+   * a message can name it instead of saying that none is kept, or comparing with a copy that lies.
+   * Never throws for a snapshot.
    */
-  async findSnapshot(id: string, opts: { version?: number; before?: number } = {}): Promise<{ version: number; text: string } | { version: number; unreadable: string } | undefined> {
+  async findSnapshot(id: string, opts: { version?: number; before?: number } = {}): Promise<{ version: number; text: string } | { version: number; unreadable: string; changed?: boolean } | undefined> {
     const versions = await this.snapshotVersions(id);
     const v = opts.version ?? versions.filter((x) => opts.before === undefined || x < opts.before).at(-1);
     if (v === undefined || !versions.includes(v)) return undefined;
@@ -628,15 +701,17 @@ export class PlanStore {
     } catch {
       return { version: v, unreadable: 'corrupted: its file is not valid UTF-8' };
     }
-    // A copy that is not the plan's text of that version was changed after it was kept: a
-    // comparison with it would lie ("no change"), so there is none.
+    // A copy that is not the plan's text of that version, or not the text recorded when it was
+    // kept, was changed after it was kept: a comparison with it would lie ("no change"), so there is none.
     let fm: { id: string; version: number } | undefined;
     try {
       fm = frontmatterOfPlan(text);
     } catch {
       fm = undefined;
     }
-    if (!fm || fm.id !== id || fm.version !== v) return { version: v, unreadable: `the review copy was changed: it is not ${id}'s text of v${v}` };
+    if (!fm || fm.id !== id || fm.version !== v) return { version: v, unreadable: `it is not ${id}'s text of v${v}`, changed: true };
+    const changed = await this.copyChanged(id, v, text).catch((e: unknown) => `its record could not be checked (${e instanceof Error ? e.message : String(e)})`);
+    if (changed) return { version: v, unreadable: changed, changed: true };
     return { version: v, text };
   }
 
@@ -1325,6 +1400,19 @@ export class PlanStore {
     await this.checkFolders();
     await this.ports.fs.mkdirp(this.plansDir);
   }
+}
+
+/** An error's message, as a warning quotes it. */
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A review copy's record (`v<N>.json` beside `v<N>.md`): its digest, signed with the person's key where there are keys. */
+interface CopyRecord {
+  version: number;
+  digest: string;
+  key?: string;
+  sig?: string;
 }
 
 /** An update's options, with what it checks and signs approvals with (fetched once per update). */

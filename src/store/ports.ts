@@ -214,4 +214,6 @@ export interface StorePorts {
    * rewrite what a reviewer compares with. None: no copies are kept (no comparison).
    */
   reviewCopies?: string;
+  /** Why no review copies are kept (the user's state folder resolves inside a workspace), when that is why `reviewCopies` is absent. */
+  reviewCopiesProblem?: string;
 }

@@ -51,9 +51,36 @@ export function argsObject<S extends z.core.$ZodLooseShape>(shape: S) {
 /** A tool's arguments, checked: the parsed value, or an Error whose message names every problem and the fix (for the model). */
 export function parseArguments<S extends z.ZodMiniType>(schema: S, input: unknown): z.infer<S> {
   const r = z.safeParse(schema, input ?? {});
-  if (r.success) return r.data;
+  if (r.success) {
+    const nul = nulByteIn(r.data);
+    if (nul) throw new ArgumentsError(`${nul.path.join('.') || 'input'}: contains a NUL byte (character ${nul.at + 1}): plans are text; call again without it.`);
+    return r.data;
+  }
   const problems = r.error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message.replace(/\.$/, '')}`);
   throw new ArgumentsError(`${problems.join('; ')}: fix the arguments and call again.`);
+}
+
+/**
+ * The first string of the arguments with a NUL byte in it, with its place: the argument is
+ * refused as the caller's (the plan it would be written into is fine, and no one must fix a file).
+ */
+function nulByteIn(v: unknown, path: (string | number)[] = []): { path: (string | number)[]; at: number } | undefined {
+  if (typeof v === 'string') {
+    const at = v.indexOf('\u0000');
+    return at === -1 ? undefined : { path, at };
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const hit = nulByteIn(v[i], [...path, i]);
+      if (hit) return hit;
+    }
+  } else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      const hit = nulByteIn(x, [...path, k]);
+      if (hit) return hit;
+    }
+  }
+  return undefined;
 }
 
 /** Arguments a tool's schema refused: nothing was read or changed. */

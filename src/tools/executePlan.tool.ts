@@ -34,8 +34,8 @@ export const executePlanTool = defineTool({
       const act = { actor: 'agent' as const, expectedVersion: i.version };
       if (i.op === 'start') {
         const { doc } = await startPlan(place, id, act);
-        // The approval's suggestions, while they stand (approved at this version): the agent sees them as it starts.
-        const open = openReview(doc, true);
+        // The approval's suggestions, as its signed record names them: the agent sees them as it starts.
+        const open = openReview(doc, await store.approvalStanding(doc));
         return result(doc, 'Execution started.', open?.kind === 'approval' ? approvalSuggestions(doc, open.version, open.notes.comments) : undefined);
       }
       if (i.op === 'mark') {

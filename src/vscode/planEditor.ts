@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ApprovalStanding, editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewHistoryOf, setMetadata, StepOp, editedInPlace } from '../core';
+import { ApprovalStanding, editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewOfVersion, setMetadata, StepOp, editedInPlace } from '../core';
 import { planView } from '../core/planView';
 import { FromWebview, FromWebviewSchema, ToWebview } from '../protocol/planEditor';
 import { rejectPlan } from '../service';
@@ -385,7 +385,7 @@ async function reviewedFor(store: PlanStore, id: string, text: string): Promise<
   }
   const snap = await store.readSnapshot(id, { before: doc.fm.version }).catch(() => undefined);
   if (!snap) return undefined;
-  const review = reviewHistoryOf(doc).find((r) => r.version === snap.version);
+  const review = reviewOfVersion(doc, snap.version, await store.approvalStanding(doc).catch(() => undefined));
   return { text: snap.text, comments: review?.notes.comments ?? [] };
 }
 

@@ -480,7 +480,11 @@ function renderPlan(p: PlanView): HTMLElement {
   }
   if (p.history.length) {
     const h = el('ol', { class: 'history' });
-    for (const r of p.history) h.append(el('li', { class: r.kind }, el('strong', {}, `${r.kind === 'approval' ? 'Approved' : 'Rejected'} v${r.version}: `), build(r.body)));
+    for (const r of p.history) {
+      // A section titled like an approval that no signed record names is never drawn as one.
+      const title = r.kind === 'rejection' ? `Rejected v${r.version}: ` : r.unsigned ? `"Approval (v${r.version})", not signed: no valid approval record has these words (they may have been written into the file): ` : `Approved v${r.version}: `;
+      h.append(el('li', { class: r.unsigned ? 'approval unsigned' : r.kind }, el('strong', {}, title), build(r.body)));
+    }
     doc.append(section('Review history', h));
   }
   if (p.timeline.length) {

@@ -311,10 +311,31 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       const before = file('PLAN-0000000a');
       const r = await cli('approve', 'PLAN-0000000a');
       assert.equal(r.code, 1);
-      assert.match(r.err, /to approve it, a person decides: run `pi-plans approve PLAN-0000000a` in a terminal .*or pass --digest/);
+      assert.match(r.err, /PLAN-0000000a was not approved: approving a plan is a person's decision, and there is no terminal here to ask one/);
+      assert.doesNotMatch(r.err, /--digest|pi-plans show/, 'nothing that tells a model how to approve');
       // The version alone (what a forged text keeps) approves nothing either.
       assert.equal((await cli('approve', 'PLAN-0000000a', '--seen-version', '3')).code, 1);
       assert.equal(file('PLAN-0000000a'), before);
+    });
+
+    it('an approval that cannot keep its review copy after it was written says exactly what stood: approved (exit 0), and what was not kept', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const blocker = path.join(root, '..', `${path.basename(root)}-state-file`);
+      fs.writeFileSync(blocker, 'a file where the state folder should be');
+      const saved = process.env.PI_PLANS_STATE_DIR;
+      process.env.PI_PLANS_STATE_DIR = path.join(blocker, 'pi-plans');
+      try {
+        const r = await cli('approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'));
+        assert.equal(r.code, 0, r.err);
+        assert.equal(r.out, 'PLAN-0000000a approved at v3 (now v4), signed by Test Person.\n');
+        assert.match(r.err, /^pi-plans: warning: PLAN-0000000a is approved, and that stands; but the reviewed version v3 was not kept for the next comparison \(.+\)\n$/);
+        assert.match(file('PLAN-0000000a'), /^status: approved$/m);
+        assert.deepEqual(checkpoints('PLAN-0000000a').map((c) => [c.type, c.status]), [['status', 'approved']]);
+      } finally {
+        if (saved === undefined) delete process.env.PI_PLANS_STATE_DIR;
+        else process.env.PI_PLANS_STATE_DIR = saved;
+        fs.rmSync(blocker, { force: true });
+      }
     });
 
     it('on a terminal it shows title, version and digest and asks; yes approves (signed), no leaves the plan as it was', async () => {
@@ -540,7 +561,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       const r = await cli('diff', 'PLAN-0000000a');
       assert.equal(r.code, 1);
       assert.doesNotMatch(r.out, /no change/);
-      assert.match(r.err, /no comparison available: the kept version v6 could not be read \(the review copy was changed: it is not PLAN-0000000a's text of v6\)/);
+      assert.match(r.err, /no comparison available: the review copy was changed: it is not PLAN-0000000a's text of v6\./);
     });
 
     it('a kept version whose file is not UTF-8 is named as kept but unreadable (corrupted), with the fix; no comparison, exit 1', async () => {
@@ -553,7 +574,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
         r.err,
         [
           'PLAN-0000000a: no comparison available: the kept version v6 could not be read (corrupted: its file is not valid UTF-8). Versions kept: v3, v6.',
-          `To fix: delete ${reviewCopiesDir(root)}/PLAN-0000000a/v6.md (the next approval or rejection keeps a new version), or compare with another kept version: --from v3.`,
+          `To fix: delete ${reviewCopiesDir(root)}/PLAN-0000000a/v6.md and its record v6.json (the next approval or rejection keeps a new version), or compare with another kept version: --from v3.`,
           '',
         ].join('\n'),
       );

@@ -298,6 +298,12 @@ describe('operations: editStep', () => {
 describe('operations: setMetadata', () => {
   const bare = () => draft({ goal: undefined });
 
+  it('a NUL byte in a value sent is refused as the value\'s (INVALID_INPUT), not as an invalid file', () => {
+    const e = errorOf(() => setMetadata(bare(), { context: 'a\u0000b' }, {}, agent(2)));
+    assert.equal(e.code, 'INVALID_INPUT');
+    assert.equal(e.message, 'a value sent contains a NUL byte: plans are text; send it again without it');
+  });
+
   it('creates sections in the usual order', () => {
     const r = setMetadata(bare(), { verification: ['npm test'], goal: 'Limit requests.', context: 'See issue 12.', assumptions: 'One process.' }, {}, agent(2));
     const d = parsePlan(r.text);

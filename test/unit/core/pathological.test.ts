@@ -172,7 +172,7 @@ describe('pathological Markdown: every plan under the size cap is parsed or refu
     const doc = parsePlan(createPlanText({ id: 'PLAN-00002000', title: 'Updates', goal: 'g', steps: Array.from({ length: 50 }, (_, i) => ({ text: `Step ${i + 1}` })) }, AT));
     const withNote = (note: string) => {
       const it = doc.outline.steps[7];
-      const edits = [{ start: it.lineEnd, end: it.lineEnd, text: `\n   > ${note}` }];
+      const edits = [{ start: it.lineEnd, end: it.lineEnd, text: `\n   > Note: ${note}` }];
       const { text, body } = applyEdits(doc, {}, edits);
       rememberOutline(body, shiftOutline(doc.outline, edits, body), doc.outline);
       return text;
@@ -182,6 +182,6 @@ describe('pathological Markdown: every plan under the size cap is parsed or refu
     const text = withNote('*a'.repeat(LIMITS.markdown.delimiters + 10));
     const r = readOrRefusal(text);
     assert.ok(!r.ok && r.error.details.rule === 'markdown-emphasis', r.ok ? 'read' : r.error.message);
-    assert.equal(r.error.details.line, text.split('\n').findIndex((l) => l.includes('> *a*a')) + 1);
+    assert.equal(r.error.details.line, text.split('\n').findIndex((l) => l.includes('> Note: *a*a')) + 1);
   });
 });

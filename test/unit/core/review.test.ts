@@ -1,8 +1,9 @@
-import { seenNow, TEST_APPROVALS } from '../../helpers/approvals';
+import { seenNow, TEST_APPROVALS, testKeyring } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import {
   anchorAtLine,
+  approvalStanding,
   approve,
   commentAddressed,
   comparePlans,
@@ -99,8 +100,9 @@ describe('core: reviews with comments (review)', () => {
       const after = parsePlan(r.text);
       assert.equal(after.fm.status, 'approved');
       assert.match(r.text, new RegExp(`## Approval \\(v${doc.fm.version}\\)\\n- S003: Tag the release too\\.\\n$`));
-      assert.equal(openReview(after, true)?.kind, 'approval');
-      assert.equal(openReview(after, false), undefined, 'read as the person\'s words only while the approval holds');
+      assert.equal(openReview(after, approvalStanding(after, testKeyring()))?.kind, 'approval');
+      assert.equal(openReview(after, approvalStanding(after)), undefined, 'read as the person\'s words only while the approval holds (here, without keys, it is not checked)');
+      assert.match(after.fm.approval_notes ?? '', /^sha256:[0-9a-f]{64}$/, 'the record signs the suggestions\' digest');
       // The suggestions are part of what the record signs: the same approval without them has another digest.
       const plain = parsePlan(approve(doc, seenNow(doc), user).text);
       assert.notEqual(after.fm.approved_hash, plain.fm.approved_hash);

@@ -52,6 +52,19 @@ describe('MCP server to the specification (the SDK client over stdio, the built 
       assert.match(many, /: fix the arguments and call again\.$/);
     });
 
+    it('a NUL byte in an argument is refused as the argument\'s, never as an invalid file the user must fix; nothing is written', async () => {
+      const id = await create();
+      const before = fs.readFileSync(sandbox.planFile(id), 'utf8');
+      const r = await call('pi_plan_update', { id, context: 'Some context\u0000 with a NUL' });
+      assert.equal(r.isError, true);
+      assert.equal(textOf(r), 'context: contains a NUL byte (character 13): plans are text; call again without it.');
+      assert.doesNotMatch(textOf(r), /file is invalid|ask the user/);
+      assert.equal(fs.readFileSync(sandbox.planFile(id), 'utf8'), before);
+      // Nested arguments are named with their place.
+      const step = await call('pi_plan_create', { title: 't', goal: 'g', steps: [{ text: 'a', details: 'x\u0000' }] });
+      assert.equal(textOf(step), 'steps.0.details: contains a NUL byte (character 2): plans are text; call again without it.');
+    });
+
     it('tools/list: every input schema has additionalProperties: false, and "id" is required wherever a tool takes a plan id', async () => {
       const { tools } = await client.listTools();
       assert.ok(tools.length > 0);

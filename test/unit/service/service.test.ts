@@ -1,6 +1,6 @@
 import { seenIn } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
-import { isPlanError } from '../../../src/core';
+import { isPlanError, PlanError } from '../../../src/core';
 import { ActivePlans, approvePlan, archivePlan, changePlanStatus, compareWithReviewed, editPlanStep, finishPlan, markPlanStep, rejectPlan, revisePlan, startPlan, submitPlan, updatePlan } from '../../../src/service';
 import { SNAPSHOT_MAX_BYTES, SNAPSHOTS_KEPT } from '../../../src/store';
 import { PlanStore } from '../../../src/store';
@@ -125,6 +125,55 @@ describe('use cases (src/service): one path for every face', () => {
     await assert.rejects(changePlanStatus({ store }, id, 'retry', { actor: 'agent' }), (e) => isPlanError(e));
   });
 
+  describe('an approval that fails after it was written says exactly what stood', () => {
+    it('a checkpoint, a review copy, the index refresh and the lock\'s release that fail after the write: the approval stands, valid, and each failure is named; nothing is thrown', async () => {
+      const { ports, fs } = memoryPorts();
+      const store = await PlanStore.open('/ws', ports);
+      const place = { store };
+      const id = await planReady(store);
+      await submitPlan(place, id, { actor: 'agent' });
+      const seen = await seenIn(store, id);
+      // After the checks, `sessions/` turns into a broken link (what the Node adapter refuses to follow), the
+      // state folder cannot be written, the plan's stat fails and the lock cannot be released.
+      const path = store.pathOf(id);
+      let written = false;
+      const write = fs.writeFileAtomic.bind(fs);
+      fs.writeFileAtomic = async (p, data) => {
+        if (p.startsWith(store.reviewsDir!)) throw new Error('EACCES: permission denied, open the review copy');
+        await write(p, data);
+        if (p === path) written = true;
+      };
+      fs.appendFile = async () => {
+        throw new PlanError('UNSAFE_PATH', '.pi/plans/sessions is a symbolic link: plans are only read and written in real folders inside the workspace; replace the link with a folder');
+      };
+      const stat = fs.stat.bind(fs);
+      fs.stat = async (p) => {
+        if (written && p === path) throw new Error('EIO: i/o error, stat');
+        return stat(p);
+      };
+      const acquire = ports.lock.acquire.bind(ports.lock);
+      ports.lock.acquire = async (p) => {
+        const release = await acquire(p);
+        return async () => {
+          await release();
+          if (written) throw new Error('ENOENT: the lock file was removed');
+        };
+      };
+      const done = await approvePlan(place, id, { actor: 'user', seen });
+      assert.equal(done.doc.fm.status, 'approved');
+      assert.deepEqual(done.warnings, [
+        "the plan's lock could not be released (ENOENT: the lock file was removed)",
+        'the change was written, but its checkpoint could not be logged (.pi/plans/sessions is a symbolic link: plans are only read and written in real folders inside the workspace; replace the link with a folder)',
+        "the plan list could not be brought up to date with the change (EIO: i/o error, stat)",
+        'the reviewed version v2 was not kept for the next comparison (EACCES: permission denied, open the review copy)',
+      ]);
+      fs.stat = stat;
+      const now = await store.read(id);
+      assert.equal(now.fm.status, 'approved');
+      assert.equal((await store.approvalStanding(now)).state, 'valid');
+    });
+  });
+
   describe('the versions a person decided on (review snapshots)', () => {
     it('keeps only decided versions, byte for byte, outside the index; compares the next round with them', async () => {
       const { ports, fs } = memoryPorts();
@@ -172,7 +221,7 @@ describe('use cases (src/service): one path for every face', () => {
       const snap = `${store.reviewsDir}/${id}/v2.md`;
       fs.files.set(snap, new TextEncoder().encode('---\nnot: a plan\n---\n'));
       await editPlanStep(place, id, { op: 'update', id: 'S001', text: 'changed' }, { actor: 'agent' });
-      assert.deepEqual(await compareWithReviewed(place, id), { unavailable: `the kept version v2 could not be read (the review copy was changed: it is not ${id}'s text of v2)`, unreadableVersion: 2, comments: [] });
+      assert.deepEqual(await compareWithReviewed(place, id), { unavailable: `the review copy was changed: it is not ${id}'s text of v2`, unreadableVersion: 2, comments: [] });
       // Bytes that are not UTF-8: that kept version is named as unreadable, not "none kept".
       fs.files.set(snap, new Uint8Array([0xff, 0xfe, 0x00]));
       assert.deepEqual(await compareWithReviewed(place, id), { unavailable: 'the kept version v2 could not be read (corrupted: its file is not valid UTF-8)', unreadableVersion: 2, comments: [] });
