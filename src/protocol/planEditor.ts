@@ -149,6 +149,8 @@ export const ToWebviewSchema = z.discriminatedUnion('type', [
     /** Epoch ms: when the host saw the change this state shows, and when it posted it (the bench's figures). */
     at: z.optional(z.object({ changed: z.number(), sent: z.number() })),
   }),
+  /** The link the view asked to open is dealt with (opened, or the person's question answered), and the focus is back in the view. */
+  z.object({ type: z.literal('linkDone'), href: z.string() }),
 ]);
 export type ToWebview = z.infer<typeof ToWebviewSchema>;
 

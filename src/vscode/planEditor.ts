@@ -185,7 +185,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
           soon();
           return;
         }
-        void this.handle(m.data, document, folder, id, drawn).catch(report);
+        void this.handle(m.data, document, folder, id, drawn, (out) => panel.webview.postMessage(out)).catch(report);
       }),
     );
     panel.onDidDispose(() => {
@@ -195,7 +195,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     });
   }
 
-  private async handle(m: FromWebview, document: vscode.TextDocument, folder: vscode.WorkspaceFolder | undefined, id: string | undefined, drawn: ReadonlyMap<string, string>): Promise<void> {
+  private async handle(m: FromWebview, document: vscode.TextDocument, folder: vscode.WorkspaceFolder | undefined, id: string | undefined, drawn: ReadonlyMap<string, string>, post: (out: ToWebview) => Thenable<boolean>): Promise<void> {
     if (m.type === 'rendered') {
       this.renderTimes.push(m.ms);
       return;
@@ -205,7 +205,11 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       return;
     }
     if (m.type === 'openLink') {
-      await this.openLink(m.href, folder);
+      try {
+        await this.openLink(m.href, folder);
+      } finally {
+        void post({ type: 'linkDone', href: m.href });
+      }
       return;
     }
     if (m.type === 'comment') {
@@ -285,7 +289,8 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Open {0} in the browser?', href), { modal: true, detail: vscode.l10n.t('The link is in the plan text, which an agent may have written.') }, open);
       if (choice === open) await vscode.env.openExternal(vscode.Uri.parse(href, true));
       // VS Code gives the focus back to the webview's frame, not into it: the link that asked would
-      // lose it. Focusing the editor group focuses the view, which puts the focus back on the link.
+      // lose it, and keys pressed then reach nothing. Focusing the editor group focuses the view,
+      // which puts the focus back on the link (before the view hears that the link is done).
       else await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
       return;
     }

@@ -533,6 +533,7 @@ function render(): void {
   const selection = active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : undefined;
   const y = window.scrollY;
   root.replaceChildren(current.kind === 'plan' ? renderPlan(current) : renderInvalid(current));
+  if (busyLinks.size) markBusyLinks();
   window.scrollTo(0, y);
   const again = key && elementOf(key);
   if (again && document.hasFocus()) again.focus();
@@ -552,10 +553,22 @@ window.addEventListener('focus', () => {
 });
 
 // Links never navigate (they have no href): the host opens workspace files, and asks before opening a web page.
+const busyLinks = new Set<string>();
+/** Marks the links whose opening is under way (a re-render keeps the mark). */
+function markBusyLinks(): void {
+  for (const a of root.querySelectorAll<HTMLElement>('[data-href]')) {
+    if (busyLinks.has(a.dataset.href!)) a.setAttribute('aria-busy', 'true');
+    else a.removeAttribute('aria-busy');
+  }
+}
+// A link stays busy (aria-busy) until the host says it is dealt with: a web page's question is
+// answered, and the focus is back in the view.
 const followLink = (e: Event) => {
   const a = (e.target as HTMLElement).closest<HTMLElement>('[data-href]');
   if (!a) return;
   e.preventDefault();
+  busyLinks.add(a.dataset.href!);
+  markBusyLinks();
   post({ type: 'openLink', href: a.dataset.href! });
 };
 root.addEventListener('click', followLink);
@@ -583,6 +596,11 @@ window.addEventListener('message', (e) => {
   const m = ToWebviewSchema.safeParse(e.data);
   if (!m.success) {
     console.warn(`pi-plans: a message from the extension was dropped: ${m.error.issues[0]?.message ?? 'invalid'}`);
+    return;
+  }
+  if (m.data.type === 'linkDone') {
+    busyLinks.delete(m.data.href);
+    markBusyLinks();
     return;
   }
   announce(current, m.data.state);

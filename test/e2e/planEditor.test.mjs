@@ -446,8 +446,9 @@ describe('the plan editor (code-server + chromium)', function () {
     assert.equal(await dialog.count(), 1, 'one question, ours');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached', timeout: 10_000 });
-    // The focus goes back to the link the question came from (VS Code gives it back to the webview
-    // after the dialog is gone; a key pressed before that reaches no part of the workbench).
+    // Once the question is answered the link is no longer busy, and the focus is back on it (VS
+    // Code gives it back to the view's frame only; the extension puts it back into the view).
+    await view().locator('#root a[data-href="https://example.com/api-guide"]:not([aria-busy])').first().waitFor({ timeout: 10_000 });
     await waitForFocus(web);
     assert.deepEqual(outside.slice(before), []);
     assert.deepEqual(dialogs, []);
