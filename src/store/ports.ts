@@ -5,7 +5,7 @@
  */
 
 import type { ApprovalKeyring, ApprovalSigner } from '../core';
-import type { IndexEntry } from './planIndex';
+import type { IndexEntry } from './indexEntry';
 
 /** What a path is. Only a `file` is ever opened for reading. */
 export type FileKind = 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'blockDevice' | 'charDevice' | 'other';

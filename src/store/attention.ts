@@ -1,0 +1,119 @@
+import { Actor, APPROVAL_GOVERNS, approvalStanding, ApprovalKeyring, ApprovalStanding, AttentionFlag, changeStatus, Frontmatter, isPlanError, isStale, isStalled, PlanDocument, PlanError } from '../core';
+import type { FolderIndex } from './folderIndex';
+import type { PlanHistory } from './history';
+import type { PlanFolder } from './planFolder';
+import type { IndexEntry } from './planIndex';
+import type { PlanWriter } from './writePath';
+
+/**
+ * What needs a person's attention in a plans folder: approvals that do not hold (checked with the
+ * user's keyring, cached per file state), executing plans that stalled, proposals waiting too
+ * long; and the two acts a person takes on them here: marking stalled plans in their files, and
+ * confirming an approval signed on another machine.
+ */
+export class PlanAttention {
+  constructor(
+    private readonly folder: PlanFolder,
+    private readonly index: FolderIndex,
+    private readonly history: PlanHistory,
+    private readonly writer: PlanWriter,
+  ) {}
+
+  /** A plan read and parsed, reported as the store's reads are. */
+  private read(id: string): Promise<PlanDocument> {
+    return this.folder.reported(`read ${id}`, () => this.folder.readPlan(id));
+  }
+
+  /**
+   * Marks executing plans with no activity for `executor_timeout_minutes` as stalled in their
+   * files; returns their ids. Only for a person's explicit action: windows and tools show a stall
+   * with `attention` and write nothing.
+   */
+  async detectStalled(): Promise<string[]> {
+    const now = this.folder.ports.clock.now().toISOString();
+    const stalled: string[] = [];
+    for (const e of this.index.list({ status: ['executing'] })) {
+      const last = (await this.history.readCheckpoints(e.id)).at(-1)?.at;
+      const doc = await this.read(e.id).catch(() => undefined);
+      if (!doc || !isStalled(doc.fm, last, now, this.folder.config)) continue;
+      try {
+        await this.writer.update(e.id, 'cli', (d, ctx) => {
+          // Re-checked under the lock: a checkpoint may have arrived meanwhile.
+          if (!isStalled(d.fm, last, ctx.now, this.folder.config)) throw new PlanError('INVALID_TRANSITION', `${e.id} is active again`);
+          return changeStatus(d, 'stall', ctx, 'no activity');
+        });
+        stalled.push(e.id);
+      } catch (err) {
+        if (!isPlanError(err)) throw err;
+      }
+    }
+    return stalled;
+  }
+
+  /**
+   * What needs a person's attention, without changing anything: an approval that does not hold
+   * (`changed`, `unapproved`, `foreign`: see core `approvalStanding`), `stalled` for an executing
+   * plan with no activity for `executor_timeout_minutes`, `stale` for a proposed plan waiting
+   * longer than `stale_after_days`. `keyring`: the user's, fetched once by a caller that asks
+   * about many plans.
+   */
+  async attention(entry: IndexEntry, opts: { keyring?: ApprovalKeyring } = {}): Promise<AttentionFlag | undefined> {
+    if (!entry.valid || !entry.updatedAt || !entry.status) return undefined;
+    if (APPROVAL_GOVERNS.has(entry.status)) {
+      const standing = await this.standingOf(entry, opts.keyring ?? (await this.keyring()));
+      if (standing === 'changed') return 'changed';
+      if (standing === 'invalid') return 'unapproved';
+      if (standing === 'foreign') return 'foreign';
+    }
+    const now = this.folder.ports.clock.now().toISOString();
+    const fm = { status: entry.status, updated_at: entry.updatedAt } as Frontmatter;
+    if (entry.status === 'proposed') return isStale(fm, now, this.folder.config) ? 'stale' : undefined;
+    if (entry.status !== 'executing') return undefined;
+    const last = (await this.history.readCheckpoints(entry.id)).at(-1)?.at;
+    return isStalled(fm, last, now, this.folder.config) ? 'stalled' : undefined;
+  }
+
+  /** Approval checks by file, kept while the file's size and time and the keyring stay the same. */
+  private readonly approvalChecks = new Map<string, { size: number; mtimeMs: number; keyring: unknown; standing: ApprovalStanding['state'] }>();
+
+  /** Where an indexed plan's approval stands (one read and parse, then cached per file state and keyring). */
+  private async standingOf(entry: IndexEntry, keyring: ApprovalKeyring | undefined): Promise<ApprovalStanding['state']> {
+    const hit = this.approvalChecks.get(entry.file);
+    if (hit && hit.size === entry.size && hit.mtimeMs === entry.mtimeMs && hit.keyring === keyring) return hit.standing;
+    const doc = await this.read(entry.id).catch(() => undefined);
+    const standing = doc ? approvalStanding(doc, keyring).state : 'none';
+    this.approvalChecks.set(entry.file, { size: entry.size, mtimeMs: entry.mtimeMs, keyring, standing });
+    if (this.approvalChecks.size > 1000) this.approvalChecks.delete(this.approvalChecks.keys().next().value as string);
+    return standing;
+  }
+
+  /** The user's keyring (approvals are checked with it), when the store has the approval keys port. */
+  keyring(): Promise<ApprovalKeyring | undefined> {
+    return this.folder.ports.approvals ? this.folder.ports.approvals.keyring() : Promise.resolve(undefined);
+  }
+
+  /** Where a plan's approval stands on this machine (see core `approvalStanding`), with the user's keyring. */
+  async approvalStanding(doc: PlanDocument): Promise<ApprovalStanding> {
+    return approvalStanding(doc, await this.folder.ports.approvals?.keyring());
+  }
+
+  /**
+   * A person on this machine confirms an approval signed elsewhere by a key not trusted here
+   * (`foreign`): its signature is recorded in the user's keyring, outside the workspace, and the
+   * plan's file is not changed. Refused when the approval is anything but foreign.
+   */
+  async confirmApproval(id: string, actor: Actor): Promise<PlanDocument> {
+    return this.folder.reported(`confirm ${id}`, async () => {
+      const doc = await this.folder.readPlan(id);
+      const s = await this.approvalStanding(doc);
+      if (s.state !== 'foreign') {
+        const why = s.state === 'valid' ? 'its approval is valid here already' : s.state === 'none' ? `it is ${doc.fm.status}: there is no approval to confirm` : `its approval does not hold (${s.state === 'changed' ? 'its text changed since' : s.reason}); a person approves the current text instead`;
+        throw new PlanError('INVALID_TRANSITION', `${id} has no approval from another machine to confirm: ${why}`);
+      }
+      await this.folder.ports.approvals!.confirm(s.signature, { plan: id, approver: s.approver, key: s.key });
+      await this.history.checkpoint(id, { type: 'approval_confirmed', status: doc.fm.status, actor, version: doc.fm.version, note: `approved by ${s.approver} on another machine` });
+      this.approvalChecks.delete(`${id}.md`);
+      return doc;
+    });
+  }
+}
