@@ -36,7 +36,7 @@ import {
 } from '../core';
 import type { PlanStore, UpdateOptions } from '../store';
 
-export { waitForDecision } from './reviewWait';
+export { waitForDecision, type ReviewOutcome } from './reviewWait';
 
 /** The per-folder "active plan" pointer (plan work mode). UI state, never plan content. */
 export interface ActivePlans {
@@ -45,15 +45,6 @@ export interface ActivePlans {
   set(id: string, folder: string): void | Promise<void>;
   clear(id: string): void | Promise<void>;
 }
-
-/** A person's decision on a submitted plan, as the review gate sees it. */
-export type ReviewOutcome =
-  | { kind: 'approved'; version: number; by: string; comments: ReviewComment[]; /** Approved on another machine: a person here confirms it before it runs. */ confirm?: boolean }
-  | { kind: 'rejected'; feedback: string; version: number; status: string; comments: ReviewComment[] }
-  | { kind: 'changed'; status: string }
-  | { kind: 'cancelled' }
-  /** No decision within the face's wait limit (an MCP client times out): nothing changed. */
-  | { kind: 'waiting'; afterMs: number };
 
 /** Where a use case acts: the plan's store, and plan work mode when the face has one (MCP and the CLI have none). */
 export interface Place {

@@ -1,6 +1,14 @@
-import { reviewHistoryOf, signedApprovalNotes } from '../core';
+import { reviewHistoryOf, ReviewComment, signedApprovalNotes } from '../core';
 import type { PlanStore } from '../store';
-import type { ReviewOutcome } from './index';
+
+/** A person's decision on a submitted plan, as the review gate sees it. */
+export type ReviewOutcome =
+  | { kind: 'approved'; version: number; by: string; comments: ReviewComment[]; /** Approved on another machine: a person here confirms it before it runs. */ confirm?: boolean }
+  | { kind: 'rejected'; feedback: string; version: number; status: string; comments: ReviewComment[] }
+  | { kind: 'changed'; status: string }
+  | { kind: 'cancelled' }
+  /** No decision within the face's wait limit (an MCP client times out): nothing changed. */
+  | { kind: 'waiting'; afterMs: number };
 
 /**
  * Resolves when a proposed plan leaves `proposed`, from the store's change events: a decision
