@@ -10,7 +10,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
-import type { EDITABLE_SECTIONS, InvalidView, PlanEditorCommand, PlanView, ViewNode } from '../protocol/planEditor';
+import type { EDITABLE_SECTIONS, InvalidView, PlanEditorCommand, PlanView, ViewNode } from './planViewModel';
 import type { AttentionFlag } from './attentionOrder';
 import { parsePlan, PlanDocument } from './document';
 import { isPlanError } from './errors';

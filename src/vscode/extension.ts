@@ -1,25 +1,26 @@
 import * as vscode from 'vscode';
 import { attentionLabel, type AttentionFlag, byAttention, type PlanDocument } from '../core';
 import type { PlanStore } from '../store';
-import { WorkspaceActivePlans } from './activePlans';
-import { registerLmTools } from './lmTools';
-import { PlanDiagnostics } from './diagnostics';
-import { PlanCodeLens } from './codeLens';
-import { PlanFileDecorations } from './fileDecorations';
-import { PlanNotifications } from './notifications';
-import { registerPlanCommands } from './planCommands';
-import { PlanExplorer } from './planTree';
-import { openPlan, PlanEditorProvider } from './planEditor';
-import { registerReviewCommands } from './reviewCommands';
-import { ReviewComments } from './reviewComments';
-import { ReviewCompare } from './reviewCompare';
-import { McpConfig } from './mcpConfig';
-import { PlansChat } from './chat';
-import { VsCodeReviewGate } from './reviewGate';
-import { PlanStatusBar } from './statusBar';
-import { FolderEntry, PlansChange, PlanStatusChange, WorkspacePlans } from './workspacePlans';
-import { COMMANDS } from './ids';
-import { statusIcon } from './planIcons';
+import { WorkspaceActivePlans } from './workspace/activePlans';
+import { registerLmTools } from './agent/lmTools';
+import { PlanDiagnostics } from './editor/diagnostics';
+import { PlanCodeLens } from './editor/codeLens';
+import { PlanFileDecorations } from './explorer/fileDecorations';
+import { PlanNotifications } from './shell/notifications';
+import { registerPlanCommands } from './shell/planCommands';
+import { PlanExplorer } from './explorer/planTree';
+import { PlanEditorProvider } from './editor/planEditor';
+import { openPlan } from './common/planUi';
+import { registerReviewCommands } from './review/reviewCommands';
+import { ReviewComments } from './review/reviewComments';
+import { ReviewCompare } from './review/reviewCompare';
+import { McpConfig } from './shell/mcpConfig';
+import { PlansChat } from './chat/chat';
+import { VsCodeReviewGate } from './agent/reviewGate';
+import { PlanStatusBar } from './shell/statusBar';
+import { FolderEntry, PlansChange, PlanStatusChange, WorkspacePlans } from './workspace/workspacePlans';
+import { COMMANDS } from './common/ids';
+import { statusIcon } from './common/planIcons';
 
 /** What other extensions get from `vscode.extensions.getExtension('pi-plans.pi-plans').exports`. */
 export interface PiPlansApi {

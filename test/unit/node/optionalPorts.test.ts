@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { NodeFileSystem } from '../../../src/node';
-import { readOnly } from '../../../src/vscode/readOnlyFs';
+import { readOnly } from '../../../src/vscode/workspace/readOnlyFs';
 
 describe('optional file system calls: native byte comparison, and Restricted Mode keeps them', () => {
   const fs = new NodeFileSystem();

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { COMMANDS, CONTEXT_KEYS, EXTENSION_ID, SETTINGS, VIEWS, COMMENT_IDS } from '../../../src/vscode/ids';
+import { COMMANDS, CONTEXT_KEYS, EXTENSION_ID, SETTINGS, VIEWS, COMMENT_IDS } from '../../../src/vscode/common/ids';
 import { GATED_WHEN } from '../../../src/tools/manifest';
 
 const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8'));

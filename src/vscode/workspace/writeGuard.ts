@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { PlanError } from '../core';
-import type { WriteGuard } from '../store';
+import { PlanError } from '../../core';
+import type { WriteGuard } from '../../store';
 
 /**
  * Refuses a write to a plan whose open document has unsaved edits: writing under a dirty

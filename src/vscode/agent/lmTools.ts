@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { ALL_TOOLS, parseArguments, PlanTool, ToolContext } from '../tools';
-import type { WorkspaceActivePlans } from './activePlans';
+import { ALL_TOOLS, parseArguments, PlanTool, ToolContext } from '../../tools';
+import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import type { VsCodeReviewGate } from './reviewGate';
-import type { WorkspacePlans } from './workspacePlans';
-import { SETTINGS } from './ids';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
+import { SETTINGS } from '../common/ids';
 
 /** Settings the tools obey, read fresh on every call. */
 export function toolSettings(): ToolContext['settings'] {

@@ -2,6 +2,9 @@
  * Every id this extension shares with package.json, in one place: commands, settings, context
  * keys. No vscode import, so a unit test holds them equal to the manifest.
  */
+/** The plan editor's view type (the custom editor in package.json). */
+export const PLAN_EDITOR_VIEW_TYPE = 'piPlans.planEditor';
+
 export const COMMANDS = {
   showPlans: 'piPlans.showPlans',
   approve: 'piPlans.approve',

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, isPlanError, PlanDocument } from '../core';
-import { fileIndexCache, NodeApprovalKeys, NodeWatcher, nodePorts, OffThreadParser, userConfigDir } from '../node';
-import { Following, IndexEntry, PlanStore, StorePorts } from '../store';
-import { DisposableScope } from './disposable';
+import { AttentionFlag, isPlanError, PlanDocument } from '../../core';
+import { fileIndexCache, NodeApprovalKeys, NodeWatcher, nodePorts, OffThreadParser, userConfigDir } from '../../node';
+import { Following, IndexEntry, PlanStore, StorePorts } from '../../store';
+import { DisposableScope } from '../common/disposable';
 import { readOnly } from './readOnlyFs';
 import { VsCodeWatcher } from './vscodeWatcher';
 import { dirtyDocumentGuard } from './writeGuard';

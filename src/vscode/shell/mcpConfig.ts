@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { COMMANDS } from './ids';
+import { COMMANDS } from '../common/ids';
 
 /** The MCP clients a snippet is written for. */
 export const MCP_CLIENTS = ['claude', 'codex', 'cursor', 'vscode'] as const;

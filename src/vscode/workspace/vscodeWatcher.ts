@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Disposable, WatcherListener, WatcherPort } from '../store';
+import type { Disposable, WatcherListener, WatcherPort } from '../../store';
 
 /**
  * VS Code's file watcher as the store's watcher port: a non-recursive RelativePattern on the

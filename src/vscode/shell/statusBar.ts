@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { WorkspaceActivePlans } from './activePlans';
-import { DisposableScope } from './disposable';
-import type { WorkspacePlans } from './workspacePlans';
-import { COMMANDS } from './ids';
+import type { WorkspaceActivePlans } from '../workspace/activePlans';
+import { DisposableScope } from '../common/disposable';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
+import { COMMANDS } from '../common/ids';
 
 /** The status bar item: how many plans, how many need review or are running; read-only state. */
 export class PlanStatusBar extends DisposableScope {

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionLabel, PlanLens, planLenses, StepStatus } from '../core';
-import { DisposableScope } from './disposable';
-import { COMMAND_LABELS } from '../protocol/planEditor';
-import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, SETTINGS } from './ids';
-import { STATUS_CODICON } from './planIcons';
-import type { WorkspacePlans } from './workspacePlans';
+import { AttentionFlag, attentionLabel, PlanLens, planLenses, StepStatus } from '../../core';
+import { DisposableScope } from '../common/disposable';
+import { COMMAND_LABELS } from '../../protocol/planEditor';
+import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, SETTINGS } from '../common/ids';
+import { STATUS_CODICON } from '../common/planIcons';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
 
 /** Plan files: Markdown under a workspace folder's `.pi/plans`. */
 export const PLAN_FILES: vscode.DocumentSelector = { scheme: 'file', language: 'markdown', pattern: '**/.pi/plans/PLAN-*.md' };

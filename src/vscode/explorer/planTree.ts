@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionLabel, attentionRank, compareText, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue } from '../core';
-import type { IndexEntry } from '../store';
-import type { WorkspaceActivePlans } from './activePlans';
-import { DisposableScope } from './disposable';
-import { COMMANDS, CONTEXT_KEYS, VIEWS } from './ids';
-import { dateTime, planCodicon, planColor, relativeTime, STATUS_CODICON, STATUS_COLOR, STEP_ICON } from './planIcons';
-import type { WorkspacePlans } from './workspacePlans';
+import { AttentionFlag, attentionLabel, attentionRank, compareText, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue } from '../../core';
+import type { IndexEntry } from '../../store';
+import type { WorkspaceActivePlans } from '../workspace/activePlans';
+import { DisposableScope } from '../common/disposable';
+import { COMMANDS, CONTEXT_KEYS, VIEWS } from '../common/ids';
+import { dateTime, planCodicon, planColor, relativeTime, STATUS_CODICON, STATUS_COLOR, STEP_ICON } from '../common/planIcons';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
 
 /** The explorer's groups, in the order a reviewer needs them. */
 type GroupKey = 'review' | 'invalid' | 'executing' | 'stalled' | 'failed' | 'approved' | 'draft' | 'rejected' | 'finished';

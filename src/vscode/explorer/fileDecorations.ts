@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { DisposableScope } from './disposable';
-import type { WorkspacePlans } from './workspacePlans';
+import { DisposableScope } from '../common/disposable';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
 
 /** What a plan file's badge says: two characters at most, a theme colour, a tooltip. */
 const BADGES: Record<string, { badge: string; color?: string; tooltip: string }> = {

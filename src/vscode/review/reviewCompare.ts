@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { PLAN_ID_PATTERN } from '../core';
-import { compareWithReviewed } from '../service';
-import { DisposableScope } from './disposable';
-import { COMMANDS } from './ids';
-import type { WorkspacePlans } from './workspacePlans';
+import { PLAN_ID_PATTERN } from '../../core';
+import { compareWithReviewed } from '../../service';
+import { DisposableScope } from '../common/disposable';
+import { COMMANDS } from '../common/ids';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
 
 /** The scheme of a reviewed version's read-only text: `pi-plans-reviewed:/PLAN-….md?folder=…&version=N`. */
 export const REVIEWED_SCHEME = 'pi-plans-reviewed';

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { isPlanError, PLAN_ID_PATTERN, planContextValue, StepStatus } from '../core';
-import { archivePlan, changePlanStatus, markPlanStep, Place } from '../service';
-import type { PlanStore } from '../store';
-import type { WorkspaceActivePlans } from './activePlans';
-import { CONTEXT_KEYS, COMMANDS } from './ids';
-import { openPlan } from './planEditor';
-import type { WorkspacePlans } from './workspacePlans';
+import { PLAN_ID_PATTERN, planContextValue, StepStatus } from '../../core';
+import { archivePlan, changePlanStatus, markPlanStep, Place } from '../../service';
+import type { PlanStore } from '../../store';
+import type { WorkspaceActivePlans } from '../workspace/activePlans';
+import { CONTEXT_KEYS, COMMANDS } from '../common/ids';
+import { openPlan, report } from '../common/planUi';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
 
 /**
  * What a plan command is called with: an explorer row (it carries `id` and `version`), a
@@ -42,11 +42,6 @@ export function placeFor(plans: WorkspacePlans, active: WorkspaceActivePlans, ar
 /** The file of a plan. */
 export function planUri(store: PlanStore, id: string): vscode.Uri {
   return vscode.Uri.file(store.pathOf(id));
-}
-
-/** Says what went wrong in the words of the error (they name the fix). */
-export function report(e: unknown): void {
-  void vscode.window.showErrorMessage(isPlanError(e) ? e.message : e instanceof Error ? e.message : String(e));
 }
 
 /** The chat prompt that hands a plan to Copilot's agent mode, naming the tools to report progress with. */

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { contentDigest } from '../core';
-import type { PlanStore } from '../store';
-import { ReviewGate, ReviewOutcome, waitForDecision } from '../tools';
-import { COMMANDS } from './ids';
-import { approveAsPerson } from './reviewCommands';
-import { openPlan } from './planEditor';
+import { contentDigest } from '../../core';
+import type { PlanStore } from '../../store';
+import { ReviewGate, ReviewOutcome, waitForDecision } from '../../tools';
+import { COMMANDS } from '../common/ids';
+import { approveAsPerson } from '../decision/personApproval';
+import { openPlan } from '../common/planUi';
 
 /**
  * Puts a submitted plan in front of the user (opens it, with a notification offering Approve and

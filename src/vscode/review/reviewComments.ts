@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
-import { anchorAtLine, anchorPlaces, isStepAnchor, parsePlan, pendingDraft, placeDraftThreads, PlanDocument, reviewAnchors, ReviewComment } from '../core';
-import { DisposableScope } from './disposable';
-import { COMMANDS, COMMENT_IDS } from './ids';
+import { anchorAtLine, anchorPlaces, isStepAnchor, parsePlan, pendingDraft, placeDraftThreads, PlanDocument, reviewAnchors, ReviewComment } from '../../core';
+import { DisposableScope } from '../common/disposable';
+import { COMMANDS, COMMENT_IDS } from '../common/ids';
+import { provideReviewDrafts, ReviewDrafts } from '../common/reviewDrafts';
 
 /** A comment of the reviewer's draft review, as kept in workspace state. */
 interface DraftComment {
@@ -48,9 +49,8 @@ class LiveComment implements vscode.Comment {
  * the plan only when the review is submitted (Reject… / Approve, which take `pending()`). A thread
  * follows its step id or section title as lines move, and is shown as outdated when its step goes.
  */
-export class ReviewComments extends DisposableScope {
+export class ReviewComments extends DisposableScope implements ReviewDrafts {
   /** The window's draft review (one per extension host): every submission path takes its comments through `draftCommentsFor`. */
-  static current: ReviewComments | undefined;
   private readonly controller: vscode.CommentController;
   /** Drafts by plan file (uri string). */
   private drafts: Record<string, DraftThread[]>;
@@ -61,8 +61,7 @@ export class ReviewComments extends DisposableScope {
 
   constructor(private readonly state: vscode.Memento) {
     super();
-    ReviewComments.current = this;
-    this.register({ dispose: () => void (ReviewComments.current === this && (ReviewComments.current = undefined)) });
+    this.register(provideReviewDrafts(this));
     this.drafts = state.get<Record<string, DraftThread[]>>(STATE_KEY) ?? {};
     this.controller = this.register(vscode.comments.createCommentController(COMMENT_IDS.controller, vscode.l10n.t('Plan review')));
     this.controller.options = {
@@ -274,15 +273,6 @@ export class ReviewComments extends DisposableScope {
       return x;
     });
   }
-}
-
-/** The draft comments of a plan that go with a decision now (unresolved, anchor still there), and how to clear them after. */
-export async function draftCommentsFor(store: { pathOf(id: string): string; read(id: string): Promise<PlanDocument> }, id: string): Promise<{ comments: ReviewComment[]; clear: () => Promise<void> }> {
-  const drafts = ReviewComments.current;
-  const uri = vscode.Uri.file(store.pathOf(id));
-  if (!drafts) return { comments: [], clear: async () => undefined };
-  const doc = await store.read(id).catch(() => undefined);
-  return { comments: drafts.pending(uri, doc), clear: () => drafts.clear(uri) };
 }
 
 function threadLabel(t: DraftThread, outdated: boolean): string {

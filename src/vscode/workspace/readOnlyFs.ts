@@ -1,5 +1,5 @@
-import { PlanError } from '../core';
-import type { FileSystemPort } from '../store';
+import { PlanError } from '../../core';
+import type { FileSystemPort } from '../../store';
 
 /**
  * A file system port that reads, and refuses every write while `locked()` says so: Restricted

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import { byAttention, isPlanError, PLAN_ID_PATTERN, planCommands, PlanCommand, progressOf, type PlanDocument } from '../core';
-import { submitPlan } from '../service';
-import type { PlanStore } from '../store';
-import { PLANNING_STRATEGIES, renderPlanningSection, type PlanningStrategy } from '../tools/strategies';
-import type { WorkspaceActivePlans } from './activePlans';
-import { CHAT, COMMANDS, PLAN_COMMAND_IDS, SETTINGS } from './ids';
-import { statusIcon } from './planIcons';
-import type { WorkspacePlans } from './workspacePlans';
+import { byAttention, isPlanError, PLAN_ID_PATTERN, planCommands, PlanCommand, progressOf, type PlanDocument } from '../../core';
+import { submitPlan } from '../../service';
+import type { PlanStore } from '../../store';
+import { PLANNING_STRATEGIES, renderPlanningSection, type PlanningStrategy } from '../../tools/strategies';
+import type { WorkspaceActivePlans } from '../workspace/activePlans';
+import { CHAT, COMMANDS, PLAN_COMMAND_IDS, SETTINGS } from '../common/ids';
+import { statusIcon } from '../common/planIcons';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
 
 /** What a finished answer says about itself (the follow-ups read it). */
 interface PlansResultMetadata {

@@ -1,24 +1,17 @@
 import * as vscode from 'vscode';
-import { ApprovalStanding, editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewOfVersion, setMetadata, StepOp, editedInPlace } from '../core';
-import { planView } from '../core/planView';
-import { FromWebview, FromWebviewSchema, ToWebview } from '../protocol/planEditor';
-import { rejectPlan } from '../service';
-import type { PlanStore } from '../store';
-import type { WorkspaceActivePlans } from './activePlans';
-import { DisposableScope } from './disposable';
-import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, SETTINGS } from './ids';
-import { report } from './planCommands';
-import { approveAsPerson, confirmForeignApproval } from './reviewCommands';
-import { draftCommentsFor, ReviewComments } from './reviewComments';
-import type { WorkspacePlans } from './workspacePlans';
+import { ApprovalStanding, editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewOfVersion, setMetadata, StepOp, editedInPlace } from '../../core';
+import { planView } from '../../core/planView';
+import { FromWebview, FromWebviewSchema, ToWebview } from '../../protocol/planEditor';
+import { rejectPlan } from '../../service';
+import type { PlanStore } from '../../store';
+import type { WorkspaceActivePlans } from '../workspace/activePlans';
+import { DisposableScope } from '../common/disposable';
+import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, PLAN_EDITOR_VIEW_TYPE, SETTINGS } from '../common/ids';
+import { report } from '../common/planUi';
+import { approveAsPerson, confirmForeignApproval } from '../decision/personApproval';
+import { draftCommentsFor, ReviewDrafts } from '../common/reviewDrafts';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
 
-
-/** Opens a plan file the way the person chose (`piPlans.editor.openPlansIn`): this editor, or as text. */
-export async function openPlan(uri: vscode.Uri, opts: { preview?: boolean; preserveFocus?: boolean } = {}): Promise<void> {
-  const how = vscode.workspace.getConfiguration(SETTINGS.section).get<string>(SETTINGS.openPlansIn, 'preview');
-  if (how === 'text') await vscode.window.showTextDocument(uri, { preview: opts.preview ?? true, preserveFocus: opts.preserveFocus });
-  else await vscode.commands.executeCommand('vscode.openWith', uri, PlanEditorProvider.viewType, { preview: opts.preview ?? true, preserveFocus: opts.preserveFocus });
-}
 
 /** A plan file's path. */
 const PLAN_FILE = /\/\.pi\/plans\/PLAN-[0-9a-f]{8}\.md$/;
@@ -53,7 +46,7 @@ export async function syncEditorAssociation(): Promise<void> {
  * every change of the document or of what is known about the plan.
  */
 export class PlanEditorProvider extends DisposableScope implements vscode.CustomTextEditorProvider {
-  static readonly viewType = 'piPlans.planEditor';
+  static readonly viewType = PLAN_EDITOR_VIEW_TYPE;
   /** Milliseconds from the webview script's start to its first render, per open (the bench reads them). */
   readonly renderTimes: number[] = [];
 
@@ -61,7 +54,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     private readonly extensionUri: vscode.Uri,
     private readonly plans: WorkspacePlans,
     private readonly active: WorkspaceActivePlans,
-    private readonly comments: ReviewComments,
+    private readonly comments: ReviewDrafts,
   ) {
     super();
     void syncEditorAssociation().catch((e) => plans.logError('plan editor', e));
@@ -404,7 +397,7 @@ async function standingOf(store: PlanStore, text: string): Promise<ApprovalStand
 }
 
 /** Opens the plan's text beside, at a step or section, with a new comment thread there. */
-async function commentAt(document: vscode.TextDocument, anchor: string, comments: ReviewComments): Promise<void> {
+async function commentAt(document: vscode.TextDocument, anchor: string, comments: ReviewDrafts): Promise<void> {
   let line = 0;
   try {
     line = reviewAnchors(parsePlan(document.getText())).get(anchor) ?? 0;

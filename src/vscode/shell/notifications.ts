@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
-import { contentDigest } from '../core';
-import { finishPlan } from '../service';
-import type { WorkspaceActivePlans } from './activePlans';
-import { DisposableScope } from './disposable';
-import { COMMANDS, SETTINGS } from './ids';
-import { executePrompt, openAgentChat, report } from './planCommands';
-import type { WorkspacePlans } from './workspacePlans';
+import { contentDigest } from '../../core';
+import { finishPlan } from '../../service';
+import type { WorkspaceActivePlans } from '../workspace/activePlans';
+import { DisposableScope } from '../common/disposable';
+import { COMMANDS, SETTINGS } from '../common/ids';
+import { report } from '../common/planUi';
+import { executePrompt, openAgentChat } from './planCommands';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
 
 /**
  * Tells the person what needs them when it happens outside this window's own actions, each kind

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import type { ActivePlans } from '../tools';
-import { DisposableScope } from './disposable';
-import { CONTEXT_KEYS } from './ids';
+import type { ActivePlans } from '../../tools';
+import { DisposableScope } from '../common/disposable';
+import { CONTEXT_KEYS } from '../common/ids';
 
 const KEY = 'piPlans.activePlans';
 /** The plan work was last on: what `@plans /on` resumes and `/show` shows when no plan is named. */

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { analyze, APPROVAL_GOVERNS, frontmatterOfPlan, PlanProblem, PLAN_ID_PATTERN } from '../core';
-import type { PlanStore } from '../store';
-import { DisposableScope } from './disposable';
-import type { WorkspacePlans } from './workspacePlans';
+import { analyze, APPROVAL_GOVERNS, frontmatterOfPlan, PlanProblem, PLAN_ID_PATTERN } from '../../core';
+import type { PlanStore } from '../../store';
+import { DisposableScope } from '../common/disposable';
+import type { WorkspacePlans } from '../workspace/workspacePlans';
 
 /** The pause between two closed files' checks (ms). */
 const CLOSED_PAUSE_MS = 2;

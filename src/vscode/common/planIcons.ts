@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AttentionFlag, PlanStatus, StepStatus } from '../core';
+import type { AttentionFlag, PlanStatus, StepStatus } from '../../core';
 
 /** The codicon of each status (and of an invalid file), shared by the pickers and later the explorer. */
 export const STATUS_CODICON: Record<PlanStatus | 'invalid', string> = {
