@@ -16,36 +16,15 @@ import { parsePlan, PlanDocument } from './document';
 import { isPlanError } from './errors';
 import { LIMITS } from './limits';
 import { parseFailure, scanMarkdown } from './markdownGuard';
+import { nothingHidden } from './markdownShown';
 import { planCommands, stepMarks } from './planActions';
 import { editedInPlace, progressOf } from './policy';
 import { commentAddressed, comparePlans, describeComparison, PlanComparison, reviewHistoryOf, signedApprovalSection } from './review';
 import { type ApprovalStanding, contentDigest, standingProblem } from './approval';
 import { type Checkpoint, STEP_STATUSES } from './schema';
 
-/**
- * Raw HTML in a plan is shown as the text it is (inline or block code): a reviewer sees that the
- * plan carries markup (an HTML comment included), and none of it is ever parsed as HTML. A link
- * reference definition (`[x]: url "title"`), which Markdown draws as nothing, is shown as the
- * line it is too: the agent reads it, so the reviewer sees it.
- */
-function htmlAsText() {
-  const visit = (node: MdNode): void => {
-    if (!node.children) return;
-    for (const child of node.children) {
-      if (child.type === 'html') {
-        const block = node.type === 'root' || node.type === 'listItem' || node.type === 'blockquote';
-        child.type = block ? 'code' : 'inlineCode';
-      } else if (child.type === 'definition') {
-        child.type = 'code';
-        child.value = `[${child.label ?? child.identifier ?? ''}]: ${child.url ?? ''}${child.title ? ` "${child.title}"` : ''}`;
-      } else visit(child);
-    }
-  };
-  return (tree: MdNode) => visit(tree);
-}
-type MdNode = { type: string; value?: string; children?: MdNode[]; label?: string; identifier?: string; url?: string; title?: string | null };
-
-const markdown = unified().use(remarkParse).use(remarkGfm).use(htmlAsText).use(remarkRehype).use(rehypeSanitize);
+/** remark, GFM, what Markdown would draw as nothing made visible (markdownShown.ts), HTML, sanitized. */
+const markdown = unified().use(remarkParse).use(remarkGfm).use(nothingHidden).use(remarkRehype).use(rehypeSanitize);
 
 /** Attributes that survive into the view (after the sanitizer), by their HTML names. */
 const KEPT: Record<string, string> = { href: 'href', title: 'title', className: 'class', start: 'start', type: 'type', checked: 'checked', disabled: 'disabled', align: 'align' };
@@ -63,12 +42,18 @@ function attributes(el: Element): Record<string, string> | undefined {
 function toNodes(children: readonly HastContent[]): ViewNode[] {
   const out: ViewNode[] = [];
   for (const n of children) {
-    if (n.type === 'text') out.push(n.value);
+    // Adjacent text is one string (a footnote reference drawn as text sits between two).
+    if (n.type === 'text') {
+      if (typeof out[out.length - 1] === 'string') out[out.length - 1] += n.value;
+      else out.push(n.value);
+    }
     else if (n.type === 'element') {
-      // Images would load from the network (the webview forbids it): their alt text stands in.
+      // Images would load from the network (the webview forbids it): a link to the image stands
+      // in, its alt text (or "image") as its words, so its address shows as any link's does.
       if (n.tagName === 'img') {
-        const alt = n.properties?.alt;
-        if (alt) out.push(`[${String(alt)}]`);
+        const { alt, src, title } = n.properties ?? {};
+        const words = `[${alt ? String(alt) : 'image'}]`;
+        out.push(src ? { t: 'a', a: { href: String(src), ...(title ? { title: String(title) } : {}) }, c: [words] } : words);
         continue;
       }
       const a = attributes(n);
@@ -97,7 +82,7 @@ export function renderMarkdown(text: string): ViewNode[] {
   if (refusal) nodes = asText(text, refusal.message);
   else {
     try {
-      nodes = toNodes((markdown.runSync(markdown.parse(text)) as HastRoot).children);
+      nodes = toNodes((markdown.runSync(markdown.parse(text), text) as HastRoot).children);
     } catch (e) {
       nodes = asText(text, parseFailure(e).message);
     }

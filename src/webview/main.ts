@@ -83,9 +83,10 @@ function build(nodes: readonly ViewNode[] | undefined): DocumentFragment {
     }
     const e = document.createElement(n.t);
     for (const [k, v] of Object.entries(n.a ?? {})) {
-      if (k === 'href') link(e, v);
-      else if (k === 'title' || k === 'class' || k === 'start' || k === 'type' || k === 'checked' || k === 'disabled' || k === 'align') e.setAttribute(k, v);
+      if (k === 'title' || k === 'class' || k === 'start' || k === 'type' || k === 'checked' || k === 'disabled' || k === 'align') e.setAttribute(k, v);
     }
+    // After the title: the link's hover text says where it goes, whatever its title says.
+    if (n.a?.href !== undefined) link(e, n.a.href);
     e.append(build(n.c));
     f.append(e);
   }
@@ -101,7 +102,8 @@ function link(e: HTMLElement, target: string): void {
   e.dataset.href = target;
   e.setAttribute('role', 'link');
   e.setAttribute('tabindex', '0');
-  e.title ||= target;
+  // The target always shows on hover, a title beside it: a title never stands in for where a link goes.
+  e.title = e.title && e.title !== target ? `${e.title} (${target})` : target;
 }
 
 /** A button with its label (its accessible name) and an icon before it. */
