@@ -1,0 +1,108 @@
+import { applyEdits, BodyEdit, parsePlan, PlanDocument, rememberOutline, rememberStepsAfterEdit } from './document';
+import { approvalStanding, standingProblem } from './approval';
+import { PlanError } from './errors';
+import { isFinished, isReviewHistoryTitle } from './policy';
+import { FrontmatterValue } from './frontmatter';
+import { nextStatus } from './lifecycle';
+import { LIMITS } from './limits';
+import { shiftOutline } from './outline';
+import { DEFAULT_CONFIG, Frontmatter, PlansConfig, StepStatus } from './schema';
+import { oneLine } from './steps';
+import { OpContext, OpResult, createPlanText, ensureStepIds, findStep, result, stamp, stepEdits } from './opsShared';
+
+// ---------- execution ----------
+
+/** approved -> executing. */
+export function startExecution(doc: PlanDocument, ctx: OpContext, session?: string): OpResult {
+  const to = nextStatus(doc.fm.id, doc.fm.status, 'start', ctx.actor);
+  requireApproval(doc, ctx, 'started');
+  const d = ensureStepIds(doc);
+  const patch: Record<string, FrontmatterValue | undefined> = { ...stamp(doc, ctx), status: to, execution_started_at: ctx.now, execution_ended_at: undefined };
+  if (session) patch.execution_session = oneLine(session).slice(0, LIMITS.shortField);
+  return result(doc, applyEdits(d, patch).text, 'status');
+}
+
+/**
+ * Nothing runs on an approval that does not hold: start, resume, marks and completion refuse a
+ * plan whose approved text changed, that was marked approved without a valid record, or whose
+ * approval was signed elsewhere and not yet confirmed here. The message names what to do.
+ */
+export function requireApproval(doc: PlanDocument, ctx: OpContext, what: string): void {
+  const keyring = ctx.approvals?.keyring;
+  if (!keyring) throw new PlanError('APPROVAL_INVALID', `${doc.fm.id} cannot be ${what} here: approvals cannot be checked without the user's approval keys`);
+  const s = approvalStanding(doc, keyring);
+  const problem = standingProblem(doc, s);
+  if (!problem) return;
+  if (s.state === 'foreign') {
+    throw new PlanError('APPROVAL_UNCONFIRMED', `${problem}, so it cannot be ${what} yet. Ask the user to confirm it (Pi Plans: Confirm Approval in VS Code, or \`pi-plans confirm ${doc.fm.id}\` in a terminal).`);
+  }
+  const again = 'submit it for review again (pi_plan_submit): a person approves the current text';
+  throw new PlanError(s.state === 'changed' ? 'CHANGED_SINCE_APPROVAL' : 'APPROVAL_INVALID', `${problem}, so it cannot be ${what}. To go on, ${again}.`);
+}
+
+/** Marks a step (executing only). Marking the last open step done or skipped completes the plan. */
+export function markStep(input: PlanDocument, stepId: string, status: StepStatus, ctx: OpContext, note?: string): OpResult {
+  nextStatus(input.fm.id, input.fm.status, 'mark_step', ctx.actor);
+  requireApproval(input, ctx, 'marked');
+  if (note !== undefined && note.length > LIMITS.note) throw new PlanError('TOO_LARGE', `the note is over ${LIMITS.note} characters: shorten it`);
+  const doc = ensureStepIds(input);
+  const s = findStep(doc, stepId);
+  const updated = { ...s, status, note: note !== undefined ? oneLine(note) || undefined : s.note };
+  const finishing = isFinished(status) && doc.steps.every((x) => x.id === s.id || isFinished(x.status));
+  const patch: Record<string, FrontmatterValue | undefined> = stamp(input, ctx);
+  if (finishing) {
+    patch.status = 'completed';
+    patch.execution_ended_at = ctx.now;
+    patch.result_summary = doc.fm.result_summary ?? 'All steps done.';
+  }
+  const edits = stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined });
+  const { text, body } = applyEdits(doc, patch, edits);
+  // The hot path: the header and note lines change, the block structure does not; no Markdown
+  // parse, and of the steps only this one is read again.
+  const outline = shiftOutline(doc.outline, edits, body);
+  rememberOutline(body, outline, doc.outline);
+  rememberStepsAfterEdit(doc.body, body, outline, [s.index]);
+  return result(input, text, 'step', { step: s.id, stepStatus: status, note: updated.note, autoCompleted: finishing }, doc === input ? input : undefined);
+}
+
+/** executing -> completed or failed, with a result summary (required for a failure). */
+export function finishExecution(doc: PlanDocument, outcome: 'complete' | 'fail', summary: string | undefined, ctx: OpContext): OpResult {
+  const to = nextStatus(doc.fm.id, doc.fm.status, outcome, ctx.actor);
+  // Failing is always possible (it stops the run); completing claims the approved work was done.
+  if (outcome === 'complete') requireApproval(doc, ctx, 'completed');
+  const s = summary ? oneLine(summary) : '';
+  if (outcome === 'fail' && !s) throw new PlanError('INVALID_INPUT', 'say why the plan failed: give a summary');
+  if (s.length > LIMITS.resultSummary) throw new PlanError('TOO_LARGE', `the summary is over ${LIMITS.resultSummary} characters: shorten it`);
+  return result(doc, applyEdits(doc, { ...stamp(doc, ctx), status: to, execution_ended_at: ctx.now, result_summary: s || undefined }).text, 'status', { note: s || undefined }, doc);
+}
+
+/** A new proposed plan from a finished, rejected or failed one: same steps (all pending), no review history. */
+export function clonePlan(doc: PlanDocument, newId: string, ctx: OpContext): string {
+  nextStatus(doc.fm.id, doc.fm.status, 'clone', ctx.actor);
+  const src = ensureStepIds(doc);
+  const created = parsePlan(createPlanText({ id: newId, title: src.fm.title, status: 'proposed', planner_model: src.fm.planner_model, executor_model: src.fm.executor_model, tools_required: src.fm.tools_required }, ctx.now));
+  // Body: the source body without its review history, every step pending, no notes.
+  const drop = src.outline.sections.filter((s) => s.depth === 2 && isReviewHistoryTitle(s.title));
+  const edits: BodyEdit[] = [
+    ...drop.map((s) => ({ start: s.start, end: s.end, text: '' })),
+    ...src.steps.flatMap((s) => stepEdits(src, s, { status: 'pending', note: null })),
+  ];
+  // A clone is a new file: LF line ends, no BOM.
+  const body = applyEdits(src, {}, edits).body.replace(/\r\n/g, '\n').replace(/\s+$/, '') + '\n';
+  return parsePlan(applyEdits(created, { step_seq: src.fm.step_seq ?? 0 }, [{ start: 0, end: created.body.length, text: body.startsWith('\n') ? body : '\n' + body }]).text).text;
+}
+
+// ---------- detection ----------
+
+/** True when an executing plan has shown no activity (checkpoint, write, start) for the configured timeout. */
+export function isStalled(fm: Frontmatter, lastActivity: string | undefined, now: string, config: PlansConfig = DEFAULT_CONFIG): boolean {
+  if (fm.status !== 'executing') return false;
+  const times = [lastActivity, fm.execution_started_at, fm.updated_at].filter(Boolean).map((t) => Date.parse(t!));
+  const last = Math.max(...times.filter((t) => !Number.isNaN(t)));
+  return Date.parse(now) - last > config.executor_timeout_minutes * 60_000;
+}
+
+/** True when a proposed plan has waited for review longer than `stale_after_days`. */
+export function isStale(fm: Frontmatter, now: string, config: PlansConfig = DEFAULT_CONFIG): boolean {
+  return fm.status === 'proposed' && Date.parse(now) - Date.parse(fm.updated_at) > config.stale_after_days * 86_400_000;
+}
