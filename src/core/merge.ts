@@ -317,6 +317,31 @@ function mergeStep(b: string, o: string, t: string): string | undefined {
  * or the merged text would not be a valid one (the caller then merges by line).
  */
 export function mergePlanTexts(baseText: string, oursText: string, theirsText: string, labels: MergeLabels = {}): PlanMerge {
+  const { base, ours, theirs, eol } = splitSides(baseText, oursText, theirsText);
+  const { seq, renames } = renumberTheirAdditions(base, ours, theirs, eol);
+  const marks = conflictMarks(labels, eol);
+  // Body first, then frontmatter: the order in which their conflicts are listed.
+  const body = composeBody(mergeUnits(base.body, ours.body, theirs.body), ours, theirs, eol, marks);
+  const yaml = composeFrontmatter(mergeUnits(base.fm, ours.fm, theirs.fm), ours, theirs, seq, eol, marks);
+  const o = ours.doc;
+  const text = o.text.slice(0, o.block.yamlStart) + yaml + o.text.slice(o.block.yamlEnd, o.block.bodyStart) + body;
+  const conflicts = locateConflicts(text, marks);
+  if (!conflicts.length) {
+    try {
+      parsePlan(text, undefined, { fresh: true });
+    } catch (e) {
+      throw new PlanError('INVALID_FILE', `the merge by step would not be a valid plan (${(e as Error).message}): merge it by line`);
+    }
+  }
+  return { text, conflicts, renumbered: renames };
+}
+
+/**
+ * The three sides parsed (ours first: its line ending is the result's, and the others are read
+ * with it), given step ids where some side has them, split into keyed units and their sections
+ * of one title paired.
+ */
+function splitSides(baseText: string, oursText: string, theirsText: string): { base: Split; ours: Split; theirs: Split; eol: string } {
   const oursDoc = parsePlan(oursText, 'ours');
   const eol = oursDoc.eol;
   // One line ending for the result: ours.
@@ -329,12 +354,16 @@ export function mergePlanTexts(baseText: string, oursText: string, theirsText: s
   if (anyId && !docs.every((d) => d.steps.every((s) => s.hasId))) docs = docs.map(ensureStepIds);
   const [base, ours, theirs] = docs.map((d) => split(d, anyId));
   pairSections(base, ours, theirs);
-  const size = labels.markerSize && labels.markerSize >= 7 ? labels.markerSize : 7;
-  const mark = (c: string, label?: string) => c.repeat(size) + (label ? ` ${label}` : '');
-  const whats: string[] = [];
-  const renames: { from: string; to: string }[] = [];
+  return { base, ours, theirs, eol };
+}
 
-  // Steps both sides added under one id with different content: theirs gets the next free id.
+/**
+ * Steps both sides added under one id with different content: theirs gets the next free id (and
+ * a note saying so), in `theirs.body`. Returns the step counter after it, which covers every id
+ * issued on either side, and the renames.
+ */
+function renumberTheirAdditions(base: Split, ours: Split, theirs: Split, eol: string): { seq: number; renames: { from: string; to: string }[] } {
+  const renames: { from: string; to: string }[] = [];
   const all = [base, ours, theirs];
   let seq = Math.max(0, ...all.map((s) => s.doc.fm.step_seq ?? 0), ...all.flatMap((s) => s.doc.steps.map((x) => stepNumber(x.id))));
   const baseKeys = new Set(base.body.map((u) => u.key));
@@ -350,22 +379,42 @@ export function mergePlanTexts(baseText: string, oursText: string, theirsText: s
     if (!noteLineOf(text.replace(/\s+$/, ''))) text += eol + renderNoteLine(`renumbered from ${from} by a merge: both branches added a step ${from}`, contentIndent(head));
     return { ...u, key: `step:${to}`, text };
   });
+  return { seq, renames };
+}
 
-  const mergeUnits = (b: Unit[], o: Unit[], t: Unit[]) => {
-    const bm = new Map(b.map((u) => [u.key, u]));
-    const om = new Map(o.map((u) => [u.key, u]));
-    const tm = new Map(t.map((u) => [u.key, u]));
-    const keys = order(b.map((u) => u.key), o.map((u) => u.key), t.map((u) => u.key));
-    return keys.map((k) => ({ key: k, d: decide(bm.get(k), om.get(k), tm.get(k)) }));
-  };
+/** Writes conflict blocks and remembers, in order, what each is about. */
+interface ConflictMarks {
+  /** Length of the markers. */
+  readonly size: number;
+  /** What each block written so far is about (`step S003`, …), in the order written. */
+  readonly whats: string[];
+  /** The block for key `k`: ours, `=======`, theirs, each side written by `render`. */
+  block(k: string, c: { ours?: Unit; theirs?: Unit }, render: (u: Unit) => string): string;
+}
+
+function conflictMarks(labels: MergeLabels, eol: string): ConflictMarks {
+  const size = labels.markerSize && labels.markerSize >= 7 ? labels.markerSize : 7;
+  const mark = (c: string, label?: string) => c.repeat(size) + (label ? ` ${label}` : '');
+  const whats: string[] = [];
   const describe = (k: string) => (k.startsWith('fm:') ? `field ${k.slice(3)}` : k.startsWith('step:') ? `step ${k.slice(5)}` : k === 'pre' ? 'the text before the first section' : `section ${k.replace(/^section(\+[^:]*)?:\d:/, '').replace(/:(head|tail)$/, '')}`);
-  const conflictBlock = (k: string, c: { ours?: Unit; theirs?: Unit }, render: (u: Unit) => string) => {
+  const block = (k: string, c: { ours?: Unit; theirs?: Unit }, render: (u: Unit) => string) => {
     whats.push(describe(k));
     return `${mark('<', labels.ours ?? 'ours')}${eol}${c.ours ? render(c.ours) : ''}${mark('=')}${eol}${c.theirs ? render(c.theirs) : ''}${mark('>', labels.theirs ?? 'theirs')}`;
   };
+  return { size, whats, block };
+}
 
-  // Body: sections by title, steps by id.
-  const merged = mergeUnits(base.body, ours.body, theirs.body);
+/** Each key of the three unit lists, in merged order, with its decision. */
+function mergeUnits(b: Unit[], o: Unit[], t: Unit[]): { key: string; d: Decision }[] {
+  const bm = new Map(b.map((u) => [u.key, u]));
+  const om = new Map(o.map((u) => [u.key, u]));
+  const tm = new Map(t.map((u) => [u.key, u]));
+  const keys = order(b.map((u) => u.key), o.map((u) => u.key), t.map((u) => u.key));
+  return keys.map((k) => ({ key: k, d: decide(bm.get(k), om.get(k), tm.get(k)) }));
+}
+
+/** The merged body: sections by title, steps by id, an ordered list numbered again from ours' first number. */
+function composeBody(merged: { key: string; d: Decision }[], ours: Split, theirs: Split, eol: string, marks: ConflictMarks): string {
   let body = '';
   let position = 0;
   const numberOf = /^(\d+)([.)])$/.exec(ours.doc.steps[0]?.bullet ?? theirs.doc.steps[0]?.bullet ?? '1.');
@@ -380,7 +429,7 @@ export function mergePlanTexts(baseText: string, oursText: string, theirsText: s
     const unit = unitOf(d);
     let text: string;
     if ('take' in d) text = placed(d.take, position);
-    else text = conflictBlock(key, d.conflict, (u) => placed(u, position) + eol);
+    else text = marks.block(key, d.conflict, (u) => placed(u, position) + eol);
     if (unit.kind === 'step') position++;
     body += text;
     if (!next) return;
@@ -389,11 +438,15 @@ export function mergePlanTexts(baseText: string, oursText: string, theirsText: s
     else if (!unit.text) body += unit.sep;
     else body += unit.sep || (nextKind === 'step' || unit.kind === 'fm' ? eol : eol + eol);
   });
-  body += ours.trail;
+  return body + ours.trail;
+}
 
-  // Frontmatter: entry by entry; the write counter and the times are computed, not merged.
-  // The step counter covers every id issued on either side (the renumbered ones too).
-  const fmMerged = mergeUnits(base.fm, ours.fm, theirs.fm);
+/**
+ * The merged frontmatter's YAML (without its final line break): entry by entry; the write counter
+ * and the times are computed, not merged. The step counter is `seq`, which covers every id issued
+ * on either side (the renumbered ones too).
+ */
+function composeFrontmatter(merged: { key: string; d: Decision }[], ours: Split, theirs: Split, seq: number, eol: string, marks: ConflictMarks): string {
   const of = ours.doc.fm;
   const tf = theirs.doc.fm;
   const computed: Record<string, string> = {
@@ -402,29 +455,21 @@ export function mergePlanTexts(baseText: string, oursText: string, theirsText: s
     'fm:step_seq': stringifyEntry('step_seq', seq, eol) + eol,
   };
   let yaml = '';
-  for (const { key, d } of fmMerged) {
+  for (const { key, d } of merged) {
     if ('drop' in d) continue;
     if (computed[key] && !('conflict' in d && (!d.conflict.ours || !d.conflict.theirs))) {
       yaml += computed[key];
       continue;
     }
-    yaml += 'take' in d ? d.take.text : conflictBlock(key, d.conflict, (u) => u.text) + eol;
+    yaml += 'take' in d ? d.take.text : marks.block(key, d.conflict, (u) => u.text) + eol;
   }
+  return yaml.replace(/\r?\n$/, '');
+}
 
-  yaml = yaml.replace(/\r?\n$/, '');
-  const o = ours.doc;
-  const text = o.text.slice(0, o.block.yamlStart) + yaml + o.text.slice(o.block.yamlEnd, o.block.bodyStart) + body;
-
-  const starts = [...text.matchAll(new RegExp(`^${'<'.repeat(size)}(?: |\\r?$)`, 'gm'))].map((m) => m.index!);
-  const conflicts = whats.map((what, i) => ({ what, line: starts[i] === undefined ? 0 : text.slice(0, starts[i]).split('\n').length }));
-  if (!conflicts.length) {
-    try {
-      parsePlan(text, undefined, { fresh: true });
-    } catch (e) {
-      throw new PlanError('INVALID_FILE', `the merge by step would not be a valid plan (${(e as Error).message}): merge it by line`);
-    }
-  }
-  return { text, conflicts, renumbered: renames };
+/** Each conflict written, with the 1-based line of its `<<<<<<<` marker in `text`. */
+function locateConflicts(text: string, marks: ConflictMarks): MergeConflict[] {
+  const starts = [...text.matchAll(new RegExp(`^${'<'.repeat(marks.size)}(?: |\\r?$)`, 'gm'))].map((m) => m.index!);
+  return marks.whats.map((what, i) => ({ what, line: starts[i] === undefined ? 0 : text.slice(0, starts[i]).split('\n').length }));
 }
 
 /** A plain line merge (diff3) with standard markers, for files that are not plans or whose merge by step failed. */

@@ -1,0 +1,94 @@
+// What every command of the CLI shares: the output sinks and the person at the terminal, the
+// store of --root, the errors that set the exit code, and the options several commands take.
+import { Command, Option } from 'commander';
+import * as fs from 'node:fs';
+import { DIGEST_PATTERN, PLAN_STATUSES, PlanError, ReviewComment } from '../core';
+import { openNodeStore } from '../node';
+import { PlanStore } from '../store';
+
+/** Output sinks, and the person at the terminal, so tests can run the CLI in-process. */
+export interface CliIo {
+  out(s: string): void;
+  err(s: string): void;
+  /**
+   * Asks the person at the terminal and resolves to their answer; absent when there is no
+   * terminal (a pipe, a script, an agent's tool call): nothing is then decided by asking.
+   */
+  ask?(question: string): Promise<string>;
+}
+
+/** What a command's registration is given: the program, its sinks, its version and the store of --root. */
+export interface CliContext {
+  readonly program: Command;
+  readonly io: CliIo;
+  /** The package version, as `--version` prints it. */
+  readonly version: string;
+  /** The --root option as given (not resolved). */
+  root(): string;
+  /** The store of --root; `index: false` for commands on one named plan (no index is built: the cost does not grow with the folder). */
+  store(opts?: { index?: boolean }): Promise<PlanStore>;
+}
+
+/** The context of `program`: its --root is read when a command runs, not when it is registered. */
+export function cliContext(program: Command, io: CliIo, version: string): CliContext {
+  const root = () => program.opts<{ root: string }>().root;
+  const store = async (opts: { index?: boolean } = {}): Promise<PlanStore> => {
+    const dir = root();
+    // A typo in a path is an error, not an empty list, and nothing is written for it.
+    const st = await fs.promises.stat(dir).catch(() => undefined);
+    if (!st) throw new UsageError(`--root ${dir} does not exist: pass the workspace folder that holds .pi/plans`);
+    if (!st.isDirectory()) throw new UsageError(`--root ${dir} is not a folder: pass the workspace folder that holds .pi/plans`);
+    return openNodeStore(dir, { index: opts.index });
+  };
+  return { program, io, version, root, store };
+}
+
+/** A wrong argument: exit code 2, like commander's own usage errors. */
+export class UsageError extends Error {}
+
+/** The person said no at the prompt: nothing was done (exit code 1, the message on stderr). */
+export class NotDone extends Error {}
+
+/** An option's parser for a whole number; anything else is a usage error that says what to pass. */
+export function wholeNumber(usage: string): (v: string) => number {
+  return (v) => {
+    if (!/^\d+$/.test(v)) throw new UsageError(usage);
+    return Number(v);
+  };
+}
+
+/** An option's parser for a version as plans and messages write it, `v3` (or `V3`), or as a bare number, `3`. */
+export function versionNumber(usage: string): (v: string) => number {
+  const whole = wholeNumber(usage);
+  return (v) => whole(v.replace(/^[vV]/, ''));
+}
+
+/** `--status <status...>`: only plans in these statuses. */
+export function statusOption(): Option {
+  return new Option('--status <status...>', 'only plans in these statuses').choices([...PLAN_STATUSES]);
+}
+
+/** `--seen-version <n>`: the version the person reviewed. */
+export function seenVersionOption(): Option {
+  return new Option('--seen-version <n>', 'the version you reviewed (default: the current one)').argParser((v) => {
+    if (!/^\d+$/.test(v)) throw new PlanError('INVALID_INPUT', '--seen-version takes a whole number');
+    return Number(v);
+  });
+}
+
+/** `--comment S003="text"` or `--comment Risks="text"`, repeatable: a review comment on a step or a section. */
+export function commentOption(): Option {
+  return new Option('--comment <anchor=text>', 'a comment on a step (S003="…") or a section (Risks="…"); repeatable').argParser((v: string, list: ReviewComment[] = []) => {
+    const at = v.indexOf('=');
+    if (at < 1 || !v.slice(at + 1).trim()) throw new UsageError(`--comment takes ANCHOR=TEXT, a step id or section title, "=", then the comment (e.g. --comment S003="Split this step"); got "${v.slice(0, 80)}"`);
+    return [...list, { anchor: v.slice(0, at).trim(), body: v.slice(at + 1) }];
+  });
+}
+
+/** `--digest <digest>`: the content digest of the text a person reviewed, for a script they run. */
+export function digestOption(): Option {
+  return new Option('--digest <digest>', 'for a script you run: the content digest of the text you reviewed (`pi-plans show ID` prints it)').argParser((v) => {
+    if (!DIGEST_PATTERN.test(v)) throw new UsageError(`--digest takes the digest \`pi-plans show\` prints: sha256: and 64 hex digits (got "${v.slice(0, 80)}")`);
+    return v;
+  });
+}

@@ -1,0 +1,153 @@
+// The person's decisions on a plan and on whose approvals count: approve, confirm, key, trust,
+// reject. A decision is made by a person at a terminal (or, for an approval, in a script they run
+// with --digest), never by whoever merely can run the CLI.
+import * as path from 'node:path';
+import { contentDigest, KEY_PATTERN, nextStatus, PlanError, progressOf, ReviewComment, SeenPlan, shortKey } from '../../core';
+import { NodeApprovalKeys, userConfigDir } from '../../node';
+import { approvePlan, confirmApproval, rejectPlan } from '../../service';
+import { PlanStore } from '../../store';
+import { CliContext, CliIo, commentOption, digestOption, NotDone, seenVersionOption, UsageError } from '../cliContext';
+
+/** Registers `approve`, `confirm`, `key`, `trust` and `reject`, in that order. */
+export function registerDecisionCommands(ctx: CliContext): void {
+  registerApprove(ctx);
+  registerConfirm(ctx);
+  registerKey(ctx);
+  registerTrust(ctx);
+  registerReject(ctx);
+}
+
+function registerApprove({ program, io, store }: CliContext): void {
+  program
+    .command('approve <id>')
+    .description('approve a proposed plan (a person\'s decision): it shows the plan\'s title, version and digest and asks; in a script you run, --digest names the text you reviewed; comments become non-blocking suggestions')
+    .addOption(digestOption())
+    .addOption(seenVersionOption())
+    .addOption(commentOption())
+    .action(async (id: string, o: { digest?: string; seenVersion?: number; comment?: ReviewComment[] }) => {
+      const st = await store({ index: false });
+      const seenPlan = await decided(io, st, id, o, 'approve');
+      const { doc, warnings } = await approvePlan({ store: st }, id, { actor: 'cli', seen: seenPlan, comments: o.comment });
+      io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version})${o.comment?.length ? ` with ${o.comment.length} suggestion${o.comment.length === 1 ? '' : 's'}` : ''}, signed by ${doc.fm.approver}.\n`);
+      warn(io, id, 'approved', warnings);
+    });
+}
+
+function registerConfirm({ program, io, store }: CliContext): void {
+  program
+    .command('confirm <id>')
+    .description('confirm, on this machine, an approval made on another machine by a key not trusted here, so the plan can run (at a terminal: it shows who signed and asks)')
+    .action(async (id: string) => {
+      const st = await store({ index: false });
+      const seenPlan = await decided(io, st, id, {}, 'confirm');
+      const doc = await st.read(id);
+      if (contentDigest(doc) !== seenPlan.digest) throw new PlanError('STALE_APPROVAL', `the text of ${id} changed since you read it: review it again (\`pi-plans show ${id}\`)`);
+      await confirmApproval({ store: st }, id, { actor: 'cli' });
+      io.out(`${id}: the approval by ${doc.fm.approver} at v${doc.fm.approved_version} is confirmed on this machine; the plan can run.\n`);
+    });
+}
+
+function registerKey({ program, io, root }: CliContext): void {
+  program
+    .command('key')
+    .description('show your approval key (made on first use, kept in your user configuration folder): give it to teammates who trust your approvals')
+    .action(() => {
+      const keys = new NodeApprovalKeys(userConfigDir(), () => [path.resolve(root())]);
+      const problem = keys.problem();
+      if (problem) throw new PlanError('APPROVAL_INVALID', problem);
+      const me = keys.identity(true);
+      io.out(`${me.key}  ${me.name}\nkept in ${keys.configDir} (never in a workspace); a teammate trusts it with: pi-plans trust ${me.key} --name "${me.name}"\n`);
+    });
+}
+
+function registerTrust({ program, io, root }: CliContext): void {
+  program
+    .command('trust <key>')
+    .description('trust another person\'s approval key: their approvals (made on their machine) run here without a confirmation (at a terminal: it names the key and asks)')
+    .requiredOption('--name <name>', 'whose key it is')
+    .action(async (key: string, o: { name: string }) => {
+      const keys = new NodeApprovalKeys(userConfigDir(), () => [path.resolve(root())]);
+      if (!KEY_PATTERN.test(key)) throw new PlanError('INVALID_INPUT', `"${key.slice(0, 60)}" is not an approval key: it is ed25519: and 43 characters, as \`pi-plans key\` prints it`);
+      const problem = keys.problem();
+      if (problem) throw new PlanError('APPROVAL_INVALID', `the key cannot be trusted: ${problem}`);
+      if (!io.ask) {
+        needsPerson(
+          "the key was not trusted: trusting another person's approval key is a person's decision",
+          "The person runs `pi-plans trust` in their own terminal, or chooses Always Trust in VS Code's Confirm Approval.",
+          'ask the user; do not trust a key yourself.',
+        );
+      }
+      const answer = await io.ask!(`Trust approvals signed by ${shortKey(key)} as ${o.name}'s, on this machine? [y/N] `);
+      if (!/^y(es)?$/i.test(answer.trim())) throw new NotDone(`${shortKey(key)} was not trusted.`);
+      keys.trust(key, o.name);
+      io.out(`Approvals signed by ${shortKey(key)} (${o.name}) are trusted on this machine.\n`);
+    });
+}
+
+function registerReject({ program, io, store }: CliContext): void {
+  program
+    .command('reject <id>')
+    .description('reject a proposed plan with feedback and comments for its author')
+    .option('--feedback <text>', 'what must change, overall')
+    .addOption(commentOption())
+    .addOption(seenVersionOption())
+    .addOption(digestOption())
+    .action(async (id: string, o: { feedback?: string; seenVersion?: number; digest?: string; comment?: ReviewComment[] }) => {
+      if (!o.feedback?.trim() && !o.comment?.length) throw new UsageError('say what must change: --feedback "…" and/or --comment S003="…" (repeatable)');
+      const { doc, warnings } = await rejectPlan({ store: await store({ index: false }) }, id, { actor: 'cli', feedback: o.feedback ?? '', seenVersion: o.seenVersion, seen: o.digest ? { digest: o.digest } : undefined, comments: o.comment });
+      io.out(`${id} ${doc.fm.status === 'needs_review' ? 'rejected a third time: needs_review (reopen it to continue)' : 'rejected'} (v${doc.fm.version}).\n`);
+      warn(io, id, 'rejected', warnings);
+    });
+}
+
+/**
+ * Refuses a person's decision where no person can be asked (a pipe, a script, an agent's tool
+ * call). Worded for the person, never as a recipe for a model: it names what the person does,
+ * and tells an agent reading it to ask the user instead.
+ */
+function needsPerson(what: string, where: string, agent: string): never {
+  throw new PlanError('HUMAN_ONLY', `${what}, and there is no terminal here to ask one. ${where} An agent reading this: ${agent}`);
+}
+
+/**
+ * What the person decides on: on a terminal, the text shown to them there (title, version,
+ * digest) and confirmed; for an approval in a script the person runs, the text `--digest`
+ * names. Without a terminal and without a digest nothing is decided: a script or an agent
+ * cannot stand in for the person. A confirmation takes no digest: only a person at a terminal.
+ */
+async function decided(io: CliIo, st: PlanStore, id: string, o: { digest?: string; seenVersion?: number }, what: 'approve' | 'confirm'): Promise<SeenPlan> {
+  if (o.digest && what === 'approve') return { digest: o.digest, version: o.seenVersion };
+  // A plan that cannot be approved now is refused for that reason first (not for want of a terminal).
+  const current = await st.read(id);
+  if (what === 'approve') nextStatus(id, current.fm.status, 'approve', 'cli');
+  if (!io.ask) {
+    if (what === 'approve') {
+      needsPerson(`${id} was not approved: approving a plan is a person's decision`, `The person approves it in VS Code, or runs \`pi-plans approve ${id}\` in their own terminal (it shows the plan and asks).`, 'ask the user to review the plan; do not approve it yourself.');
+    }
+    needsPerson(
+      `${id}: the approval was not confirmed: confirming an approval made on another machine is a person's decision`,
+      `The person confirms it in VS Code (Pi Plans: Confirm Approval…), or runs \`pi-plans confirm ${id}\` in their own terminal.`,
+      'ask the user; do not confirm it yourself.',
+    );
+  }
+  const ask = io.ask!;
+  const doc = current;
+  const digest = contentDigest(doc);
+  const { done, total } = progressOf(doc.steps);
+  io.out(`${doc.fm.id}: ${doc.fm.title}\nstatus: ${doc.fm.status}   version: ${doc.fm.version}   steps: ${done}/${total} done\ndigest: ${digest}\n`);
+  if (what === 'confirm') {
+    const s = await st.approvalStanding(doc);
+    if (s.state === 'foreign') io.out(`approved by ${s.approver} at v${s.version} on another machine, key ${shortKey(s.key)}\n`);
+  }
+  if (o.seenVersion !== undefined && o.seenVersion !== doc.fm.version) {
+    throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${o.seenVersion}, ${id} is now v${doc.fm.version}. Review the current version, then ${what} it.`);
+  }
+  const answer = await ask(what === 'approve' ? `Approve ${id} "${doc.fm.title}" at v${doc.fm.version}? [y/N] ` : `Confirm this approval of ${id} on this machine, so it can run? [y/N] `);
+  if (!/^y(es)?$/i.test(answer.trim())) throw new NotDone(`${id} was not ${what === 'approve' ? 'approved' : 'confirmed'}.`);
+  return { digest, version: doc.fm.version, text: doc.text };
+}
+
+/** What could not be done beside a decision that was written: the decision stands, and each failure is named. */
+function warn(io: CliIo, id: string, decision: string, warnings: readonly string[] | undefined): void {
+  for (const w of warnings ?? []) io.err(`pi-plans: warning: ${id} is ${decision}, and that stands; but ${w}\n`);
+}

@@ -1,0 +1,44 @@
+// Commands that plug pi-plans into other tools: the MCP server, and git's merge driver and its setup.
+import * as path from 'node:path';
+import { gitSetup, runMergeDriver } from '../git';
+import { CliContext, UsageError, wholeNumber } from '../cliContext';
+
+/** Registers `mcp`, `merge-driver` and `git-setup`, in that order. */
+export function registerIntegrationCommands(ctx: CliContext): void {
+  registerMcp(ctx);
+  registerGit(ctx);
+}
+
+function registerMcp({ program, io, root, version }: CliContext): void {
+  program
+    .command('mcp')
+    .description('serve the plan tools over MCP on stdin/stdout (for Claude Code, Codex, Cursor, any MCP client)')
+    .option('--review-wait <seconds>', 'how long pi_plan_submit waits for the person\'s decision before answering "still awaiting review"', wholeNumber('--review-wait takes a whole number of seconds, e.g. --review-wait 45'))
+    .action(async (o: { reviewWait?: number }) => {
+      // Loaded only for this command: the MCP SDK stays out of every other command's start-up.
+      const [{ checkRoot, serveMcp }, { StdioServerTransport }] = await Promise.all([import('../../mcp/server'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+      const dir = path.resolve(root());
+      const problem = checkRoot(dir);
+      if (problem) throw new UsageError(problem);
+      io.err(`[pi-plans mcp] serving ${dir} on stdio\n`);
+      await serveMcp({ root: dir, reviewWaitMs: o.reviewWait !== undefined ? o.reviewWait * 1000 : undefined, log: (l) => io.err(`[pi-plans mcp] ${l}\n`), version }, new StdioServerTransport());
+    });
+}
+
+function registerGit({ program, io, root }: CliContext): void {
+  program
+    .command('merge-driver <base> <ours> <theirs> [path]')
+    .description('git merge driver for plan files (%O %A %B %P): merges by step id and frontmatter key; set up by git-setup')
+    .option('--marker-size <n>', 'conflict marker length (git\'s %L)', wholeNumber('--marker-size takes a whole number (git passes %L)'))
+    .action((base: string, ours: string, theirs: string, file: string | undefined, o: { markerSize?: number }) => {
+      process.exitCode = runMergeDriver({ base, ours, theirs, path: file, markerSize: o.markerSize }, io);
+    });
+
+  program
+    .command('git-setup')
+    .description('register the merge driver in this repository\'s git config and write .gitattributes and .pi/plans/.gitignore (the git policy)')
+    .option('--command <cmd>', 'how git should run pi-plans (default: this Node and this script, by absolute path)')
+    .action((o: { command?: string }) => {
+      process.exitCode = gitSetup(path.resolve(root()), { command: o.command, cli: path.resolve(process.argv[1] ?? 'pi-plans') }, io);
+    });
+}

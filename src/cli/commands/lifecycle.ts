@@ -1,0 +1,42 @@
+// Commands that move a plan through its life, or mend it: cancel, reopen, retry, resume;
+// unlock and clone.
+import { clearPlanLock } from '../../node';
+import { changePlanStatus } from '../../service';
+import { CliContext } from '../cliContext';
+
+/** Registers `cancel`, `reopen`, `retry` and `resume`, in that order. */
+export function registerStatusCommands({ program, io, store }: CliContext): void {
+  for (const [name, action, what] of [
+    ['cancel', 'cancel', 'cancel a plan'],
+    ['reopen', 'reopen', 'reopen a plan in needs_review as a draft'],
+    ['retry', 'retry', 'send a failed or stalled plan back to approved'],
+    ['resume', 'resume', 'resume a failed or stalled plan (executing again)'],
+  ] as const) {
+    const cmd = program.command(`${name} <id>`).description(what);
+    if (name === 'cancel') cmd.option('--reason <text>', 'why');
+    cmd.action(async (id: string, o: { reason?: string }) => {
+      const { doc } = await changePlanStatus({ store: await store({ index: false }) }, id, action, { actor: 'cli', reason: o.reason });
+      io.out(`${id} is now ${doc.fm.status} (v${doc.fm.version}).\n`);
+    });
+  }
+}
+
+/** Registers `unlock` and `clone`, in that order. */
+export function registerUpkeepCommands({ program, io, store }: CliContext): void {
+  program
+    .command('unlock <id>')
+    .description('clear a plan\'s lock left by a crashed writer, or something planted where the lock goes (a link is removed itself, never its target); a lock a live process holds is not cleared')
+    .action(async (id: string) => {
+      const st = await store({ index: false });
+      const removed = await clearPlanLock(st.pathOf(id), { root: st.root });
+      io.out(removed ? `${id}: its lock (${removed.kind}${removed.owners.length ? `, held by pid ${removed.owners.map((o) => `${o.pid} on ${o.host}`).join(', ')}` : ''}) was cleared.\n` : `${id} has no lock to clear.\n`);
+    });
+
+  program
+    .command('clone <id>')
+    .description('start a new proposed plan from a finished, rejected or failed one')
+    .action(async (id: string) => {
+      const doc = await (await store({ index: false })).clone(id, 'cli');
+      io.out(`${doc.fm.id} created from ${id} (proposed).\n`);
+    });
+}
