@@ -208,19 +208,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
   const { done, total } = progressOf(doc.steps);
   const commands: PlanEditorCommand[] = ctx.readOnly ? [] : planCommands(fm.status, { flag: ctx.flag }).map((c) => (c === 'approve' && ctx.dirty ? 'saveToApprove' : c));
   const marks = [ctx.active ? 'active' : '', ctx.flag ?? ''].filter(Boolean);
-  // Since the last reviewed version: what each step and section is now, and the review's comments.
-  let cmp: PlanComparison | undefined;
-  let then: PlanDocument | undefined;
-  if (ctx.reviewed) {
-    try {
-      then = parsePlan(ctx.reviewed.text);
-      cmp = then.fm.id === doc.fm.id ? comparePlans(then, doc) : undefined;
-    } catch {
-      cmp = undefined; // a snapshot that does not read: no comparison, never an error
-    }
-  }
-  const stepSince = (id: string) => (cmp?.added.includes(id) ? 'added' : cmp?.changed.includes(id) ? 'changed' : cmp?.moved.includes(id) ? 'moved' : undefined);
-  const sectionSince = (title: string) => (cmp?.sectionsAdded.includes(title) ? 'added' : cmp?.sectionsChanged.includes(title) ? 'changed' : undefined);
+  const since = sinceReview(doc, ctx.reviewed);
   return {
     kind: 'plan',
     id: fm.id,
@@ -244,47 +232,12 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     done,
     total,
     ...(goal ? { goal: renderMarkdown(bodyOf(goal)) } : {}),
-    steps: doc.steps.map((s) => ({
-      id: s.id,
-      status: s.status,
-      text: renderInline(s.text),
-      ...(s.tool ? { tool: s.tool } : {}),
-      ...(s.operation ? { operation: s.operation } : {}),
-      ...(s.target ? { target: s.target, targetIsFile: ctx.isFile?.(s.target) ?? false } : {}),
-      ...(s.details ? { details: renderMarkdown(s.details) } : {}),
-      ...(s.note ? { note: s.note } : {}),
-      source: s.text,
-      marks: ctx.readOnly ? [] : stepMarks(fm.status, s.status),
-      ...(ctx.threads?.[s.id] ? { threads: ctx.threads[s.id] } : {}),
-      ...(stepSince(s.id) ? { since: stepSince(s.id) } : {}),
-      ...(loose.after[s.index] ? { after: renderMarkdown(loose.after[s.index]) } : {}),
-    })),
-    sections: sections
-      .filter((s) => s !== goal && s !== steps && !isHistory(s))
-      .map((s) => {
-        const key = SECTION_KEY[s.title];
-        const since = sectionSince(s.title);
-        const body = renderMarkdown(bodyOf(s));
-        return { title: s.title, body: s.title === 'Files' && ctx.isFile ? linkFiles(body, ctx.isFile) : body, ...(key ? { key, source: bodyOf(s) } : {}), ...(ctx.threads?.[s.title] ? { threads: ctx.threads[s.title] } : {}), ...(since ? { since } : {}) };
-      }),
-    ...(cmp && then
-      ? {
-          review: {
-            fromVersion: cmp.fromVersion,
-            removed: cmp.removed.map((id) => ({ id, text: then!.steps.find((s) => s.id === id)?.text ?? '' })),
-            comments: (ctx.reviewed?.comments ?? []).map((c) => ({ anchor: c.anchor, body: c.body, addressed: commentAddressed(c, cmp!) })),
-            changes: describeComparison(cmp).length,
-          },
-        }
-      : {}),
+    steps: stepViews(doc, ctx, loose, since),
+    sections: sections.filter((s) => s !== goal && s !== steps && !isHistory(s)).map((s) => sectionView(s.title, bodyOf(s), ctx, since)),
+    ...(since ? { review: reviewView(since, ctx.reviewed?.comments ?? []) } : {}),
     // An approval's section is the person's only when the signed record names its text; any other
     // (written into the file by hand, or of an approval that no longer holds) says it is not signed.
-    history: sections.flatMap((s, i) => {
-      const m = s.depth === 2 ? /^(Rejection|Approval) \(v(\d+)\)$/.exec(s.title) : null;
-      if (!m) return [];
-      const kind = m[1] === 'Approval' ? ('approval' as const) : ('rejection' as const);
-      return [{ kind, version: Number(m[2]), body: renderMarkdown(bodyOf(s)), ...(kind === 'approval' && i !== signedSection ? { unsigned: true } : {}) }];
-    }),
+    history: historyViews(sections, bodyOf, signedSection),
     timeline: timelineOf(ctx.checkpoints ?? [], doc, standing),
     ...(fm.result_summary ? { resultSummary: fm.result_summary } : {}),
     commands,
@@ -294,6 +247,84 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     dirty: !!ctx.dirty,
     readOnly: !!ctx.readOnly,
   };
+}
+
+/** What changed since the last reviewed version (none when there is none, or its copy does not read). */
+interface SinceReview {
+  cmp: PlanComparison;
+  then: PlanDocument;
+  step(id: string): 'added' | 'changed' | 'moved' | undefined;
+  section(title: string): 'added' | 'changed' | undefined;
+}
+
+function sinceReview(doc: PlanDocument, reviewed: PlanViewContext['reviewed']): SinceReview | undefined {
+  if (!reviewed) return undefined;
+  let then: PlanDocument;
+  try {
+    then = parsePlan(reviewed.text);
+  } catch {
+    return undefined; // a snapshot that does not read: no comparison, never an error
+  }
+  if (then.fm.id !== doc.fm.id) return undefined;
+  const cmp = comparePlans(then, doc);
+  return {
+    cmp,
+    then,
+    step: (id) => (cmp.added.includes(id) ? 'added' : cmp.changed.includes(id) ? 'changed' : cmp.moved.includes(id) ? 'moved' : undefined),
+    section: (title) => (cmp.sectionsAdded.includes(title) ? 'added' : cmp.sectionsChanged.includes(title) ? 'changed' : undefined),
+  };
+}
+
+function stepViews(doc: PlanDocument, ctx: PlanViewContext, loose: ReturnType<typeof stepsLooseText>, since: SinceReview | undefined) {
+  const status = doc.fm.status;
+  return doc.steps.map((s) => {
+    const changed = since?.step(s.id);
+    return {
+      id: s.id,
+      status: s.status,
+      text: renderInline(s.text),
+      ...(s.tool ? { tool: s.tool } : {}),
+      ...(s.operation ? { operation: s.operation } : {}),
+      ...(s.target ? { target: s.target, targetIsFile: ctx.isFile?.(s.target) ?? false } : {}),
+      ...(s.details ? { details: renderMarkdown(s.details) } : {}),
+      ...(s.note ? { note: s.note } : {}),
+      source: s.text,
+      marks: ctx.readOnly ? [] : stepMarks(status, s.status),
+      ...(ctx.threads?.[s.id] ? { threads: ctx.threads[s.id] } : {}),
+      ...(changed ? { since: changed } : {}),
+      ...(loose.after[s.index] ? { after: renderMarkdown(loose.after[s.index]) } : {}),
+    };
+  });
+}
+
+function sectionView(title: string, source: string, ctx: PlanViewContext, since: SinceReview | undefined) {
+  const key = SECTION_KEY[title];
+  const changed = since?.section(title);
+  const body = renderMarkdown(source);
+  return { title, body: title === 'Files' && ctx.isFile ? linkFiles(body, ctx.isFile) : body, ...(key ? { key, source } : {}), ...(ctx.threads?.[title] ? { threads: ctx.threads[title] } : {}), ...(changed ? { since: changed } : {}) };
+}
+
+function reviewView({ cmp, then }: SinceReview, comments: NonNullable<PlanViewContext['reviewed']>['comments']) {
+  return {
+    fromVersion: cmp.fromVersion,
+    removed: cmp.removed.map((id) => ({ id, text: then.steps.find((s) => s.id === id)?.text ?? '' })),
+    comments: comments.map((c) => ({ anchor: c.anchor, body: c.body, addressed: commentAddressed(c, cmp) })),
+    changes: describeComparison(cmp).length,
+  };
+}
+
+/**
+ * The review history. An approval's section is the person's only when the signed record names its
+ * text; any other (written into the file by hand, or of an approval that no longer holds) says it
+ * is not signed.
+ */
+function historyViews(sections: PlanDocument['outline']['sections'], bodyOf: (s: PlanDocument['outline']['sections'][number]) => string, signedSection: number | undefined) {
+  return sections.flatMap((s, i) => {
+    const m = s.depth === 2 ? /^(Rejection|Approval) \(v(\d+)\)$/.exec(s.title) : null;
+    if (!m) return [];
+    const kind = m[1] === 'Approval' ? ('approval' as const) : ('rejection' as const);
+    return [{ kind, version: Number(m[2]), body: renderMarkdown(bodyOf(s)), ...(kind === 'approval' && i !== signedSection ? { unsigned: true } : {}) }];
+  });
 }
 
 /** Who acted, as the timeline says it. */
