@@ -1,4 +1,12 @@
-/** The plan document core: pure, no I/O, no clock. */
+/**
+ * The plan document core: pure, no I/O, no clock, no vscode. Floor 1 of the house; everything else
+ * stands on it. Its rooms: the format (schema, frontmatter, outline, steps, document, planText,
+ * limits, markdownGuard), the operations that turn a document and an actor into the text to write
+ * (operations re-exports contentOps, reviewOps, executionOps over opsShared), the rules faces share
+ * (lifecycle, policy, planActions, approval, review, analyze, attentionOrder), the merge driver
+ * (merge) and what the plan editor draws (planView -> planViewModel; the webview protocol carries
+ * the view model). See docs/architecture.md.
+ */
 export * from './errors';
 export * from './limits';
 export * from './schema';

@@ -1,3 +1,10 @@
+/**
+ * The store's ports on Node, floor 3: the file system (nodeFileSystem: atomic writes, no link
+ * followed), the cross-process lock (nodeLock), the watcher, the approval keys and the user's state
+ * folder (approvalKeys), the outline cache on disk and the off-thread Markdown parser. openNodeStore
+ * builds a PlanStore on them for the CLI and the MCP server; VS Code's workspace/ room builds its
+ * stores on nodePorts with its own watcher. See docs/architecture.md.
+ */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

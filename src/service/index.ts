@@ -2,8 +2,9 @@
  * The use cases: what a person or an agent does to a plan, once, for every face. Each one says
  * who acts, checks the version the actor saw, runs the core operation under the store's lock,
  * keeps plan work mode (the active plan) in step, and returns what happened as data. The agent
- * tools, the CLI and the VS Code commands (and later the tree, CodeLens, custom editor and MCP
- * server) are thin adapters over these. No vscode, no I/O of its own.
+ * tools, the CLI, the MCP server and the VS Code surfaces (commands, tree, CodeLens, plan editor,
+ * review gate) are thin adapters over these. No vscode, no I/O of its own. Floor 3, over the store;
+ * reviewWait holds the blocking wait for a person's decision. See docs/architecture.md.
  */
 import {
   Actor,

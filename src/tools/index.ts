@@ -1,4 +1,9 @@
-/** The agent tool set: one zod schema and handler per tool, shared by every face. No vscode. */
+/**
+ * The agent tool set, floor 4: one zod schema and handler per tool (`<name>.tool.ts`, defined with
+ * toolkit's defineTool), shared by every face: VS Code's language-model tools, the MCP server and
+ * the manifest that writes package.json's contributes.languageModelTools. No vscode. A new tool is
+ * a file here, listed below. See docs/architecture.md.
+ */
 import { approvePlanTool } from './approvePlan.tool';
 import { cancelPlanTool } from './cancelPlan.tool';
 import { createPlanTool } from './createPlan.tool';
