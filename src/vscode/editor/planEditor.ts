@@ -1,9 +1,7 @@
 import * as vscode from 'vscode';
-import { ApprovalStanding, editStep, OpContext, OpResult, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewAnchors, reviewOfVersion, setMetadata, StepOp, editedInPlace } from '../../core';
-import { planView } from '../../core/planView';
+import { editStep, OpContext, OpResult, parsePlan, PlanDocument, reviewAnchors, setMetadata, StepOp, editedInPlace } from '../../core';
 import { FromWebview, FromWebviewSchema, ToWebview } from '../../protocol/planEditor';
 import { rejectPlan } from '../../service';
-import type { PlanStore } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
 import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, PLAN_EDITOR_VIEW_TYPE, SETTINGS } from '../common/ids';
@@ -11,7 +9,7 @@ import { report } from '../common/planUi';
 import { approveAsPerson, confirmForeignApproval } from '../decision/personApproval';
 import { draftCommentsFor, ReviewDrafts } from '../common/reviewDrafts';
 import type { WorkspacePlans } from '../workspace/workspacePlans';
-
+import { isWorkspaceFile, PlanEditorSession } from './planEditorSession';
 
 /** A plan file's path. */
 const PLAN_FILE = /\/\.pi\/plans\/PLAN-[0-9a-f]{8}\.md$/;
@@ -89,103 +87,35 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] };
     panel.webview.html = this.html(panel.webview, dist);
-    const subs: vscode.Disposable[] = [];
-    let ready = false;
-    let disposed = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const targets = new Map<string, boolean>();
-    const folder = vscode.workspace.getWorkspaceFolder(document.uri);
-    const id = /(PLAN-[0-9a-f]{8})\.md$/.exec(document.uri.path)?.[1];
-    const store = () => (folder ? this.plans.storeFor(folder.uri) : undefined);
-
-    let changedAt: number | undefined;
-    /** The texts drawn last, by content digest: an approval names one, and a refusal can then say what changed since. */
-    const drawn = new Map<string, string>();
-    const send = async () => {
-      if (!ready || disposed) return;
-      const changed = changedAt ?? Date.now();
-      changedAt = undefined;
-      const s = store();
-      const text = document.getText();
-      await this.plans.prepare(text);
-      const checkpoints = id && s?.entry(id) ? await s.readCheckpoints(id).catch(() => []) : [];
-      const reviewed = id && s ? await reviewedFor(s, id, text) : undefined;
-      const standing = s ? await standingOf(s, text) : undefined;
-      const unknown: string[] = [];
-      const view = planView(text, {
-        flag: folder && id ? this.plans.attention(folder.uri, `${id}.md`) : undefined,
-        active: !!id && this.active.list().some((a) => a.id === id),
-        dirty: document.isDirty,
-        readOnly: !this.plans.writable || !id || !PLAN_ID_PATTERN.test(id),
-        checkpoints,
-        threads: this.comments.counts(document.uri),
-        reviewed,
-        standing,
-        isFile: (t) => {
-          if (!targets.has(t)) unknown.push(t);
-          return targets.get(t) ?? false;
-        },
-      });
-      if (view.kind === 'plan') {
-        drawn.delete(view.digest);
-        drawn.set(view.digest, text);
-        if (drawn.size > 5) drawn.delete(drawn.keys().next().value as string);
-      }
-      const message: ToWebview = { type: 'state', state: view, at: { changed, sent: Date.now() } };
-      void panel.webview.postMessage(message);
-      // Targets not seen before: is each a file of the workspace? If so, draw them as links.
-      if (unknown.length && folder) {
-        const found = await Promise.all(unknown.map((t) => isWorkspaceFile(folder, t)));
-        unknown.forEach((t, i) => targets.set(t, found[i]));
-        if (found.some(Boolean)) soon();
-      }
-    };
-    // One state in flight at a time: a change sends at once; changes that come while it is built
-    // (typing in the text editor beside, a burst of writes) are shown together by the next one.
-    let sending = false;
-    let again = false;
-    const soon = () => {
-      changedAt ??= Date.now();
-      if (sending) {
-        again = true;
-        return;
-      }
-      sending = true;
-      timer = setTimeout(async () => {
-        do {
-          again = false;
-          await send().catch((e) => this.plans.logError('plan editor', e));
-        } while (again && !disposed);
-        sending = false;
-      }, 0);
-    };
-
-    subs.push(
+    const session = new PlanEditorSession(document, panel, { plans: this.plans, active: this.active, comments: this.comments });
+    const soon = () => session.soon();
+    const subs: vscode.Disposable[] = [
       vscode.workspace.onDidChangeTextDocument((e) => e.document === document && soon()),
       vscode.workspace.onDidSaveTextDocument((d) => d === document && soon()),
       this.plans.onDidChangePlans(() => soon()),
       this.plans.onDidChangeAttention(() => soon()),
       this.active.onDidChange(() => soon()),
       this.comments.onDidChange((uri) => uri.toString() === document.uri.toString() && soon()),
-      panel.webview.onDidReceiveMessage((raw) => {
-        const m = FromWebviewSchema.safeParse(raw);
-        if (!m.success) {
-          this.plans.logError('plan editor', new Error(`a message from the webview was dropped: ${m.error.issues[0]?.message ?? 'invalid'}`));
-          return;
-        }
-        if (m.data.type === 'ready') {
-          ready = true;
-          soon();
-          return;
-        }
-        void this.handle(m.data, document, folder, id, drawn, (out) => panel.webview.postMessage(out)).catch(report);
-      }),
-    );
+      panel.webview.onDidReceiveMessage((raw) => this.received(raw, session, document, panel)),
+    ];
     panel.onDidDispose(() => {
-      disposed = true;
-      clearTimeout(timer);
+      session.dispose();
       for (const d of subs) d.dispose();
     });
+  }
+
+  /** A message from the webview: validated, then `ready` starts the session and the rest is handled. */
+  private received(raw: unknown, session: PlanEditorSession, document: vscode.TextDocument, panel: vscode.WebviewPanel): void {
+    const m = FromWebviewSchema.safeParse(raw);
+    if (!m.success) {
+      this.plans.logError('plan editor', new Error(`a message from the webview was dropped: ${m.error.issues[0]?.message ?? 'invalid'}`));
+      return;
+    }
+    if (m.data.type === 'ready') {
+      session.start();
+      return;
+    }
+    void this.handle(m.data, document, session.folder, session.id, session.drawn, (out) => panel.webview.postMessage(out)).catch(report);
   }
 
   private async handle(m: FromWebview, document: vscode.TextDocument, folder: vscode.WorkspaceFolder | undefined, id: string | undefined, drawn: ReadonlyMap<string, string>, post: (out: ToWebview) => Thenable<boolean>): Promise<void> {
@@ -348,18 +278,6 @@ function activeCustomUri(): vscode.Uri | undefined {
   return input instanceof vscode.TabInputCustom && input.viewType === PlanEditorProvider.viewType ? input.uri : undefined;
 }
 
-/** Whether a relative path names a file inside the workspace folder (never outside it). */
-async function isWorkspaceFile(folder: vscode.WorkspaceFolder, rel: string): Promise<boolean> {
-  const clean = rel.replace(/^\.?\//, '');
-  if (!clean || clean.length > 500 || clean.split(/[\\/]/).includes('..') || /^[a-z][a-z0-9+.-]*:/i.test(clean) || clean.startsWith('/')) return false;
-  try {
-    const st = await vscode.workspace.fs.stat(vscode.Uri.joinPath(folder.uri, clean));
-    return st.type === vscode.FileType.File;
-  } catch {
-    return false;
-  }
-}
-
 /** The core's step operation for an edit message. */
 function stepOp(m: { op: 'add' | 'update' | 'remove' | 'move'; step?: string; text?: string; tool?: string; operation?: string; target?: string; after?: string }): StepOp {
   const annotation = { tool: m.tool || undefined, operation: m.operation || undefined, target: m.target || undefined };
@@ -368,32 +286,6 @@ function stepOp(m: { op: 'add' | 'update' | 'remove' | 'move'; step?: string; te
   if (m.op === 'remove') return { op: 'remove', id: m.step };
   if (m.op === 'move') return { op: 'move', id: m.step, after: m.after };
   return { op: 'update', id: m.step, text: m.text, ...annotation };
-}
-
-/**
- * The last version a person decided on before this text's version, with the comments of that
- * review, for the editor's "since the review" marks. Undefined when none is kept or readable.
- */
-async function reviewedFor(store: PlanStore, id: string, text: string): Promise<{ text: string; comments: { anchor: string; body: string }[] } | undefined> {
-  let doc: PlanDocument;
-  try {
-    doc = parsePlan(text);
-  } catch {
-    return undefined;
-  }
-  const snap = await store.readSnapshot(id, { before: doc.fm.version }).catch(() => undefined);
-  if (!snap) return undefined;
-  const review = reviewOfVersion(doc, snap.version, await store.approvalStanding(doc).catch(() => undefined));
-  return { text: snap.text, comments: review?.notes.comments ?? [] };
-}
-
-/** Where the approval of a plan text stands on this machine (none for a text that does not read). */
-async function standingOf(store: PlanStore, text: string): Promise<ApprovalStanding | undefined> {
-  try {
-    return await store.approvalStanding(parsePlan(text));
-  } catch {
-    return undefined;
-  }
 }
 
 /** Opens the plan's text beside, at a step or section, with a new comment thread there. */

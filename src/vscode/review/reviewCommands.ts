@@ -70,101 +70,124 @@ async function confirmApproval(id: string, shown: { title: string; version: numb
   return choice === ok;
 }
 
+/** Shows a refusal or failure in its own words. */
+function report(e: unknown): void {
+  const msg = isPlanError(e) ? e.message : e instanceof Error ? e.message : String(e);
+  void vscode.window.showErrorMessage(msg);
+}
+
+/** Approve: the text the person looks at, after they confirm it in a modal. */
+async function approveCommand(plans: WorkspacePlans, arg?: PlanArg) {
+  const t = await resolve(plans, arg);
+  if (!t) return undefined;
+  let shown: Awaited<ReturnType<typeof shownPlan>>;
+  try {
+    shown = await shownPlan(t.store, t.id, { version: seenVersion(t.store, t.id, t.version), digest: t.digest });
+  } catch (e) {
+    report(e);
+    return undefined;
+  }
+  // Whoever called, a person confirms what is approved (plan, version, the text's digest) in a modal.
+  if (!(await confirmApproval(t.id, shown, t.version === undefined && t.digest === undefined))) return undefined;
+  return approveAsPerson(t.store, t.id, shown.seen);
+}
+
+/** Confirm an approval made elsewhere (another machine or key) as this person's. */
+async function confirmApprovalCommand(plans: WorkspacePlans, arg?: PlanArg): Promise<boolean> {
+  const t = await resolve(plans, arg, (e) => !!e.status && ['approved', 'executing', 'stalled', 'failed'].includes(e.status));
+  if (!t) return false;
+  try {
+    return await confirmForeignApproval(plans, t.store, t.id);
+  } catch (e) {
+    report(e);
+    return false;
+  }
+}
+
+/** Clear a plan's lock left behind. */
+async function clearLockCommand(plans: WorkspacePlans, arg?: PlanArg) {
+  const t = await resolve(plans, arg, () => true);
+  if (!t) return undefined;
+  try {
+    const removed = await clearPlanLock(t.store.pathOf(t.id), { root: t.store.root });
+    void vscode.window.showInformationMessage(removed ? vscode.l10n.t('{0}: its lock ({1}) was cleared.', t.id, removed.kind) : vscode.l10n.t('{0} has no lock to clear.', t.id));
+    return removed ? { removed: removed.removed } : undefined;
+  } catch (e) {
+    report(e);
+    return undefined;
+  }
+}
+
+/** The feedback box of a rejection, its title and prompt saying how many draft comments go with it. */
+function askRejectFeedback(id: string, n: number): Thenable<string | undefined> {
+  return vscode.window.showInputBox({
+    title: n === 0 ? vscode.l10n.t('Reject {0}', id) : n === 1 ? vscode.l10n.t('Reject {0} with 1 comment', id) : vscode.l10n.t('Reject {0} with {1} comments', id, String(n)),
+    prompt:
+      n === 0
+        ? vscode.l10n.t('What must change? The agent revises the plan with this feedback.')
+        : n === 1
+          ? vscode.l10n.t('Overall feedback (optional): your comment goes with it.')
+          : vscode.l10n.t('Overall feedback (optional): your {0} comments on steps and sections go with it.', String(n)),
+    validateInput: (v) => (v.trim() || n ? undefined : vscode.l10n.t('Feedback is required.')),
+    ignoreFocusOut: true,
+  });
+}
+
+/** Reject with feedback (given, or asked for) and the reviewer's draft comments. */
+async function rejectCommand(plans: WorkspacePlans, arg?: PlanArg & { feedback?: string }) {
+  const t = await resolve(plans, arg);
+  if (!t) return undefined;
+  const given = arg && !(arg instanceof vscode.Uri) ? (arg as { feedback?: string }).feedback : undefined;
+  // The reviewer's draft comments go with the rejection, one line per step or section.
+  const drafts = await draftCommentsFor(t.store, t.id);
+  const n = drafts.comments.length;
+  const feedback = given ?? (await askRejectFeedback(t.id, n));
+  if (feedback === undefined || (!feedback.trim() && !n)) return undefined;
+  try {
+    const { doc } = await rejectPlan({ store: t.store }, t.id, { actor: 'user', feedback, comments: drafts.comments, seenVersion: seenVersion(t.store, t.id, t.version) });
+    if (n) await drafts.clear();
+    return { id: t.id, status: doc.fm.status, version: doc.fm.version };
+  } catch (e) {
+    report(e);
+    return undefined;
+  }
+}
+
+/** Start work on a plan (given, or picked among the open ones): it becomes active. */
+async function startWorkCommand(plans: WorkspacePlans, active: WorkspaceActivePlans, arg?: PlanArg): Promise<void> {
+  await plans.ready;
+  let id = arg && !(arg instanceof vscode.Uri) ? arg.id : undefined;
+  if (!id) {
+    const pick = await vscode.window.showQuickPick(
+      plans.list().filter((e) => e.valid && !['completed', 'cancelled', 'superseded'].includes(e.status!)).map((e) => ({ label: e.title!, description: `${e.id} · ${e.status}`, id: e.id })),
+      { placeHolder: vscode.l10n.t('Work on which plan?') },
+    );
+    id = pick?.id;
+  }
+  const f = id ? plans.folders().find((x) => x.store.entry(id!)) : undefined;
+  if (!id || !f) return;
+  await active.set(id, f.name);
+}
+
+/** End plan work: no plan is active any more. */
+async function endWorkCommand(active: WorkspaceActivePlans): Promise<void> {
+  const was = active.list();
+  if (!was.length) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('No plan work is active. Start it with "Pi Plans: Start Work on a Plan…".'));
+    return;
+  }
+  await active.clearAll();
+  void vscode.window.setStatusBarMessage(vscode.l10n.t('Plan work ended on {0}.', was.map((a) => a.id).join(', ')), 4000);
+}
+
 /** The human review commands (the CodeLens and the review notification run them) and plan work mode. */
 export function registerReviewCommands(plans: WorkspacePlans, active: WorkspaceActivePlans): vscode.Disposable[] {
-  const report = (e: unknown) => {
-    const msg = isPlanError(e) ? e.message : e instanceof Error ? e.message : String(e);
-    void vscode.window.showErrorMessage(msg);
-  };
   return [
-    vscode.commands.registerCommand(COMMANDS.approve, async (arg?: PlanArg) => {
-      const t = await resolve(plans, arg);
-      if (!t) return undefined;
-      let shown: Awaited<ReturnType<typeof shownPlan>>;
-      try {
-        shown = await shownPlan(t.store, t.id, { version: seenVersion(t.store, t.id, t.version), digest: t.digest });
-      } catch (e) {
-        report(e);
-        return undefined;
-      }
-      // Whoever called, a person confirms what is approved (plan, version, the text's digest) in a modal.
-      if (!(await confirmApproval(t.id, shown, t.version === undefined && t.digest === undefined))) return undefined;
-      return approveAsPerson(t.store, t.id, shown.seen);
-    }),
-    vscode.commands.registerCommand(COMMANDS.confirmApproval, async (arg?: PlanArg) => {
-      const t = await resolve(plans, arg, (e) => !!e.status && ['approved', 'executing', 'stalled', 'failed'].includes(e.status));
-      if (!t) return false;
-      try {
-        return await confirmForeignApproval(plans, t.store, t.id);
-      } catch (e) {
-        report(e);
-        return false;
-      }
-    }),
-    vscode.commands.registerCommand(COMMANDS.clearLock, async (arg?: PlanArg) => {
-      const t = await resolve(plans, arg, () => true);
-      if (!t) return undefined;
-      try {
-        const removed = await clearPlanLock(t.store.pathOf(t.id), { root: t.store.root });
-        void vscode.window.showInformationMessage(removed ? vscode.l10n.t('{0}: its lock ({1}) was cleared.', t.id, removed.kind) : vscode.l10n.t('{0} has no lock to clear.', t.id));
-        return removed ? { removed: removed.removed } : undefined;
-      } catch (e) {
-        report(e);
-        return undefined;
-      }
-    }),
-    vscode.commands.registerCommand(COMMANDS.reject, async (arg?: PlanArg & { feedback?: string }) => {
-      const t = await resolve(plans, arg);
-      if (!t) return undefined;
-      const given = arg && !(arg instanceof vscode.Uri) ? (arg as { feedback?: string }).feedback : undefined;
-      // The reviewer's draft comments go with the rejection, one line per step or section.
-      const drafts = await draftCommentsFor(t.store, t.id);
-      const n = drafts.comments.length;
-      const feedback =
-        given ??
-        (await vscode.window.showInputBox({
-          title: n === 0 ? vscode.l10n.t('Reject {0}', t.id) : n === 1 ? vscode.l10n.t('Reject {0} with 1 comment', t.id) : vscode.l10n.t('Reject {0} with {1} comments', t.id, String(n)),
-          prompt:
-            n === 0
-              ? vscode.l10n.t('What must change? The agent revises the plan with this feedback.')
-              : n === 1
-                ? vscode.l10n.t('Overall feedback (optional): your comment goes with it.')
-                : vscode.l10n.t('Overall feedback (optional): your {0} comments on steps and sections go with it.', String(n)),
-          validateInput: (v) => (v.trim() || n ? undefined : vscode.l10n.t('Feedback is required.')),
-          ignoreFocusOut: true,
-        }));
-      if (feedback === undefined || (!feedback.trim() && !n)) return undefined;
-      try {
-        const { doc } = await rejectPlan({ store: t.store }, t.id, { actor: 'user', feedback, comments: drafts.comments, seenVersion: seenVersion(t.store, t.id, t.version) });
-        if (n) await drafts.clear();
-        return { id: t.id, status: doc.fm.status, version: doc.fm.version };
-      } catch (e) {
-        report(e);
-        return undefined;
-      }
-    }),
-    vscode.commands.registerCommand(COMMANDS.startWork, async (arg?: PlanArg) => {
-      await plans.ready;
-      let id = arg && !(arg instanceof vscode.Uri) ? arg.id : undefined;
-      if (!id) {
-        const pick = await vscode.window.showQuickPick(
-          plans.list().filter((e) => e.valid && !['completed', 'cancelled', 'superseded'].includes(e.status!)).map((e) => ({ label: e.title!, description: `${e.id} · ${e.status}`, id: e.id })),
-          { placeHolder: vscode.l10n.t('Work on which plan?') },
-        );
-        id = pick?.id;
-      }
-      const f = id ? plans.folders().find((x) => x.store.entry(id!)) : undefined;
-      if (!id || !f) return;
-      await active.set(id, f.name);
-    }),
-    vscode.commands.registerCommand(COMMANDS.endWork, async () => {
-      const was = active.list();
-      if (!was.length) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('No plan work is active. Start it with "Pi Plans: Start Work on a Plan…".'));
-        return;
-      }
-      await active.clearAll();
-      void vscode.window.setStatusBarMessage(vscode.l10n.t('Plan work ended on {0}.', was.map((a) => a.id).join(', ')), 4000);
-    }),
+    vscode.commands.registerCommand(COMMANDS.approve, (arg?: PlanArg) => approveCommand(plans, arg)),
+    vscode.commands.registerCommand(COMMANDS.confirmApproval, (arg?: PlanArg) => confirmApprovalCommand(plans, arg)),
+    vscode.commands.registerCommand(COMMANDS.clearLock, (arg?: PlanArg) => clearLockCommand(plans, arg)),
+    vscode.commands.registerCommand(COMMANDS.reject, (arg?: PlanArg & { feedback?: string }) => rejectCommand(plans, arg)),
+    vscode.commands.registerCommand(COMMANDS.startWork, (arg?: PlanArg) => startWorkCommand(plans, active, arg)),
+    vscode.commands.registerCommand(COMMANDS.endWork, () => endWorkCommand(active)),
   ];
 }

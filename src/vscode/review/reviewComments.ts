@@ -170,87 +170,104 @@ export class ReviewComments extends DisposableScope implements ReviewDrafts {
   }
 
   private registerCommands(): void {
-    const id = () => [...crypto.getRandomValues(new Uint8Array(6))].map((b) => b.toString(16).padStart(2, '0')).join('');
     const commands = [
-      vscode.commands.registerCommand(COMMANDS.addComment, async (reply: vscode.CommentReply) => {
-        const text = reply.text.trim();
-        if (!text) return;
-        const found = this.find(reply.thread);
-        const comment: DraftComment = { id: id(), body: text, at: new Date().toISOString() };
-        if (found) {
-          // Kept first, then shown: a comment on screen survives a reload that follows at once.
-          found.t.comments.push(comment);
-          await this.save(reply.thread.uri);
-          reply.thread.comments = [...reply.thread.comments, new LiveComment(comment.id, comment.body, found.t.id, new Date(comment.at))];
-          return;
-        }
-        // A new thread from the gutter: anchored to the step or section of its line.
-        const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === reply.thread.uri.toString());
-        const doc = document ? planOf(document) : undefined;
-        const anchor = doc ? anchorAtLine(doc, reply.thread.range.start.line) : undefined;
-        if (!anchor) {
-          reply.thread.dispose();
-          void vscode.window.showWarningMessage(vscode.l10n.t('Comment on a step or a section heading: this line is neither (or the plan cannot be read now).'));
-          return;
-        }
-        const line = reviewAnchors(doc!).get(anchor)!;
-        const t: DraftThread = { id: id(), anchor, line, resolved: false, comments: [comment] };
-        const key = reply.thread.uri.toString();
-        (this.drafts[key] ??= []).push(t);
-        this.live.set(t.id, reply.thread);
-        await this.save(reply.thread.uri);
-        // VS Code's new thread becomes ours: its comments, label and place.
-        reply.thread.range = new vscode.Range(line, 0, line, 0);
-        reply.thread.comments = [new LiveComment(comment.id, comment.body, t.id, new Date(comment.at))];
-        reply.thread.label = threadLabel(t, false);
-        reply.thread.contextValue = COMMENT_IDS.thread;
-        reply.thread.state = vscode.CommentThreadState.Unresolved;
-      }),
-      vscode.commands.registerCommand(COMMANDS.deleteComment, async (c: LiveComment) => {
-        for (const [key, threads] of Object.entries(this.drafts)) {
-          const t = threads.find((x) => x.id === c.threadId);
-          if (!t) continue;
-          t.comments = t.comments.filter((x) => x.id !== c.id);
-          const live = this.live.get(t.id);
-          if (!t.comments.length) {
-            this.drafts[key] = threads.filter((x) => x !== t);
-            live?.dispose();
-            this.live.delete(t.id);
-          } else if (live) live.comments = live.comments.filter((x) => (x as LiveComment).id !== c.id);
-          await this.save(vscode.Uri.parse(key));
-          return;
-        }
-      }),
-      vscode.commands.registerCommand(COMMANDS.deleteThread, async (thread: vscode.CommentThread) => {
-        const found = this.find(thread);
-        if (!found) return thread.dispose();
-        this.drafts[found.key] = this.drafts[found.key].filter((x) => x !== found.t);
-        thread.dispose();
-        this.live.delete(found.t.id);
-        await this.save(vscode.Uri.parse(found.key));
-      }),
+      vscode.commands.registerCommand(COMMANDS.addComment, (reply: vscode.CommentReply) => this.addComment(reply)),
+      vscode.commands.registerCommand(COMMANDS.deleteComment, (c: LiveComment) => this.deleteComment(c)),
+      vscode.commands.registerCommand(COMMANDS.deleteThread, (thread: vscode.CommentThread) => this.deleteThread(thread)),
       vscode.commands.registerCommand(COMMANDS.editComment, (c: LiveComment) => this.setMode(c, vscode.CommentMode.Editing)),
-      vscode.commands.registerCommand(COMMANDS.cancelEditComment, (c: LiveComment) => {
-        c.body = c.saved;
-        this.setMode(c, vscode.CommentMode.Preview);
-      }),
-      vscode.commands.registerCommand(COMMANDS.saveComment, async (c: LiveComment) => {
-        const body = (typeof c.body === 'string' ? c.body : c.body.value).trim();
-        for (const [key, threads] of Object.entries(this.drafts)) {
-          const kept = threads.find((x) => x.id === c.threadId)?.comments.find((x) => x.id === c.id);
-          if (!kept) continue;
-          if (body) kept.body = body;
-          c.body = kept.body;
-          c.saved = kept.body;
-          this.setMode(c, vscode.CommentMode.Preview);
-          await this.save(vscode.Uri.parse(key));
-          return;
-        }
-      }),
+      vscode.commands.registerCommand(COMMANDS.cancelEditComment, (c: LiveComment) => this.cancelEdit(c)),
+      vscode.commands.registerCommand(COMMANDS.saveComment, (c: LiveComment) => this.saveComment(c)),
       vscode.commands.registerCommand(COMMANDS.resolveThread, (thread: vscode.CommentThread) => this.resolve(thread, true)),
       vscode.commands.registerCommand(COMMANDS.unresolveThread, (thread: vscode.CommentThread) => this.resolve(thread, false)),
     ];
     for (const c of commands) this.register(c);
+  }
+
+  /** A reply: a comment added to one of our threads, or the first of a new thread from the gutter. */
+  private async addComment(reply: vscode.CommentReply): Promise<void> {
+    const text = reply.text.trim();
+    if (!text) return;
+    const found = this.find(reply.thread);
+    const comment: DraftComment = { id: newId(), body: text, at: new Date().toISOString() };
+    if (found) {
+      // Kept first, then shown: a comment on screen survives a reload that follows at once.
+      found.t.comments.push(comment);
+      await this.save(reply.thread.uri);
+      reply.thread.comments = [...reply.thread.comments, new LiveComment(comment.id, comment.body, found.t.id, new Date(comment.at))];
+      return;
+    }
+    await this.startDraftThread(reply, comment);
+  }
+
+  /** A new thread from the gutter: anchored to the step or section of its line, and made ours. */
+  private async startDraftThread(reply: vscode.CommentReply, comment: DraftComment): Promise<void> {
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === reply.thread.uri.toString());
+    const doc = document ? planOf(document) : undefined;
+    const anchor = doc ? anchorAtLine(doc, reply.thread.range.start.line) : undefined;
+    if (!anchor) {
+      reply.thread.dispose();
+      void vscode.window.showWarningMessage(vscode.l10n.t('Comment on a step or a section heading: this line is neither (or the plan cannot be read now).'));
+      return;
+    }
+    const line = reviewAnchors(doc!).get(anchor)!;
+    const t: DraftThread = { id: newId(), anchor, line, resolved: false, comments: [comment] };
+    const key = reply.thread.uri.toString();
+    (this.drafts[key] ??= []).push(t);
+    this.live.set(t.id, reply.thread);
+    await this.save(reply.thread.uri);
+    // VS Code's new thread becomes ours: its comments, label and place.
+    reply.thread.range = new vscode.Range(line, 0, line, 0);
+    reply.thread.comments = [new LiveComment(comment.id, comment.body, t.id, new Date(comment.at))];
+    reply.thread.label = threadLabel(t, false);
+    reply.thread.contextValue = COMMENT_IDS.thread;
+    reply.thread.state = vscode.CommentThreadState.Unresolved;
+  }
+
+  /** Deletes a comment; a thread left without comments goes with it. */
+  private async deleteComment(c: LiveComment): Promise<void> {
+    for (const [key, threads] of Object.entries(this.drafts)) {
+      const t = threads.find((x) => x.id === c.threadId);
+      if (!t) continue;
+      t.comments = t.comments.filter((x) => x.id !== c.id);
+      const live = this.live.get(t.id);
+      if (!t.comments.length) {
+        this.drafts[key] = threads.filter((x) => x !== t);
+        live?.dispose();
+        this.live.delete(t.id);
+      } else if (live) live.comments = live.comments.filter((x) => (x as LiveComment).id !== c.id);
+      await this.save(vscode.Uri.parse(key));
+      return;
+    }
+  }
+
+  private async deleteThread(thread: vscode.CommentThread): Promise<void> {
+    const found = this.find(thread);
+    if (!found) return thread.dispose();
+    this.drafts[found.key] = this.drafts[found.key].filter((x) => x !== found.t);
+    thread.dispose();
+    this.live.delete(found.t.id);
+    await this.save(vscode.Uri.parse(found.key));
+  }
+
+  /** Cancel an edit: the comment's text before it began. */
+  private cancelEdit(c: LiveComment): void {
+    c.body = c.saved;
+    this.setMode(c, vscode.CommentMode.Preview);
+  }
+
+  /** Save an edit (an emptied comment keeps its text). */
+  private async saveComment(c: LiveComment): Promise<void> {
+    const body = (typeof c.body === 'string' ? c.body : c.body.value).trim();
+    for (const [key, threads] of Object.entries(this.drafts)) {
+      const kept = threads.find((x) => x.id === c.threadId)?.comments.find((x) => x.id === c.id);
+      if (!kept) continue;
+      if (body) kept.body = body;
+      c.body = kept.body;
+      c.saved = kept.body;
+      this.setMode(c, vscode.CommentMode.Preview);
+      await this.save(vscode.Uri.parse(key));
+      return;
+    }
   }
 
   private async resolve(thread: vscode.CommentThread, resolved: boolean): Promise<void> {
@@ -273,6 +290,11 @@ export class ReviewComments extends DisposableScope implements ReviewDrafts {
       return x;
     });
   }
+}
+
+/** A new comment's or thread's id: 12 random hex digits. */
+function newId(): string {
+  return [...crypto.getRandomValues(new Uint8Array(6))].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function threadLabel(t: DraftThread, outdated: boolean): string {

@@ -80,129 +80,168 @@ const MARKS: Record<string, StepStatus> = {
   [COMMANDS.markSkipped]: 'skipped',
 };
 
+/** What every plan command works in: the workspace's plans and the plans being worked on. */
+interface PlanCommandContext {
+  plans: WorkspacePlans;
+  active: WorkspaceActivePlans;
+}
+
+type OpenTarget = PlanTarget & { file?: string; folder?: vscode.Uri; errorLine?: number };
+
+/** Open: the plan's editor, or an invalid file's text at its broken line. */
+async function openCommand({ plans, active }: PlanCommandContext, arg?: OpenTarget): Promise<void> {
+  // An invalid file has no valid id: the explorer passes its folder, file name and broken line.
+  if (arg && !(arg instanceof vscode.Uri) && arg.folder && arg.file) {
+    const uri = vscode.Uri.joinPath(arg.folder, '.pi', 'plans', arg.file);
+    const line = arg.errorLine ? arg.errorLine - 1 : undefined;
+    await vscode.window.showTextDocument(uri, line !== undefined ? { selection: new vscode.Range(line, 0, line, 0), preview: true } : { preview: true });
+    return;
+  }
+  const p = placeFor(plans, active, arg);
+  if (p) await openPlan(planUri(p.store, p.id));
+}
+
+/** Execute in Copilot: the plan becomes active and agent mode gets the prompt that executes it. */
+async function executeInCopilotCommand({ plans, active }: PlanCommandContext, arg?: PlanTarget): Promise<void> {
+  const p = placeFor(plans, active, arg);
+  if (!p) return;
+  const e = p.store.entry(p.id)!;
+  await active.set(p.id, p.folder ?? '');
+  await openAgentChat(executePrompt(p.id, e.title ?? p.id, e.status ?? ''));
+}
+
+/** A status change that asks nothing (withdraw, retry, resume, reopen), with its status bar message. */
+function statusCommand({ plans, active }: PlanCommandContext, action: 'withdraw' | 'retry' | 'resume' | 'reopen', done: string) {
+  return async (arg?: PlanTarget) => {
+    const p = placeFor(plans, active, arg ?? undefined);
+    if (!p) return undefined;
+    return attempt(async () => {
+      const r = await changePlanStatus(p, p.id, action, { actor: 'user', expectedVersion: versionOf(arg) });
+      void vscode.window.setStatusBarMessage(vscode.l10n.t(done, p.id, String(r.doc.fm.version)), 5000);
+      return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
+    });
+  };
+}
+
+/** Cancel, after the person gives an optional reason (Escape keeps the plan). */
+async function cancelCommand({ plans, active }: PlanCommandContext, arg?: PlanTarget) {
+  const p = placeFor(plans, active, arg);
+  if (!p) return undefined;
+  const reason = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Cancel {0}', p.id),
+    prompt: vscode.l10n.t('Why is it cancelled? (optional) Enter cancels the plan; Escape keeps it.'),
+    ignoreFocusOut: true,
+  });
+  if (reason === undefined) return undefined;
+  return attempt(async () => {
+    const r = await changePlanStatus(p, p.id, 'cancel', { actor: 'user', reason: reason.trim() || undefined, expectedVersion: versionOf(arg) });
+    return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
+  });
+}
+
+/** Clone: a new draft from the plan, opened. */
+async function cloneCommand({ plans, active }: PlanCommandContext, arg?: PlanTarget) {
+  const p = placeFor(plans, active, arg);
+  if (!p) return undefined;
+  return attempt(async () => {
+    const doc = await p.store.clone(p.id, 'user');
+    await openPlan(planUri(p.store, doc.fm.id), { preview: false });
+    return { id: doc.fm.id };
+  });
+}
+
+/** Archive: the plan's file moves to the archive. */
+async function archiveCommand({ plans, active }: PlanCommandContext, arg?: PlanTarget) {
+  const p = placeFor(plans, active, arg);
+  if (!p) return undefined;
+  return attempt(async () => {
+    const { path } = await archivePlan(p, p.id, { actor: 'user' });
+    void vscode.window.setStatusBarMessage(vscode.l10n.t('{0} archived to {1}.', p.id, vscode.workspace.asRelativePath(path)), 5000);
+    return { path };
+  });
+}
+
+/** Reveal the plan's file in VS Code's explorer. */
+async function revealFileCommand({ plans, active }: PlanCommandContext, arg?: PlanTarget): Promise<void> {
+  const p = placeFor(plans, active, arg);
+  if (p) await vscode.commands.executeCommand('revealInExplorer', planUri(p.store, p.id));
+}
+
+/** Copy the plan's id to the clipboard. */
+async function copyIdCommand(arg?: PlanTarget): Promise<void> {
+  const id = targetId(arg);
+  if (!id) return;
+  await vscode.env.clipboard.writeText(id);
+  void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied {0}.', id), 3000);
+}
+
+/** Mark a step; blocked asks what blocks it (the agent reads the note). */
+function markCommand({ plans, active }: PlanCommandContext, mark: StepStatus) {
+  return async (arg?: PlanTarget) => {
+    const p = placeFor(plans, active, arg);
+    const step = arg && !(arg instanceof vscode.Uri) ? arg.step : undefined;
+    if (!p || !step) return undefined;
+    let note: string | undefined;
+    if (mark === 'blocked') {
+      note = await vscode.window.showInputBox({ title: vscode.l10n.t('{0} {1} is blocked', p.id, step), prompt: vscode.l10n.t('What blocks it? (the agent reads this note)'), ignoreFocusOut: true });
+      if (note === undefined) return undefined;
+    }
+    return attempt(async () => {
+      const r = await markPlanStep(p, p.id, step, mark, note?.trim() || undefined, { actor: 'user', expectedVersion: versionOf(arg) });
+      return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
+    });
+  };
+}
+
+/** New plan: its folder (asked when there are several), title and goal, then the new draft opened. */
+async function newPlanCommand({ plans }: PlanCommandContext) {
+  await plans.ready;
+  const folders = plans.folders();
+  if (!folders.length) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('Open a folder first: plans live in its .pi/plans folder.'));
+    return undefined;
+  }
+  const folder =
+    folders.length === 1 ? folders[0] : (await vscode.window.showQuickPick(folders.map((f) => ({ label: f.name, f })), { placeHolder: vscode.l10n.t('Which folder is the plan for?') }))?.f;
+  if (!folder) return undefined;
+  const title = await vscode.window.showInputBox({
+    title: vscode.l10n.t('New plan (1/2): title'),
+    prompt: vscode.l10n.t('What the plan achieves, in a few words.'),
+    validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A plan needs a title.')),
+    ignoreFocusOut: true,
+  });
+  if (!title) return undefined;
+  const goal = await vscode.window.showInputBox({ title: vscode.l10n.t('New plan (2/2): goal'), prompt: vscode.l10n.t('Why, and what done looks like (optional: you can write it in the file).'), ignoreFocusOut: true });
+  if (goal === undefined) return undefined;
+  return attempt(async () => {
+    const doc = await folder.store.create({ title: title.trim(), goal: goal.trim() || undefined }, 'user');
+    await openPlan(planUri(folder.store, doc.fm.id), { preview: false });
+    return { id: doc.fm.id };
+  });
+}
+
 /**
  * The explorer's, CodeLens's and palette's plan commands beyond approve and reject: open,
  * execute in Copilot, withdraw, retry, resume, reopen, clone, cancel, archive, reveal, copy id,
  * mark a step, new plan. Every write goes through the use cases, as a person (`user`).
  */
 export function registerPlanCommands(plans: WorkspacePlans, active: WorkspaceActivePlans): vscode.Disposable[] {
-  const status = (action: 'withdraw' | 'retry' | 'resume' | 'reopen', done: string) =>
-    async (arg?: PlanTarget) => {
-      const p = placeFor(plans, active, arg ?? undefined);
-      if (!p) return undefined;
-      return attempt(async () => {
-        const r = await changePlanStatus(p, p.id, action, { actor: 'user', expectedVersion: versionOf(arg) });
-        void vscode.window.setStatusBarMessage(vscode.l10n.t(done, p.id, String(r.doc.fm.version)), 5000);
-        return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
-      });
-    };
+  const ctx: PlanCommandContext = { plans, active };
   const disposables: vscode.Disposable[] = [
-    vscode.commands.registerCommand(COMMANDS.open, async (arg?: PlanTarget & { file?: string; folder?: vscode.Uri; errorLine?: number }) => {
-      // An invalid file has no valid id: the explorer passes its folder, file name and broken line.
-      if (arg && !(arg instanceof vscode.Uri) && arg.folder && arg.file) {
-        const uri = vscode.Uri.joinPath(arg.folder, '.pi', 'plans', arg.file);
-        const line = arg.errorLine ? arg.errorLine - 1 : undefined;
-        await vscode.window.showTextDocument(uri, line !== undefined ? { selection: new vscode.Range(line, 0, line, 0), preview: true } : { preview: true });
-        return;
-      }
-      const p = placeFor(plans, active, arg);
-      if (p) await openPlan(planUri(p.store, p.id));
-    }),
-    vscode.commands.registerCommand(COMMANDS.executeInCopilot, async (arg?: PlanTarget) => {
-      const p = placeFor(plans, active, arg);
-      if (!p) return;
-      const e = p.store.entry(p.id)!;
-      await active.set(p.id, p.folder ?? '');
-      await openAgentChat(executePrompt(p.id, e.title ?? p.id, e.status ?? ''));
-    }),
+    vscode.commands.registerCommand(COMMANDS.open, (arg?: OpenTarget) => openCommand(ctx, arg)),
+    vscode.commands.registerCommand(COMMANDS.executeInCopilot, (arg?: PlanTarget) => executeInCopilotCommand(ctx, arg)),
     vscode.commands.registerCommand(COMMANDS.planWithCopilot, () => openAgentChat(PLAN_PROMPT, true)),
-    vscode.commands.registerCommand(COMMANDS.withdraw, status('withdraw', '{0}: approval withdrawn, back to review (v{1}).')),
-    vscode.commands.registerCommand(COMMANDS.retry, status('retry', '{0} is approved again (v{1}): execute it when ready.')),
-    vscode.commands.registerCommand(COMMANDS.resume, status('resume', '{0} is executing again (v{1}).')),
-    vscode.commands.registerCommand(COMMANDS.reopen, status('reopen', '{0} is a draft again (v{1}).')),
-    vscode.commands.registerCommand(COMMANDS.cancel, async (arg?: PlanTarget) => {
-      const p = placeFor(plans, active, arg);
-      if (!p) return undefined;
-      const reason = await vscode.window.showInputBox({
-        title: vscode.l10n.t('Cancel {0}', p.id),
-        prompt: vscode.l10n.t('Why is it cancelled? (optional) Enter cancels the plan; Escape keeps it.'),
-        ignoreFocusOut: true,
-      });
-      if (reason === undefined) return undefined;
-      return attempt(async () => {
-        const r = await changePlanStatus(p, p.id, 'cancel', { actor: 'user', reason: reason.trim() || undefined, expectedVersion: versionOf(arg) });
-        return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
-      });
-    }),
-    vscode.commands.registerCommand(COMMANDS.clone, async (arg?: PlanTarget) => {
-      const p = placeFor(plans, active, arg);
-      if (!p) return undefined;
-      return attempt(async () => {
-        const doc = await p.store.clone(p.id, 'user');
-        await openPlan(planUri(p.store, doc.fm.id), { preview: false });
-        return { id: doc.fm.id };
-      });
-    }),
-    vscode.commands.registerCommand(COMMANDS.archive, async (arg?: PlanTarget) => {
-      const p = placeFor(plans, active, arg);
-      if (!p) return undefined;
-      return attempt(async () => {
-        const { path } = await archivePlan(p, p.id, { actor: 'user' });
-        void vscode.window.setStatusBarMessage(vscode.l10n.t('{0} archived to {1}.', p.id, vscode.workspace.asRelativePath(path)), 5000);
-        return { path };
-      });
-    }),
-    vscode.commands.registerCommand(COMMANDS.revealFile, async (arg?: PlanTarget) => {
-      const p = placeFor(plans, active, arg);
-      if (p) await vscode.commands.executeCommand('revealInExplorer', planUri(p.store, p.id));
-    }),
-    vscode.commands.registerCommand(COMMANDS.copyId, async (arg?: PlanTarget) => {
-      const id = targetId(arg);
-      if (!id) return;
-      await vscode.env.clipboard.writeText(id);
-      void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied {0}.', id), 3000);
-    }),
-    ...Object.entries(MARKS).map(([command, mark]) =>
-      vscode.commands.registerCommand(command, async (arg?: PlanTarget) => {
-        const p = placeFor(plans, active, arg);
-        const step = arg && !(arg instanceof vscode.Uri) ? arg.step : undefined;
-        if (!p || !step) return undefined;
-        let note: string | undefined;
-        if (mark === 'blocked') {
-          note = await vscode.window.showInputBox({ title: vscode.l10n.t('{0} {1} is blocked', p.id, step), prompt: vscode.l10n.t('What blocks it? (the agent reads this note)'), ignoreFocusOut: true });
-          if (note === undefined) return undefined;
-        }
-        return attempt(async () => {
-          const r = await markPlanStep(p, p.id, step, mark, note?.trim() || undefined, { actor: 'user', expectedVersion: versionOf(arg) });
-          return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
-        });
-      }),
-    ),
-    vscode.commands.registerCommand(COMMANDS.newPlan, async () => {
-      await plans.ready;
-      const folders = plans.folders();
-      if (!folders.length) {
-        void vscode.window.showErrorMessage(vscode.l10n.t('Open a folder first: plans live in its .pi/plans folder.'));
-        return undefined;
-      }
-      const folder =
-        folders.length === 1 ? folders[0] : (await vscode.window.showQuickPick(folders.map((f) => ({ label: f.name, f })), { placeHolder: vscode.l10n.t('Which folder is the plan for?') }))?.f;
-      if (!folder) return undefined;
-      const title = await vscode.window.showInputBox({
-        title: vscode.l10n.t('New plan (1/2): title'),
-        prompt: vscode.l10n.t('What the plan achieves, in a few words.'),
-        validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A plan needs a title.')),
-        ignoreFocusOut: true,
-      });
-      if (!title) return undefined;
-      const goal = await vscode.window.showInputBox({ title: vscode.l10n.t('New plan (2/2): goal'), prompt: vscode.l10n.t('Why, and what done looks like (optional: you can write it in the file).'), ignoreFocusOut: true });
-      if (goal === undefined) return undefined;
-      return attempt(async () => {
-        const doc = await folder.store.create({ title: title.trim(), goal: goal.trim() || undefined }, 'user');
-        await openPlan(planUri(folder.store, doc.fm.id), { preview: false });
-        return { id: doc.fm.id };
-      });
-    }),
+    vscode.commands.registerCommand(COMMANDS.withdraw, statusCommand(ctx, 'withdraw', '{0}: approval withdrawn, back to review (v{1}).')),
+    vscode.commands.registerCommand(COMMANDS.retry, statusCommand(ctx, 'retry', '{0} is approved again (v{1}): execute it when ready.')),
+    vscode.commands.registerCommand(COMMANDS.resume, statusCommand(ctx, 'resume', '{0} is executing again (v{1}).')),
+    vscode.commands.registerCommand(COMMANDS.reopen, statusCommand(ctx, 'reopen', '{0} is a draft again (v{1}).')),
+    vscode.commands.registerCommand(COMMANDS.cancel, (arg?: PlanTarget) => cancelCommand(ctx, arg)),
+    vscode.commands.registerCommand(COMMANDS.clone, (arg?: PlanTarget) => cloneCommand(ctx, arg)),
+    vscode.commands.registerCommand(COMMANDS.archive, (arg?: PlanTarget) => archiveCommand(ctx, arg)),
+    vscode.commands.registerCommand(COMMANDS.revealFile, (arg?: PlanTarget) => revealFileCommand(ctx, arg)),
+    vscode.commands.registerCommand(COMMANDS.copyId, (arg?: PlanTarget) => copyIdCommand(arg)),
+    ...Object.entries(MARKS).map(([command, mark]) => vscode.commands.registerCommand(command, markCommand(ctx, mark))),
+    vscode.commands.registerCommand(COMMANDS.newPlan, () => newPlanCommand(ctx)),
     // The active editor's plan, as a context key: palette entries and key bindings apply only where they can.
     vscode.window.onDidChangeActiveTextEditor(() => publishEditorPlan(plans)),
     plans.onDidChangePlans(() => publishEditorPlan(plans)),

@@ -1,0 +1,147 @@
+/** The plan editor's steps: each step's row (reused while unchanged), its actions, dragging to reorder. */
+import type { PlanView, StepView } from '../protocol/planEditor';
+import { build, button, el, icon, link, section } from './dom';
+import { post } from './host';
+import { stepForm } from './renderForms';
+import { openStepEditor, shownVersion, ui } from './state';
+import { RowAction, rowToolbar } from './toolbar';
+
+const MARK_LABEL: Record<string, string> = { in_progress: 'in progress', done: 'done', blocked: 'blocked', skipped: 'skipped' };
+/** Codicons (the icon font VS Code draws with) by step status and mark. */
+const STEP_ICON: Record<string, string> = { pending: 'circle-large-outline', in_progress: 'sync', blocked: 'circle-slash', done: 'pass', failed: 'error', skipped: 'debug-step-over' };
+const MARK_ICON: Record<string, string> = { in_progress: 'sync', done: 'check', blocked: 'circle-slash', skipped: 'debug-step-over' };
+
+/**
+ * Step elements by id, reused while what they show is unchanged: an outside change of one step
+ * rebuilds one element, not the list (the edit box a person is typing in survives as well).
+ */
+const stepCache = new Map<string, { key: string; li: HTMLLIElement }>();
+function cachedStep(p: PlanView, s: StepView, i: number): HTMLLIElement {
+  const key = JSON.stringify([s, p.editable, p.readOnly, ui.editing === s.id, i === 0, i === p.steps.length - 1]);
+  const hit = stepCache.get(s.id);
+  if (hit?.key === key) return hit.li;
+  const li = stepItem(p, s);
+  stepCache.set(s.id, { key, li });
+  return li;
+}
+
+/** The step being dragged by its handle (reordering with the mouse; Move up / Move down do it from the keyboard). */
+let dragged: string | undefined;
+
+/** Drop on a step: the dragged one goes above or below it (by the half of the row under the pointer), as one move. */
+function dropTarget(li: HTMLLIElement, id: string): void {
+  const below = (e: DragEvent) => e.clientY > li.getBoundingClientRect().top + li.getBoundingClientRect().height / 2;
+  const clear = () => li.classList.remove('drop-above', 'drop-below');
+  li.addEventListener('dragover', (e) => {
+    if (!dragged || dragged === id) return;
+    e.preventDefault();
+    if (e.dataTransfer) e.dataTransfer.dropEffect = 'move';
+    li.classList.toggle('drop-below', below(e));
+    li.classList.toggle('drop-above', !below(e));
+  });
+  li.addEventListener('dragleave', clear);
+  li.addEventListener('drop', (e) => {
+    clear();
+    if (!dragged || dragged === id || ui.current?.kind !== 'plan') return;
+    e.preventDefault();
+    const order = ui.current.steps.map((x) => x.id).filter((x) => x !== dragged);
+    const at = order.indexOf(id);
+    const after = below(e) ? id : (order[at - 1] ?? 'start');
+    post({ type: 'editStep', op: 'move', step: dragged, after, version: shownVersion() });
+    dragged = undefined;
+  });
+}
+
+function stepItem(p: PlanView, s: StepView): HTMLLIElement {
+  const li = el('li', { class: `step ${s.status}`, 'data-step': s.id });
+  // A handle to drag the step by (the row itself stays selectable text).
+  const handle = p.editable && ui.editing !== s.id ? el('span', { class: 'codicon codicon-gripper drag-handle', draggable: 'true', title: `Drag to move ${s.id}`, 'aria-hidden': 'true' }) : undefined;
+  if (handle) {
+    handle.addEventListener('dragstart', (e) => {
+      dragged = s.id;
+      e.dataTransfer?.setData('text/plain', s.id);
+      if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move';
+      li.classList.add('dragging');
+    });
+    handle.addEventListener('dragend', () => {
+      dragged = undefined;
+      li.classList.remove('dragging');
+    });
+  }
+  if (p.editable) dropTarget(li, s.id);
+  const head = el('div', { class: 'step-head' }, handle, icon(STEP_ICON[s.status] ?? STEP_ICON.pending, 'step-icon'), el('span', { class: 'step-id' }, s.id), el('span', { class: 'step-text' }, build(s.text)));
+  if (s.status !== 'pending') head.append(el('span', { class: `badge step-status ${s.status}` }, s.status.replace('_', ' ')));
+  if (s.since) head.append(el('span', { class: `badge since ${s.since}`, title: `${s.since} since the reviewed version` }, s.since === 'added' ? 'new' : s.since));
+  if (s.threads) head.append(threadCount(s.threads));
+  li.append(head);
+  if (s.tool) {
+    const target = s.target ? el(s.targetIsFile ? 'a' : 'span', { class: 'target' }, s.target) : undefined;
+    if (target && s.targetIsFile) link(target, s.target!);
+    li.append(el('div', { class: 'annotation' }, el('span', { class: 'tool' }, s.tool), s.operation ? `: ${s.operation}` : '', target ? ' → ' : '', target));
+  }
+  if (s.details?.length) li.append(el('div', { class: 'details' }, build(s.details)));
+  if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
+  // Text between this step and the next: not a step, but the agent reads it, so it is drawn here.
+  if (s.after?.length) li.append(el('div', { class: 'loose', title: 'Text between the steps (the agent reads it too)' }, build(s.after)));
+  if (ui.editing === s.id && p.editable) li.append(stepForm(p, s));
+  else {
+    const actions = stepActions(p, s);
+    if (actions.length) {
+      // The head keeps room for the toolbar, which shows there on hover and focus (by a class: the
+      // page carries no style attribute, which the hostile-text check holds to none).
+      head.classList.add('has-actions', `actions-${Math.min(actions.length, 6)}`);
+      head.append(rowToolbar(`${s.id} actions`, actions));
+    }
+  }
+  li.setAttribute('aria-label', `${s.id}, ${s.status.replace('_', ' ')}`);
+  return li;
+}
+
+/** A step's actions: the marks while its plan executes, the edits of a draft or proposal, and a comment. */
+function stepActions(p: PlanView, s: StepView): RowAction[] {
+  const actions: RowAction[] = s.marks.map((m) => ({
+    key: `${s.id}:mark:${m}`,
+    label: `Mark ${s.id} ${MARK_LABEL[m] ?? m}`,
+    title: `Mark ${MARK_LABEL[m] ?? m}`,
+    icon: MARK_ICON[m] ?? 'circle-large-outline',
+    run: () => post({ type: 'mark', step: s.id, status: m as 'done', version: shownVersion() }),
+  }));
+  if (p.editable) {
+    const i = p.steps.indexOf(s);
+    // The element outlives this state (it is reused while the step is unchanged): a click reads
+    // the order and version on screen when it happens.
+    const neighbour = (d: number) => {
+      const steps = ui.current?.kind === 'plan' ? ui.current.steps : [];
+      const at = steps.findIndex((x) => x.id === s.id);
+      return steps[at + d]?.id;
+    };
+    actions.push({ key: `${s.id}:edit`, label: `Edit ${s.id}`, title: 'Edit', icon: 'edit', run: () => openStepEditor(s.id) });
+    if (i > 0) actions.push({ key: `${s.id}:up`, label: `Move ${s.id} up`, title: 'Move up', icon: 'arrow-up', run: () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(-2) ?? 'start', version: shownVersion() }) });
+    if (i < p.steps.length - 1) actions.push({ key: `${s.id}:down`, label: `Move ${s.id} down`, title: 'Move down', icon: 'arrow-down', run: () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(1) ?? 'start', version: shownVersion() }) });
+    actions.push({ key: `${s.id}:remove`, label: `Remove ${s.id}`, title: 'Remove', icon: 'trash', run: () => post({ type: 'editStep', op: 'remove', step: s.id, version: shownVersion() }) });
+  }
+  if (!p.readOnly) actions.push(commentAction(s.id));
+  return actions;
+}
+
+/** Comment on a step or a section: the text editor opens there with a new comment thread. */
+export function commentAction(anchor: string): RowAction {
+  return { key: `${anchor}:comment`, label: `Comment on ${anchor}`, title: 'Comment', icon: 'comment', run: () => post({ type: 'comment', anchor }) };
+}
+
+/** How many draft comment threads a step or section has. */
+export function threadCount(n: number): HTMLElement {
+  const said = n === 1 ? '1 draft comment thread' : `${n} draft comment threads`;
+  return el('span', { class: 'threads', title: said, 'aria-label': said }, icon('comment-discussion'), String(n));
+}
+
+/** The Steps section: the text before the steps, the rows (reused while unchanged), and Add step or its form. */
+export function stepsSection(p: PlanView): HTMLElement {
+  const list = el('ol', { class: 'steps' });
+  p.steps.forEach((s, i) => list.append(cachedStep(p, s, i)));
+  const shown = new Set(p.steps.map((s) => s.id));
+  for (const id of stepCache.keys()) if (!shown.has(id)) stepCache.delete(id);
+  const steps = section('Steps', p.stepsIntro?.length ? el('div', { class: 'loose' }, build(p.stepsIntro)) : undefined, p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.'));
+  if (p.editable) steps.append(ui.editing === 'new' ? stepForm(p, undefined) : button('Add step', () => openStepEditor('new'), 'secondary', 'add'));
+  return steps;
+}
