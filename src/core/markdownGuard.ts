@@ -66,10 +66,13 @@ export const MARKDOWN_WEIGHTS = {
   /** Set by hand below the fit (11): emphasis in many paragraphs measured about 1.1 x plan text. */
   delimiter: 6,
   bracket: 12,
+  /** An image's `![` on top of its brackets, set by hand: paragraphs of images measured about 2 x plan text per KB at the cap with brackets alone. */
+  image: 16,
   html: 5,
   entity: 7,
   escape: 9,
-  backtickRun: 8,
+  /** Set by hand above the fit (8): paragraphs of code spans measured about 1.8 x plan text per KB at the cap. */
+  backtickRun: 12,
   /** Quadratic terms: per paragraph, times the square of the count (set by hand: their caps bound them). */
   delimiterPairs: 0.05,
   bracketPairs: 0.05,
@@ -704,6 +707,7 @@ class Scan {
       } else if (ch === 0x5b || ch === 0x5d /* [ ] */) {
         p.brackets++;
         this.add(LINKS, this.w.bracket);
+        if (ch === 0x5b && k > 0 && text.charCodeAt(k - 1) === 0x21 /* ! */) this.add(LINKS, this.w.image);
         if (p.brackets > caps.brackets) {
           counts.maxBrackets = p.brackets;
           return this.refuse('TOO_LARGE', 'markdown-brackets', `the paragraph has over ${caps.brackets} "[" and "]" by this line: split it into several paragraphs, or escape the brackets that are not links (\\[)`);
