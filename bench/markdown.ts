@@ -3,10 +3,11 @@
  * --expose-gc): the family and its variants nested in a list item and in a quote, each at several
  * sizes up to the file cap and at the largest size the pre-scan accepts, read with parsePlan as a
  * store's read would (the pre-scan, then the Markdown parse, or the refusal). Prints one JSON line:
- * the worst time to parse or refuse, the worst refusal and the worst parse, and the process's peak
- * memory above its baseline (Node with our code loaded and warmed up on an ordinary plan).
+ * the worst time to parse or refuse, the worst refusal and the worst parse, every case, and the
+ * process's peak memory above its baseline (Node with our code loaded and warmed up on an ordinary
+ * plan).
  *   node markdown.js <base family name>
- *   node markdown.js --reference      ordinary plans (a 1,000-step plan...): the floor
+ *   node markdown.js --reference      ordinary plans (4 KB to a 1,000-step plan): the floor, per size
  */
 import { performance } from 'node:perf_hooks';
 import { bodyOf, createPlanText, inspectMarkdown, isPlanError, LIMITS, parsePlan } from '../src/core';
@@ -59,6 +60,13 @@ interface Case {
 const cases: Case[] = [];
 
 if (arg === '--reference') {
+  // Ordinary plans of steps with details at the families' sizes: what a character of plan text costs at each.
+  const ordinary = (n: number) => createPlanText({ id: 'PLAN-00001003', title: 'Ordinary', goal: 'g', steps: Array.from({ length: n }, (_, i) => ({ text: `Step ${i} change the *module* in \`src/m${i}.ts\``, tool: 'edit', operation: 'update', target: `src/m${i}.ts`, details: `Why: module ${i} needs a change.\n\n- check [the docs](https://x.y/${i})\n- run \`npm test\`` })) }, AT);
+  for (const steps of [20, 170, 680]) {
+    const text = ordinary(steps);
+    cases.push({ variant: `ordinary plan, ${steps} steps`, chars: text.length, ...read(text.replace('\n## Goal\n', '\n## Goal\nFresh. ')) });
+    gc();
+  }
   const steps1000 = createPlanText({ id: 'PLAN-00001000', title: 'Big', goal: 'g', steps: Array.from({ length: 1000 }, (_, i) => ({ text: `Step ${i + 1}: change module ${i}`, tool: 'edit', operation: 'update', target: `src/m${i}.ts` })) }, AT);
   const details = createPlanText({ id: 'PLAN-00001001', title: 'Big', goal: 'g', steps: Array.from({ length: 1000 }, (_, i) => ({ text: `Step ${i} change the *module* in \`src/m${i}.ts\``, tool: 'edit', operation: 'update', target: `src/m${i}.ts`, details: `Why: module ${i} needs a change.\n\n- check [the docs](https://x.y/${i})\n- run \`npm test\`` })) }, AT);
   for (const [variant, text] of [
@@ -91,7 +99,7 @@ process.stdout.write(
     worstRefused: worst(cases.filter((c) => c.outcome !== 'parsed')),
     worstParsed: worst(cases.filter((c) => c.outcome === 'parsed')),
     cases: cases.length,
-    ...(arg === '--reference' ? { all: cases } : {}),
+    all: cases,
     peakAboveMb: Math.max(0, peakMb - baseMb),
   }) + '\n',
 );

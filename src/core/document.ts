@@ -3,7 +3,7 @@ import { lineOf } from './planText';
 export { decodePlanBytes, fileTooLarge, lineAtOffset, lineOf, lineStarts } from './planText';
 import { FrontmatterBlock, FrontmatterValue, frontmatterHeadEnd, patchFrontmatterYaml, plainMapping, splitFrontmatter } from './frontmatter';
 import { LIMITS } from './limits';
-import { inspectMarkdown, knownRefusal, MarkdownRefusal, parseFailure, rememberRefusal } from './markdownGuard';
+import { inspectMarkdown, knownRefusal, MarkdownRefusal, parseFailure, rememberRefusal, workBudget } from './markdownGuard';
 import { rejectedVersionOf } from './policy';
 import { computeOutline, Outline } from './outline';
 import { Frontmatter, FrontmatterSchema, SectionName, PLAN_ID_PATTERN } from './schema';
@@ -216,7 +216,7 @@ function workAfterItemEdits(parent: { work: number; body: string }, parentOutlin
   // Every changed character, in the old body and the new, is inside the items scanned (an item
   // ends at its last non-blank line: the line break before a note added after it is the item's).
   if (from < lo || to > hi + 2 || oldTo > oldHi + 2) return undefined;
-  return work <= LIMITS.markdown.work ? work : undefined;
+  return work <= 0.8 * workBudget(body.length) ? work : undefined;
 }
 
 /** How many leading characters `a` and `b` share (compared a block at a time, natively). */

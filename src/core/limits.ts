@@ -46,9 +46,17 @@ export const LIMITS = {
     tableCells: 10_000,
     /** Link reference and footnote definitions. */
     definitions: 500,
-    /** The scan's estimate of the parse's work, in units of about a microsecond of remark on a 2-core VM. */
-    work: 1_500_000,
-    /** The same for one piece of Markdown the plan editor renders (a section, a step's details) on the extension host's thread. */
+    /**
+     * The scan's estimate of the parse's work (markdownGuard's MARKDOWN_WEIGHTS, fitted by
+     * bench/calibrate.ts): a character of an ordinary plan (steps with details) counts about 3 to
+     * 4 units. A text may cost `workPerChar` per character (about twice an ordinary plan's), at
+     * least `workFloor` (about twice what a 4 KB plan costs), at most `work`.
+     */
+    workPerChar: 6.5,
+    workFloor: 30_000,
+    /** At most, for a plan body: what the largest plan (the file cap) may cost. */
+    work: 1_700_000,
+    /** At most, for one piece of Markdown the plan editor renders (a section, a step's details) on the extension host's thread. */
     renderWork: 300_000,
   },
 } as const;

@@ -9,8 +9,10 @@
  * the fix. It refuses only what it can see is over a cap: where it cannot tell (is this line a
  * heading, a lazy line, a list item?) it takes the reading that counts less, and it takes a fenced
  * code block to end where its container may end (a list item, a quote), as the parser does, so
- * the paragraphs after it are always counted. The work budget, calibrated on real plans, bounds
- * the rest.
+ * the paragraphs after it are always counted. The work budget bounds the rest: the scan counts
+ * what the parse will cost (a weight per construct, see MARKDOWN_WEIGHTS) and refuses, at the line
+ * where it goes over, text that costs more than its size allows (`workBudget`: about twice what
+ * ordinary plan text of that size costs, above a floor), naming what it is mostly made of.
  */
 import { LIMITS } from './limits';
 
@@ -25,40 +27,98 @@ export interface MarkdownRefusal {
 }
 
 /**
- * What the parser's cost grows with, in work units of about a microsecond of remark's parse on
- * the machine the caps were measured on (a 2-core VM): the weights are its measured costs per
- * construct, relative to a character of prose.
+ * What the parser's cost grows with, in work units: the weights are the parse's measured cost per
+ * construct (bench/calibrate.ts fits them to remark's parse time: each pathological family's cost
+ * per character against an ordinary plan's of its size, leaning to over-estimates; then rounded,
+ * and a few set by hand where the fit lacked cases, see the comments). A character of an ordinary
+ * plan (steps with details) counts about 3 to 4 units (more as it grows: its nested lists end);
+ * the budget (`workBudget`) allows `LIMITS.markdown.workPerChar` per character, above a floor.
+ * The quadratic terms are micromark's: a setext underline, and a quote or a list that ends (not a
+ * list item followed by a sibling), each move the events before them (cost times the line).
  */
-const W = {
-  line: 25,
-  /** Per open container (quote or list item) a line continues. */
-  container: 25,
-  listItem: 80,
+export const MARKDOWN_WEIGHTS = {
+  char: 1.9,
+  line: 14,
   /**
-   * micromark moves every event of the document so far each time a list item starts after
-   * another (its document tokenizer's EditMap): quadratic in items x lines, more so nested.
-   * Per item, times the lines before it and its depth.
+   * Per open container (quote or list item) a line continues. Set by hand above the fit (2, which
+   * had no nested cases): short quoted lines nested in a list item or a quote took about 4 x an
+   * ordinary plan's time per KB, and over 2 MB per KB, at the cap.
    */
-  itemShift: 0.06,
-  heading: 40,
-  tableCell: 100,
-  definition: 200,
-  footnoteDefinition: 350,
-  delimiter: 30,
-  bracket: 20,
-  html: 30,
-  entity: 20,
-  escape: 15,
-  backtickRun: 10,
-  /** Quadratic terms: per paragraph, times the square of the count. */
-  delimiterPairs: 0.4,
-  bracketPairs: 0.4,
+  container: 6,
+  listItem: 20,
+  /**
+   * Per list item, times the lines before it and its depth: the fit found a list item followed by
+   * a sibling linear (0); what is quadratic is a list that ends (endShift). Kept for the calibration.
+   */
+  itemShift: 0,
+  /** Per quote or list that ends (a list item not followed by a sibling: its exit moves the events before it), times the lines before it. */
+  endShift: 0.09,
+  heading: 29,
+  /** A setext heading's underline (it turns the paragraph before it into a heading), and the same times the lines before it. */
+  setext: 0,
+  setextShift: 0.06,
+  thematic: 3,
+  fence: 5,
+  tableCell: 22,
+  /** Definitions, set by hand (the fit had no case under their cap): measured at 4 KB, about 0.9 x and 1.9 x plan text. */
+  definition: 40,
+  footnoteDefinition: 120,
+  /** Set by hand below the fit (11): emphasis in many paragraphs measured about 1.1 x plan text. */
+  delimiter: 6,
+  bracket: 12,
+  /** An image's `![` on top of its brackets, set by hand: paragraphs of images measured about 2 x plan text per KB at the cap with brackets alone. */
+  image: 16,
+  html: 5,
+  entity: 7,
+  escape: 9,
+  /** Set by hand above the fit (8): paragraphs of code spans measured about 1.8 x plan text per KB at the cap. */
+  backtickRun: 12,
+  /** Quadratic terms: per paragraph, times the square of the count (set by hand: their caps bound them). */
+  delimiterPairs: 0.05,
+  bracketPairs: 0.05,
   lazyPairs: 0.08,
   /** Per quote or list marker on one line, times the count squared (each opens a container inside the others). */
   nestingPairs: 0.06,
   /** A code span opener of a length not seen before in the paragraph scans the rest of it. */
   backtickScan: 0.025,
 } as const;
+/** The weights of the scan's cost model (see MARKDOWN_WEIGHTS). */
+export type MarkdownWeights = { [K in keyof typeof MARKDOWN_WEIGHTS]: number };
+
+/**
+ * The work a text of `chars` characters may cost: what that many characters of ordinary plan text
+ * cost with a margin (`workPerChar` each), at least `workFloor` (what a small plan costs), at most
+ * `limit` (a plan's `LIMITS.markdown.work`, or the plan editor's `renderWork`).
+ */
+export function workBudget(chars: number, limit: number = LIMITS.markdown.work): number {
+  return Math.min(limit, Math.max(LIMITS.markdown.workFloor, LIMITS.markdown.workPerChar * chars));
+}
+
+/** What the work is spent on, for the refusal's message: what the text is mostly made of, and the fix. */
+const KINDS = [
+  ['short lines', 'join short lines into longer ones'],
+  ['list items', 'write fewer, longer list items'],
+  ['quotes and nested lists', 'flatten the quotes and lists'],
+  ['headings', 'use fewer headings'],
+  ['thematic breaks and code blocks', 'use fewer thematic breaks and code blocks'],
+  ['table cells', 'split the table or make it narrower'],
+  ['link definitions', 'write the links inline'],
+  ['emphasis and code spans', 'write fewer emphasis markers and code spans'],
+  ['links and brackets', 'write fewer links and brackets'],
+  ['HTML, entities and escapes', 'write fewer HTML tags, entities and escapes'],
+  ['lazy lines', 'indent the lines that continue a quote or a list item'],
+] as const;
+const TEXT = 0;
+const LIST = 1;
+const NESTED = 2;
+const HEADINGS = 3;
+const BLOCKS = 4;
+const TABLE = 5;
+const DEFS = 6;
+const EMPHASIS = 7;
+const LINKS = 8;
+const HTML = 9;
+const LAZY = 10;
 
 /** The counts a scan found (for the benchmark and tests); `work` is what the budget caps. */
 export interface MarkdownCounts {
@@ -115,6 +175,14 @@ interface Para {
   inList: boolean;
 }
 
+/** An open list item: its content column, quote level and marker column. */
+interface Item {
+  col: number;
+  q: number;
+  mcol: number;
+  nested: boolean;
+}
+
 /** A `##` section's piece of text, from its heading line to the next line that may be a heading. */
 interface Piece {
   title: string;
@@ -132,15 +200,21 @@ export function scanMarkdown(text: string, opts: ScanOptions = {}): MarkdownRefu
   return inspectMarkdown(text, opts).refusal;
 }
 
-/** How a text is scanned: `sections` for a plan body (its sections' size caps), `work` for another budget than a plan's. */
+/**
+ * How a text is scanned: `sections` for a plan body (its sections' size caps); `work` for another
+ * cap on the work budget than a plan's (the budget is `workBudget(text.length, work)`; Infinity: no
+ * budget); `weights` for another cost model than MARKDOWN_WEIGHTS (bench/calibrate.ts).
+ */
 export interface ScanOptions {
   sections?: boolean;
   work?: number;
+  weights?: MarkdownWeights;
 }
 
 /** The scan's refusal, if any, and what it counted up to where it stopped. */
 export function inspectMarkdown(text: string, opts: ScanOptions = {}): { refusal?: MarkdownRefusal; counts: MarkdownCounts } {
-  const s = new Scan(text, opts.sections === true, opts.work ?? LIMITS.markdown.work);
+  const limit = opts.work ?? LIMITS.markdown.work;
+  const s = new Scan(text, opts.sections === true, limit === Infinity ? Infinity : workBudget(text.length, limit), opts.weights ?? MARKDOWN_WEIGHTS);
   const refusal = s.run();
   return refusal ? { refusal, counts: s.counts } : { counts: s.counts };
 }
@@ -156,7 +230,9 @@ class Scan {
   private readonly caps: { [K in keyof typeof LIMITS.markdown]: number };
   private line = 0;
   /** Open list items: content column and quote level. */
-  private readonly items: { col: number; q: number }[] = [];
+  private readonly items: Item[] = [];
+  /** The list items the current line ended (a sibling it starts takes its predecessor off: its list goes on). */
+  private readonly ended: Item[] = [];
   /** An open fenced code block as this scan follows it (closed early when its container seems to end). */
   private fence: { ch: number; len: number; q: number; col: number } | undefined;
   /** The same fence, closed only by a closing fence line: while it is open, no `#` line is surely a heading. */
@@ -176,13 +252,33 @@ class Scan {
   private runStart = 0;
   private runLine = 1;
   private refusal: MarkdownRefusal | undefined;
+  /** Quotes the previous line (not a lazy one) was in. */
+  private prevQ = 0;
+  /** The work by what it was spent on (KINDS). */
+  private readonly spent = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 
   constructor(
     private readonly text: string,
     private readonly sections: boolean,
     work: number,
+    private readonly w: MarkdownWeights,
   ) {
     this.caps = { ...LIMITS.markdown, work };
+  }
+
+  /** The current line's own cost (characters and line), spent on short lines until the line is found to be something else. */
+  private lineCost = 0;
+  /** The current line is a `kind` (the first call for a line counts): its own cost is spent on that. */
+  private lineIs(kind: number): void {
+    this.spent[TEXT] -= this.lineCost;
+    this.spent[kind] += this.lineCost;
+    this.lineCost = 0;
+  }
+
+  /** Adds `units` of work spent on `kind`. */
+  private add(kind: number, units: number): void {
+    this.counts.work += units;
+    this.spent[kind] += units;
   }
 
   run(): MarkdownRefusal | undefined {
@@ -195,24 +291,28 @@ class Scan {
       const stop = end > at && text.charCodeAt(end - 1) === CR ? end - 1 : end;
       this.line++;
       this.scanLine(at, stop);
+      if (this.ended.length) this.endLists();
+      if (this.counts.work > this.caps.work) this.refuseWork();
       at = end + 1;
       if (end === n) break;
     }
     if (!this.refusal) this.endPara();
     if (!this.refusal && this.piece) this.closePiece(n);
     this.counts.lines = this.line;
-    if (!this.refusal && this.counts.work > this.caps.work) {
-      this.refuse('TOO_LARGE', 'markdown-complexity', `the Markdown is too much to parse in time: it is over the budget of about ${Math.round(this.caps.work / 1000)} ms of parsing (${this.describeWork()}): split the plan, or move long lists, tables or context into a file under .pi/plans/artifacts/ and link it`, this.line);
-    }
+    if (this.counts.work > this.caps.work) this.refuseWork();
     return this.refusal;
   }
 
-  private describeWork(): string {
-    const c = this.counts;
-    const parts = [`${this.line} lines`];
-    if (c.tableCells) parts.push(`${c.tableCells} table cells`);
-    if (c.definitions) parts.push(`${c.definitions} link definitions`);
-    return parts.join(', ');
+  /** Refuses the text as over its work budget, by this line: naming what the work went to most, and its fix. */
+  private refuseWork(): void {
+    let most = 0;
+    for (let k = 1; k < KINDS.length; k++) if (this.spent[k] > this.spent[most]) most = k;
+    const kb = Math.max(1, Math.round(this.caps.work / LIMITS.markdown.workPerChar / 1024));
+    this.refuse(
+      'TOO_LARGE',
+      'markdown-complexity',
+      `the Markdown costs far more to parse than ordinary plan text of its size: by this line it is over what ${kb} KB of text may cost (${this.line} lines, mostly ${KINDS[most][0]}): ${KINDS[most][1]}, or move it into a file under .pi/plans/artifacts/ and link it`,
+    );
   }
 
   private refuse(code: MarkdownRefusal['code'], rule: string, message: string, line = this.line): void {
@@ -225,14 +325,9 @@ class Scan {
     if (len > caps.lineChars) {
       return this.refuse('TOO_LARGE', 'markdown-line-length', `the line is ${len} characters, over the ${caps.lineChars}-character limit: break it into shorter lines, or move it into a file under .pi/plans/artifacts/ and link it`);
     }
-    counts.work += len + W.line;
-    if (counts.work > caps.work) {
-      return this.refuse(
-        'TOO_LARGE',
-        'markdown-complexity',
-        `the Markdown is too much to parse in time: by this line it is over the budget of about ${Math.round(caps.work / 1000)} ms of parsing (${this.describeWork()}): split the plan, or move long lists, tables or context into a file under .pi/plans/artifacts/ and link it`,
-      );
-    }
+    const w = this.w;
+    this.lineCost = w.char * len + w.line;
+    this.add(TEXT, this.lineCost);
 
     // The quote markers, each after at most three blanks (inside a fenced block only up to the
     // fence's own quote level: more are its text).
@@ -261,7 +356,8 @@ class Scan {
       }
       this.sectionLine(at, stop, content, q, blank, true);
       this.prevBlank = blank;
-      counts.work += W.container * (q + this.items.length);
+      this.prevQ = q;
+      this.add(NESTED, w.container * (q + this.items.length));
       return;
     }
     if (this.stickyFence && !blank && this.isFence(content, stop, this.stickyFence.ch, this.stickyFence.len, true)) this.stickyFence = undefined;
@@ -273,7 +369,8 @@ class Scan {
       this.afterDefinition = false;
       this.prevBlank = true;
       if (this.html === '') this.html = undefined;
-      counts.work += W.container * (q + this.items.length);
+      this.endQuotes(q);
+      this.add(NESTED, w.container * (q + this.items.length));
       return;
     }
 
@@ -284,6 +381,7 @@ class Scan {
     const inList = this.items.length > 0;
     if (!lazy) {
       this.closeItems(q, contentCol);
+      this.endQuotes(q);
       if (para && q !== para.q) this.endPara();
     }
 
@@ -293,7 +391,7 @@ class Scan {
     this.indentedCode = code;
     this.prevBlank = false;
     if (code) {
-      counts.work += W.container * (q + this.items.length);
+      this.add(NESTED, w.container * (q + this.items.length));
       return;
     }
 
@@ -301,6 +399,7 @@ class Scan {
     let c = content;
     let cCol = contentCol;
     let markersHere = 0;
+    let itemsWork = 0;
     while (!lazy && c < stop) {
       const m = listMarker(text, c, stop);
       if (m < 0 || !this.canStartItem(c, m, stop, inList || markersHere > 0)) break;
@@ -310,10 +409,16 @@ class Scan {
       const markerEnd = cCol + (m - c);
       const after = this.skipBlanks(m, stop, markerEnd);
       const itemCol = after >= stop || this.blankCol - markerEnd > 4 ? markerEnd + 1 : this.blankCol;
-      this.items.push({ col: itemCol, q });
+      for (let k = this.ended.length - 1; k >= 0; k--) {
+        if (this.ended[k].q === q && this.ended[k].mcol === cCol) {
+          this.ended.splice(k, 1);
+          break;
+        }
+      }
+      this.items.push({ col: itemCol, q, mcol: cCol, nested: q > 0 || this.items.length > 0 });
       markersHere++;
       if (q + this.items.length > caps.nesting) return this.refuseNesting(q + this.items.length);
-      counts.work += W.listItem + W.itemShift * this.line * this.items.length;
+      itemsWork += w.listItem + w.itemShift * this.line * this.items.length;
       c = after;
       cCol = this.blankCol;
       while (c < stop && text.charCodeAt(c) === 0x3e /* > */) {
@@ -329,7 +434,11 @@ class Scan {
     for (const it of this.items) if (it.q <= q) depth++;
     const here = quotesHere + markersHere;
     counts.maxDepth = Math.max(counts.maxDepth, depth);
-    counts.work += W.container * depth + W.nestingPairs * here * here;
+    if (q > this.prevQ) this.prevQ = q;
+    // The line, its items and containers are what it is: a line of quotes or nested lists, a list item, or text in one.
+    const kind = quotesHere > 0 || depth > 1 ? NESTED : markersHere > 0 || depth > 0 ? LIST : TEXT;
+    if (kind !== TEXT) this.lineIs(kind);
+    this.add(kind, itemsWork + w.container * depth + w.nestingPairs * here * here);
     if (depth > caps.nesting) return this.refuseNesting(depth);
     if (c >= stop) return; // an empty list item or quote
 
@@ -340,18 +449,28 @@ class Scan {
       this.table = undefined;
       let run = 0;
       while (text.charCodeAt(c + run) === f) run++;
+      this.lineIs(BLOCKS);
+      this.add(BLOCKS, w.fence);
       this.fence = { ch: f, len: run, q, col: cCol };
       this.stickyFence = { ch: f, len: run };
       return;
     }
     if (!lazy && ((f === 0x23 && matchesAt(ATX, text, c)) || ((f === 0x2a || f === 0x2d || f === 0x5f) && this.thematicAt(c, stop)) || (this.para && (f === 0x3d || f === 0x2d) && matchesAt(SETEXT_UNDERLINE, text, c)))) {
+      const setext = f !== 0x23 && !!this.para && (f === 0x3d || f === 0x2d) && matchesAt(SETEXT_UNDERLINE, text, c);
       this.endPara();
       this.table = undefined;
       if (f === 0x23) {
-        counts.work += W.heading;
+        this.lineIs(HEADINGS);
+        this.add(HEADINGS, w.heading);
         this.startPara(q, cCol, false);
         this.inline(c, stop);
         this.endPara();
+      } else if (setext) {
+        this.lineIs(HEADINGS);
+        this.add(HEADINGS, w.setext + w.setextShift * this.line);
+      } else {
+        this.lineIs(BLOCKS);
+        this.add(BLOCKS, w.thematic);
       }
       return;
     }
@@ -360,7 +479,8 @@ class Scan {
     // Tables: a delimiter row under a paragraph line (its header); then rows until a blank line.
     if (this.table && this.table.q === q && !lazy) {
       counts.tableCells += this.table.cols;
-      counts.work += W.tableCell * this.table.cols;
+      this.lineIs(TABLE);
+      this.add(TABLE, w.tableCell * this.table.cols);
       if (counts.tableCells > caps.tableCells) {
         return this.refuse('TOO_LARGE', 'markdown-table-cells', `the tables have over ${caps.tableCells} cells by this line: split them, or move them into a file under .pi/plans/artifacts/ and link it`);
       }
@@ -377,14 +497,16 @@ class Scan {
       this.endPara();
       this.table = { cols, q };
       counts.tableCells += 2 * cols; // its header and this row
-      counts.work += 2 * W.tableCell * cols;
+      this.lineIs(TABLE);
+      this.add(TABLE, 2 * w.tableCell * cols);
       return;
     }
 
     // Link reference definitions (and footnote definitions) start a paragraph, or follow one another.
     if ((!this.para || this.afterDefinition) && f === 0x5b && matchesAt(DEFINITION, text, c)) {
       counts.definitions++;
-      counts.work += text.charCodeAt(c + 1) === 0x5e /* ^ */ ? W.footnoteDefinition : W.definition;
+      this.lineIs(DEFS);
+      this.add(DEFS, text.charCodeAt(c + 1) === 0x5e /* ^ */ ? w.footnoteDefinition : w.definition);
       this.afterDefinition = true;
       if (counts.definitions > caps.definitions) {
         return this.refuse('TOO_LARGE', 'markdown-definitions', `the Markdown has over ${caps.definitions} link reference or footnote definitions by this line: write the links inline, or move them into a file under .pi/plans/artifacts/`);
@@ -467,7 +589,19 @@ class Scan {
   /** Closes the list items a line at `col` with `q` quotes does not continue. */
   private closeItems(q: number, col: number): void {
     const items = this.items;
-    while (items.length && (items[items.length - 1].q > q || (items[items.length - 1].q === q && items[items.length - 1].col > col))) items.pop();
+    while (items.length && (items[items.length - 1].q > q || (items[items.length - 1].q === q && items[items.length - 1].col > col))) this.ended.push(items.pop()!);
+  }
+
+  /** The lists the line ended (not continued by a sibling item): each moves the events before it. */
+  private endLists(): void {
+    for (const it of this.ended) this.add(it.nested ? NESTED : LIST, this.w.endShift * this.line);
+    this.ended.length = 0;
+  }
+
+  /** A line (not a lazy one) in `q` quotes: the quotes the line before was in and this one is not have ended. */
+  private endQuotes(q: number): void {
+    if (q < this.prevQ) this.add(NESTED, this.w.endShift * this.line * (this.prevQ - q));
+    this.prevQ = q;
   }
 
   /** Whether the line's content can interrupt a paragraph (so it is no lazy continuation). */
@@ -525,7 +659,10 @@ class Scan {
     const p = this.para;
     if (!p) return;
     this.para = undefined;
-    this.counts.work += W.delimiterPairs * p.delimiters * p.delimiters + W.bracketPairs * p.brackets * p.brackets + W.lazyPairs * p.lazy * p.lazy + W.backtickScan * p.tickScans * p.chars;
+    const w = this.w;
+    this.add(EMPHASIS, w.delimiterPairs * p.delimiters * p.delimiters + w.backtickScan * p.tickScans * p.chars);
+    if (p.brackets) this.add(LINKS, w.bracketPairs * p.brackets * p.brackets);
+    if (p.lazy) this.add(LAZY, w.lazyPairs * p.lazy * p.lazy);
   }
 
   /** A table row: each cell is inline content of its own. */
@@ -565,20 +702,21 @@ class Scan {
       if (k >= stop) return;
       const ch = text.charCodeAt(k);
       if (ch === 0x5c /* \ */) {
-        counts.work += W.escape;
+        this.add(HTML, this.w.escape);
         k++;
       } else if (ch === 0x5b || ch === 0x5d /* [ ] */) {
         p.brackets++;
-        counts.work += W.bracket;
+        this.add(LINKS, this.w.bracket);
+        if (ch === 0x5b && k > 0 && text.charCodeAt(k - 1) === 0x21 /* ! */) this.add(LINKS, this.w.image);
         if (p.brackets > caps.brackets) {
           counts.maxBrackets = p.brackets;
           return this.refuse('TOO_LARGE', 'markdown-brackets', `the paragraph has over ${caps.brackets} "[" and "]" by this line: split it into several paragraphs, or escape the brackets that are not links (\\[)`);
         }
         counts.maxBrackets = Math.max(counts.maxBrackets, p.brackets);
       } else if (ch === 0x3c /* < */) {
-        counts.work += W.html;
+        this.add(HTML, this.w.html);
       } else if (ch === 0x26 /* & */) {
-        counts.work += W.entity;
+        this.add(HTML, this.w.entity);
       } else if (ch === 0x60 /* ` */) {
         let e = k + 1;
         while (e < stop && text.charCodeAt(e) === 0x60) e++;
@@ -586,7 +724,7 @@ class Scan {
         const bit = run <= 30 ? 1 << (run - 1) : 0;
         if (!bit || !(p.tickLengths & bit)) p.tickScans++;
         p.tickLengths |= bit;
-        counts.work += W.backtickRun;
+        this.add(EMPHASIS, this.w.backtickRun);
         k = e - 1;
       } else {
         // `*`, `_`, `~`: a run that can open or close emphasis (or strikethrough) by the flanking rules.
@@ -594,7 +732,7 @@ class Scan {
         while (e < stop && text.charCodeAt(e) === ch) e++;
         if (delimiterRun(text, k, e, c, stop, ch)) {
           p.delimiters++;
-          counts.work += W.delimiter;
+          this.add(EMPHASIS, this.w.delimiter);
           if (p.delimiters > caps.delimiters) {
             counts.maxDelimiters = p.delimiters;
             return this.refuse('TOO_LARGE', 'markdown-emphasis', `the paragraph has over ${caps.delimiters} emphasis markers ("*", "_", "~") by this line: split it into several paragraphs, or put code in backticks and escape the markers that are not emphasis (\\*)`);

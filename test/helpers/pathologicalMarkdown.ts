@@ -1,8 +1,10 @@
 /**
  * Ordinary-looking Markdown that costs remark far more than its size: the families a review
- * reproduced (deep `>` quotes, emphasis runs, wide tables, link definition floods) and the others
- * the pre-scan (src/core/markdownGuard.ts) was measured against, each also nested in a list item
- * and in a quote. Used by test/unit/core/pathological.test.ts (parsed or refused, never a hang or
+ * reproduced (deep `>` quotes, emphasis runs, wide tables, link definition floods), those an audit
+ * found accepted at many times an ordinary plan's cost per character (empty list items, 100-column
+ * tables, headings), and the others the pre-scan (src/core/markdownGuard.ts) was measured against
+ * (list items of every kind, code spans, autolinks, HTML, fences, ...), each also nested in a list
+ * item and in a quote. Used by test/unit/core/pathological.test.ts (parsed or refused, never a hang or
  * a stack overflow) and by `npm run bench` (the worst case per family).
  */
 
@@ -68,6 +70,36 @@ const base: Omit<PathologicalFamily, 'base'>[] = [
   { name: 'block quote paragraphs', make: (n) => lines(n, (i) => (i % 2 ? '>' : '> a')), rules: [] },
   { name: 'one long line', make: (n) => `${fill('word ', n)}\n`, rules: ['markdown-line-length'] },
   { name: 'lines of one paragraph', make: (n) => lines(n, () => 'b'), rules: [] },
+  // Constructs each cheap in the parser's eyes but many times an ordinary plan's cost per character.
+  { name: 'empty ordered list items', make: (n) => lines(n, () => '1.'), rules: [] },
+  { name: 'short list items', make: (n) => lines(n, () => '- a'), rules: [] },
+  { name: 'task list items', make: (n) => lines(n, () => '- [ ] a'), rules: [] },
+  { name: 'list items 30 deep, many', make: (n) => lines(n, (i) => `${'  '.repeat(i % 30)}- a`), rules: ['markdown-nesting'] },
+  { name: 'quotes 30 deep, many lines', make: (n) => lines(n, () => `${'> '.repeat(30)}a`), rules: ['markdown-nesting'] },
+  { name: 'setext headings', make: (n) => lines(n, (i) => (i % 2 ? '-' : 'a')), rules: [] },
+  { name: 'thematic breaks', make: (n) => lines(n, () => '***'), rules: [] },
+  { name: 'code spans, many paragraphs', make: (n) => lines(n, (i) => (i % 2 ? '' : fill('`a` ', 160))), rules: [] },
+  { name: 'autolink literals (www.)', make: (n) => lines(n, (i) => (i % 2 ? '' : fill('www.a.co ', 160))), rules: [] },
+  { name: 'autolink literals (URLs, e-mail)', make: (n) => lines(n, (i) => (i % 2 ? '' : fill('https://a.co/b a@b.co ', 160))), rules: [] },
+  { name: 'autolinks <http://…>', make: (n) => lines(n, (i) => (i % 2 ? '' : fill('<http://a.co> ', 160))), rules: [] },
+  { name: 'HTML blocks', make: (n) => lines(n, (i) => (i % 2 ? '' : '<div>a</div>')), rules: [] },
+  { name: 'HTML comments', make: (n) => lines(n, (i) => (i % 2 ? '' : '<!-- a -->')), rules: [] },
+  { name: 'inline HTML tags, closed', make: (n) => lines(n, (i) => (i % 2 ? '' : fill('<b>a</b> ', 160))), rules: [] },
+  { name: 'empty fenced code blocks', make: (n) => lines(n, () => '```'), rules: [] },
+  { name: 'table, narrow, many rows', make: (n) => `| a | b |\n| --- | --- |\n${lines(n, () => '| 1 | 2 |')}`, rules: ['markdown-table-cells'] },
+  { name: 'tables, many small', make: (n) => lines(n, (i) => ['| a |', '| - |', '| 1 |', ''][i % 4]), rules: ['markdown-table-cells'] },
+  { name: 'hard line breaks', make: (n) => lines(n, (i) => (i % 40 === 39 ? '' : 'a\\')), rules: [] },
+  { name: 'blank quote lines', make: (n) => lines(n, () => '>'), rules: [] },
+  { name: 'images, many paragraphs', make: (n) => lines(n, (i) => (i % 2 ? '' : fill('![a](b) ', 160))), rules: ['markdown-brackets'] },
+  { name: 'undefined link references', make: (n) => lines(n, (i) => (i % 2 ? '' : fill('[a] ', 160))), rules: ['markdown-brackets'] },
+  { name: 'footnote references', make: (n) => lines(n, (i) => (i % 2 ? '' : fill('a[^1] ', 160))), rules: ['markdown-brackets'] },
+  // Quadratic in micromark: each container that ends, and each setext heading, moves the events before it.
+  { name: 'setext headings (===), apart', make: (n) => lines(n, (i) => ['a', '===', ''][i % 3]), rules: [] },
+  { name: 'block quotes, apart', make: (n) => lines(n, (i) => (i % 2 ? '' : '> a')), rules: [] },
+  { name: 'nested lists, each ending', make: (n) => lines(n, (i) => (i % 2 ? '  - b' : '- a')), rules: ['markdown-nesting'] },
+  { name: 'lists between paragraphs', make: (n) => lines(n, (i) => ['- a', '', 'b', ''][i % 4]), rules: [] },
+  { name: 'quotes in list items', make: (n) => lines(n, () => '- > a'), rules: ['markdown-nesting'] },
+  { name: 'strikethrough words, many paragraphs', make: (n) => lines(n, (i) => (i % 2 ? '' : fill('~~a~~ ', 160))), rules: [] },
 ];
 
 /** Every line of `md` inside a list item. */

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { applyEdits, bodyOf, createPlanText, inspectMarkdown, isPlanError, knownRefusal, LIMITS, parsePlan, PlanError, rememberOutline, scanMarkdown, shiftOutline } from '../../../src/core';
+import { applyEdits, bodyOf, createPlanText, inspectMarkdown, isPlanError, knownRefusal, LIMITS, parsePlan, PlanError, rememberOutline, scanMarkdown, shiftOutline, workBudget } from '../../../src/core';
 import { renderMarkdown } from '../../../src/core/planView';
 import { PATHOLOGICAL_FAMILIES, planWithMarkdown } from '../../helpers/pathologicalMarkdown';
 
@@ -41,7 +41,7 @@ describe('pathological Markdown: every plan under the size cap is parsed or refu
         assert.equal(error.code, 'TOO_LARGE');
         assert.ok(error.details.line! >= bodyLine(text), `line ${error.details.line} is in the body`);
         assert.ok(error.details.line! <= text.split('\n').length);
-        assert.match(error.message, /: (split|shorten|flatten|break|indent|write|move|remove|escape|simplify)/, 'the message names the fix');
+        assert.match(error.message, /: (split|shorten|flatten|break|indent|write|move|remove|escape|simplify|join|use)/, 'the message names the fix');
         // The same text again: the same refusal, from what was remembered (no scan, no parse).
         assert.ok(knownRefusal(bodyOf(text)!));
         const again = readOrRefusal(text);
@@ -85,6 +85,45 @@ describe('pathological Markdown: every plan under the size cap is parsed or refu
       const r = readOrRefusal(text);
       assert.ok(r.ok, `${name}: ${r.ok ? '' : r.error.message}`);
     }
+  });
+
+  it('text that costs far more per character than an ordinary plan is refused at any size above a floor, naming what it is mostly made of and the fix', () => {
+    const cases: [string, string, RegExp][] = [
+      // The audit's: accepted before at many times an ordinary plan's cost per character.
+      ['19 KB of empty list items', '-\n'.repeat(9700), /mostly list items\): write fewer, longer list items/],
+      ['a 20 KB table of 100 columns', `|${'a|'.repeat(100)}\n|${'-|'.repeat(100)}\n${`|${'b|'.repeat(100)}\n`.repeat(97)}`, /mostly table cells\): split the table or make it narrower/],
+      ['90 KB of headings', '# a\n'.repeat(23_000), /mostly headings\): use fewer headings/],
+      // Quadratic in the parser: every setext heading, every quote or list that ends moves what came before.
+      ['16 KB of setext headings', 'a\n-\n'.repeat(4100), /mostly headings\)/],
+      ['16 KB of quotes in list items', '- > a\n'.repeat(2700), /mostly quotes and nested lists\): flatten the quotes and lists/],
+      ['16 KB of quotes apart', '> a\n\n'.repeat(3300), /mostly quotes and nested lists\)/],
+    ];
+    for (const [what, md, fix] of cases) {
+      const text = planWithMarkdown(md);
+      const r = readOrRefusal(text);
+      assert.ok(!r.ok, `${what}: read`);
+      assert.equal(r.error.details.rule, 'markdown-complexity', `${what}: ${r.error.message}`);
+      assert.match(r.error.message, /^the Markdown costs far more to parse than ordinary plan text of its size: by this line it is over what \d+ KB of text may cost \(\d+ lines, /, what);
+      assert.match(r.error.message, fix, what);
+      assert.match(r.error.message, /or move it into a file under \.pi\/plans\/artifacts\/ and link it$/, what);
+      assert.ok(r.error.details.line! >= bodyLine(text) && r.error.details.line! <= text.split('\n').length, `${what}: line ${r.error.details.line}`);
+    }
+    // Below the floor, what an ordinary 4 KB plan costs, the same constructs read: a short list, a small table, a few headings.
+    for (const md of ['-\n'.repeat(300), `| a | b |\n| - | - |\n${'| 1 | 2 |\n'.repeat(60)}`, '# a\n\ntext\n\n'.repeat(100), 'a\n-\n'.repeat(100), '- > a\n'.repeat(100)]) {
+      assert.ok(readOrRefusal(planWithMarkdown(md)).ok, JSON.stringify(md.slice(0, 20)));
+    }
+  });
+
+  it('the budget follows the text\'s size: an ordinary plan of any size stays within it with a margin', () => {
+    for (const steps of [5, 50, 200, 500, 1000]) {
+      const body = bodyOf(createPlanText({ id: 'PLAN-00001001', title: 'Big', goal: 'g', steps: Array.from({ length: steps }, (_, i) => ({ text: `Step ${i} change the *module* in \`src/m${i}.ts\``, tool: 'edit', operation: 'update', target: `src/m${i}.ts`, details: `Why: module ${i} needs a change.\n\n- check [the docs](https://x.y/${i})\n- run \`npm test\`` })) }, AT))!;
+      const { counts, refusal } = inspectMarkdown(body, { sections: true });
+      assert.equal(refusal, undefined, `${steps} steps`);
+      assert.ok(counts.work <= workBudget(body.length) / 1.25, `${steps} steps: ${counts.work} of ${workBudget(body.length)}`);
+    }
+    assert.equal(workBudget(0), LIMITS.markdown.workFloor);
+    assert.equal(workBudget(1024 * 1024), LIMITS.markdown.work);
+    assert.equal(workBudget(10_000, LIMITS.markdown.renderWork), Math.max(LIMITS.markdown.workFloor, LIMITS.markdown.workPerChar * 10_000));
   });
 
   it('a refusal names the line in the file, the limit and the fix', () => {
