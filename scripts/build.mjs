@@ -70,6 +70,8 @@ const common = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
+  // jsonc-parser's main build is UMD with requires a bundler cannot follow: its ES module build instead.
+  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
   define: { __PI_PLANS_VERSION__: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
   plugins: [dropGrayMatterYaml, zodEnglishOnly, ...(watch ? [problemMatcher] : [])],
 };

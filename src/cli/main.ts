@@ -55,7 +55,7 @@ export function buildProgram(io: CliIo = realIo): Command {
   registerDecisionCommands(ctx); // approve, confirm, key, trust, reject
   registerDiffCommand(ctx); // diff
   registerStatusCommands(ctx); // cancel, reopen, retry, resume
-  registerIntegrationCommands(ctx); // mcp, merge-driver, git-setup
+  registerIntegrationCommands(ctx); // mcp, setup, merge-driver, git-setup
   registerUpkeepCommands(ctx); // unlock, clone
 
   // A usage error ends with commander's "Did you mean …?" and where to read more, not the whole
