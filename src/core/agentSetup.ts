@@ -18,7 +18,7 @@
  *   `.codex/config.toml` (user scope: `~/.codex/`, or CODEX_HOME).
  * - VS Code's MCP servers: `servers` in `.vscode/mcp.json` (user scope: the profile's mcp.json).
  */
-import { JsonPlace, EntryEdit } from './configEdit';
+import type { EntryEdit, JsonPlace } from './configEdit';
 
 export const AGENT_HOSTS = ['copilot', 'claude', 'codex', 'copilot-cli'] as const;
 export type AgentHost = (typeof AGENT_HOSTS)[number];
@@ -28,7 +28,6 @@ export type SetupScope = (typeof SETUP_SCOPES)[number];
 /** The name of our MCP server in every host's configuration. */
 export const MCP_SERVER_NAME = 'pi-plans';
 
-export { OUR_HOOK } from './configEdit';
 
 /** The host names people read. */
 export const HOST_NAMES: Record<AgentHost, string> = {

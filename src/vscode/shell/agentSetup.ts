@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AgentHost, HOST_NAMES, SetupScope } from '../../core/agentSetup';
-import { formatSetupReport, runAgentSetup, SetupRefused, SetupReport, userFolders } from '../../node/agentSetup';
+import type { SetupReport } from '../../node/agentSetup';
 import { COMMANDS } from '../common/ids';
 
 /**
@@ -65,6 +65,8 @@ export class AgentSetupCommand implements vscode.Disposable {
       void vscode.window.showErrorMessage(vscode.l10n.t('The Pi Plans CLI could not be set up in the extension\'s storage: see Pi Plans: Show Log.'));
       return undefined;
     }
+    // Loaded when first used: the TOML and JSONC editors stay out of the extension's activation.
+    const { formatSetupReport, runAgentSetup, SetupRefused, userFolders } = await import('../../node/agentSetup');
     // The profile's User folder holds globalStorage/<extension>: VS Code's own mcp.json is beside it.
     const folders = { ...userFolders(), vscodeUser: path.dirname(path.dirname(this.context.globalStorageUri.fsPath)) };
     let report: SetupReport;
