@@ -50,6 +50,8 @@ export interface SetupTarget {
   edit: EntryEdit;
   /** Said once after the file's line (who else reads it, what to do next). */
   note?: string;
+  /** Said after the file's line when setup's entries are taken out of it. */
+  removeNote?: string;
 }
 
 /** How to run pi-plans: a program and its first arguments, e.g. [node, /path/to/cli.js] or ['pi-plans']. */
@@ -137,7 +139,7 @@ export function setupTargets(req: SetupRequest): SetupTarget[] {
   switch (req.agent) {
     case 'copilot':
     case 'copilot-cli':
-      add('hooks', { base: user ? 'copilotHome' : 'workspace', path: user ? ['hooks', 'pi-plans.json'] : ['.github', 'hooks', 'pi-plans.json'], format: 'json', edit: copilotHooks(req), note: SHARED_COPILOT });
+      add('hooks', { base: user ? 'copilotHome' : 'workspace', path: user ? ['hooks', 'pi-plans.json'] : ['.github', 'hooks', 'pi-plans.json'], format: 'json', edit: copilotHooks(req), note: SHARED_COPILOT, removeNote: 'These hooks served Copilot in VS Code and Copilot CLI alike: both are without them now' });
       if (req.agent === 'copilot') {
         // VS Code resolves ${workspaceFolder}: the file stays right when the folder moves.
         const vsArgs = user ? args : mcpArgs(req, '${workspaceFolder}').args;

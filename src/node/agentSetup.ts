@@ -29,6 +29,7 @@ export interface FileReport {
   status: 'created' | 'updated' | 'deleted' | 'unchanged';
   changes: string[];
   note?: string;
+  removeNote?: string;
 }
 
 export interface SetupReport {
@@ -112,7 +113,7 @@ function planFile(target: SetupTarget, opts: SetupOptions, folders: UserFolders)
     throw new SetupRefused(`${shown}: ${e.message}. Fix the file (or move it aside), then run setup again. Nothing was written.`);
   }
   const status = !out.changes.length ? 'unchanged' : before === undefined ? 'created' : out.text === undefined ? 'deleted' : 'updated';
-  return { target, real, text: out.text, report: { file, shown, kind: target.kind, status, changes: out.changes, note: target.note } };
+  return { target, real, text: out.text, report: { file, shown, kind: target.kind, status, changes: out.changes, note: target.note, removeNote: target.removeNote } };
 }
 
 /** Writes beside and renames (a host reading meanwhile never sees half a file), keeping the file's mode. */
@@ -163,7 +164,8 @@ export function formatSetupReport(r: SetupReport): string {
     const what = f.changes.length ? f.changes.map(would).join('; ') : r.remove ? 'nothing of Pi Plans\' in it' : 'already set up';
     const status = f.status === 'created' ? ' (new file)' : f.status === 'deleted' ? ' (file deleted: nothing else was in it)' : '';
     lines.push(`  ${f.shown}${status}: ${what}`);
-    if (f.note && f.changes.length && !r.remove) lines.push(`    ${f.note}.`);
+    const note = r.remove ? f.removeNote : f.note;
+    if (note && f.changes.length) lines.push(`    ${note}.`);
   }
   if (!r.files.length) lines.push('  nothing to do: --no-hooks and --no-mcp leave nothing.');
   else if (!changed.length) lines.push(r.remove ? 'Nothing to remove.' : 'Already set up: nothing to change.');

@@ -174,6 +174,7 @@ describe('pi-plans setup: merging into the hosts\' configuration files', () => {
     const cli = run('copilot-cli');
     assert.deepEqual(cli.files.map((f) => [f.shown, f.status]), [['.github/hooks/pi-plans.json', 'unchanged'], ['.mcp.json', 'created']]);
     assert.equal(read('.github', 'hooks', 'pi-plans.json'), text);
+    assert.match(formatSetupReport(run('copilot-cli', { remove: true })), /pi-plans\.json \(file deleted: nothing else was in it\): removed hooks .*\n {4}These hooks served Copilot in VS Code and Copilot CLI alike/);
   });
 
   it('Codex: hooks.json and [mcp_servers.pi-plans] in config.toml, the person\'s TOML comments and tables kept, removed exactly', () => {
