@@ -127,6 +127,10 @@ async function buildNpmPackage(dir) {
   fs.rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
   const outfile = path.join(dir, 'dist', 'cli.js');
   const result = await esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile, banner: { js: '#!/usr/bin/env node' }, minify: true, sourcemap: false, metafile: true });
+  // The bin, and `pi-plans hook` on its own (what agents run on every tool call): see the builds below.
+  const bin = path.join(dir, 'dist', 'bin.js');
+  await esbuild.build({ ...common, entryPoints: ['src/cli/bin.ts'], outfile: bin, banner: { js: '#!/usr/bin/env node' }, minify: true, sourcemap: false });
+  await esbuild.build({ ...common, entryPoints: ['src/cli/hook/main.ts'], outfile: path.join(dir, 'dist', 'hook.js'), minify: true, sourcemap: false, plugins: [...common.plugins, hookStaysSmall] });
   // Each bundled package once (nested copies by their own folder), with its licence text.
   const packages = new Map();
   for (const input of Object.keys(Object.values(result.metafile.outputs)[0].inputs)) {
@@ -140,8 +144,9 @@ async function buildNpmPackage(dir) {
     if (!file) throw new Error(`${folder} has no licence file: the npm package cannot ship it without one`);
     return `${p.name}@${p.version} (${p.license})\n\n${fs.readFileSync(path.join(folder, file), 'utf8').trim()}\n`;
   });
-  fs.writeFileSync(path.join(dir, 'dist', 'THIRD-PARTY-NOTICES.txt'), `The pi-plans CLI (dist/cli.js) includes the following packages.\n\n${notices.join(`\n${'-'.repeat(72)}\n\n`)}`);
+  fs.writeFileSync(path.join(dir, 'dist', 'THIRD-PARTY-NOTICES.txt'), `The pi-plans CLI (dist/cli.js, and dist/hook.js of a few of them) includes the following packages.\n\n${notices.join(`\n${'-'.repeat(72)}\n\n`)}`);
   fs.chmodSync(outfile, 0o755);
+  fs.chmodSync(bin, 0o755);
   console.log(`${path.relative(repoRoot, outfile)} ${(fs.statSync(outfile).size / 1024).toFixed(0)} KB (minified, ${packages.size} packages inlined), version ${version}`);
 }
 if (npmPackageDir) {
