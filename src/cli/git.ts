@@ -61,7 +61,7 @@ export const IGNORES = [
   '# Reviewed versions stay local: two branches can keep different texts under one name, and the',
   '# decisions themselves are in the plan (review history, approved_version, approved_hash).',
   'reviews/',
-  '# Which agent session works on which plan (pi-plans hook): this machine\'s sessions only.',
+  '# Which agent session works on which plan (pi-plans hook): sessions of this machine only.',
   'hooks/',
   '# A write in progress and its cross-process lock.',
   '.*.tmp',
