@@ -31,21 +31,25 @@ export function stepForm(p: PlanView, s: StepView | undefined): HTMLElement {
   return form;
 }
 
-/** A section's Markdown in a box: saved as one edit of the document (the core replaces the section whole). */
-export function sectionForm(p: PlanView, title: string, key: string, source: string): HTMLElement {
-  const area = keepTyped(el('textarea', { id: 'section-text', rows: String(Math.min(12, Math.max(4, source.split('\n').length + 1))), 'aria-label': title }), source);
-  const form = el('form', { class: 'goal-form', 'aria-label': `Edit ${title}` }, area);
+/**
+ * A box of Markdown saved as one edit of the document: Save posts it, Cancel (or Escape) drops
+ * what was typed and draws the view again.
+ */
+function markdownForm(area: HTMLTextAreaElement, formLabel: string, saveLabel: string, close: () => void, save: (text: string) => void): HTMLElement {
+  const form = el('form', { class: 'goal-form', 'aria-label': formLabel }, area);
+  const done = () => {
+    close();
+    forgetTyped([area.id]);
+  };
   const cancel = button('Cancel', () => {
-    ui.editingSection = undefined;
-    forgetTyped(['section-text']);
+    done();
     render();
   }, 'secondary');
-  form.append(el('div', { class: 'actions' }, el('button', { type: 'submit' }, `Save ${title.toLowerCase()}`), cancel));
+  form.append(el('div', { class: 'actions' }, el('button', { type: 'submit' }, saveLabel), cancel));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    post({ type: 'editSection', key: key as 'risks', text: area.value, version: p.version });
-    ui.editingSection = undefined;
-    forgetTyped(['section-text']);
+    save(area.value);
+    done();
   });
   form.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') cancel.click();
@@ -53,25 +57,15 @@ export function sectionForm(p: PlanView, title: string, key: string, source: str
   return form;
 }
 
+/** A section's Markdown in a box: saved as one edit of the document (the core replaces the section whole). */
+export function sectionForm(p: PlanView, title: string, key: string, source: string): HTMLElement {
+  const area = keepTyped(el('textarea', { id: 'section-text', rows: String(Math.min(12, Math.max(4, source.split('\n').length + 1))), 'aria-label': title }), source);
+  return markdownForm(area, `Edit ${title}`, `Save ${title.toLowerCase()}`, () => (ui.editingSection = undefined), (text) => post({ type: 'editSection', key: key as 'risks', text, version: p.version }));
+}
+
 export function goalForm(p: PlanView): HTMLElement {
   const area = keepTyped(el('textarea', { id: 'goal-text', rows: '4', 'aria-label': 'Goal' }), p.goalText ?? '');
-  const form = el('form', { class: 'goal-form', 'aria-label': 'Edit the goal' }, area);
-  const cancel = button('Cancel', () => {
-    ui.editingGoal = false;
-    forgetTyped(['goal-text']);
-    render();
-  }, 'secondary');
-  form.append(el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Save goal'), cancel));
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    post({ type: 'editGoal', text: area.value, version: p.version });
-    ui.editingGoal = false;
-    forgetTyped(['goal-text']);
-  });
-  form.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape') cancel.click();
-  });
-  return form;
+  return markdownForm(area, 'Edit the goal', 'Save goal', () => (ui.editingGoal = false), (text) => post({ type: 'editGoal', text, version: p.version }));
 }
 
 export function rejectForm(p: PlanView): HTMLElement {

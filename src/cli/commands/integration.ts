@@ -4,13 +4,38 @@ import { Option } from 'commander';
 import * as path from 'node:path';
 import { AGENT_HOSTS, AgentHost, SETUP_SCOPES, SetupScope } from '../../core/agentSetup';
 import { gitSetup, runMergeDriver } from '../git';
+import { readStdin, runHookCommand } from '../hook/command';
 import { CliContext, UsageError, wholeNumber } from '../cliContext';
 
-/** Registers `mcp`, `setup`, `merge-driver` and `git-setup`, in that order. */
+/** Registers `mcp`, `setup`, `merge-driver`, `git-setup` and `hook`, in that order. */
 export function registerIntegrationCommands(ctx: CliContext): void {
   registerMcp(ctx);
   registerSetup(ctx);
   registerGit(ctx);
+  registerHook(ctx);
+}
+
+/**
+ * `hook`: what agent hosts run around every tool call. The bin sends it to the small bundle
+ * (dist/hook.js) before this program loads; this registration serves the same command from this
+ * bundle alone (the copy of the CLI the MCP configuration points at), and lists it in the help.
+ */
+function registerHook({ program, io, root }: CliContext): void {
+  program
+    .command('hook')
+    .description('answer an agent host\'s hook event (JSON on stdin) with the bound plan\'s policy; `hook status` lists bound sessions, `hook collect PLAN-…` records denied calls as steps of a draft')
+    .argument('[sub]', 'status | collect')
+    .argument('[id]', 'the draft, for collect')
+    .option('--agent <host>', 'copilot | claude | codex | copilot-cli (default: told from the payload)')
+    .option('--event <name>', 'the event, as the host names it (default: from the payload)')
+    .option('--session <id>', 'collect: the session to put in collect mode')
+    .option('--json', 'status: as JSON')
+    .action(async (sub: string | undefined, id: string | undefined, o: { agent?: string; event?: string; session?: string; json?: boolean }) => {
+      const argv = [sub, id].filter((a): a is string => !!a);
+      for (const k of ['agent', 'event', 'session'] as const) if (o[k]) argv.push(`--${k}`, o[k]);
+      if (o.json) argv.push('--json');
+      process.exitCode = await runHookCommand(argv, root(), { out: io.out, err: io.err, stdin: readStdin }, () => import('../hook/heavy'));
+    });
 }
 
 interface SetupFlags {
