@@ -15,7 +15,8 @@
  * refuse and the peak memory per family, against the 100 ms and 50 MB targets.
  * Options: --plans N, --json, --keep (reuse bench/corpus), --no-vscode (none of the VS Code
  * figures), --no-explorer (no explorer figures), --no-markdown (no pathological Markdown),
- * --markdown-only (only that).
+ * --markdown-only (only that), --hook-only (only `pi-plans hook`: bench/hook.ts, p95 of a PreToolUse
+ * against a bare `node -e 0`, in the generated folder).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -28,6 +29,7 @@ import { nodePorts, OffThreadParser } from '../src/node';
 import { PlanStore } from '../src/store';
 import { LIMITS } from '../src/core';
 import { PATHOLOGICAL_FAMILIES } from '../test/helpers/pathologicalMarkdown';
+import { hookFigures, printHook } from './hook';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: number) => {
@@ -240,6 +242,15 @@ async function main() {
   const tg = performance.now();
   generate();
   const genMs = performance.now() - tg;
+  // An executing plan of the corpus (every fifth is), its steps targeting src/m0.ts…
+  const executing = `PLAN-${hex(3)}`;
+  if (args.includes('--hook-only')) {
+    const h = hookFigures(root, executing);
+    if (json) process.stdout.write(JSON.stringify({ hook: h }, null, 2) + '\n');
+    else printHook(h, N);
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    return;
+  }
   const names = fs.readdirSync(plans).filter((n) => n.endsWith('.md'));
   const readFloor = async () => {
     let bytes = 0;
@@ -321,6 +332,7 @@ async function main() {
   const stalls = await hostStalls(limitText);
 
   const cli = cliOnePlan();
+  const hook = hookFigures(root, executing);
 
   const rows = [
     { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },
@@ -354,6 +366,7 @@ async function main() {
     machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
     rows: rows.map((r) => ({ ...r, ratio: r.ms / r.floor })),
     cli,
+    hook,
     processes: { floor: floorRun, loaded: loadedRun, cold: coldRun, hostCold: hostColdRun, hostColdAlone: hostAloneRun, warm: warmRun, updates },
     inflight: { ...inflight, target: 2 },
     targets: {
@@ -382,6 +395,7 @@ async function main() {
     console.log('');
     console.log(`pi-plans on one plan of the ${names.length}-plan folder (a process of its own; bare Node: ${cli.bareNodeMb.toFixed(0)} MB):`);
     for (const c of cli.commands) console.log(`  ${c.command.padEnd(8)} ${c.ms.toFixed(0).padStart(5)} ms, peak memory ${c.peakMb.toFixed(0)} MB (target <= 70 MB)`);
+    printHook(hook, names.length);
     const f = out.inflight;
     console.log(`100 updates in flight vs sequential: ${f.ratio.toFixed(2)}× (target <= ${f.target}x) ${f.ratio <= f.target ? 'met' : 'NOT met'}: ${f.inflight.toFixed(0)} ms sent at once to one store, ${f.sequential.toFixed(0)} ms one after another; each call's median ${f.medianCall.toFixed(0)} ms`);
     console.log(`Updates whose operation was worked out before the lock and written as such (the file still held what it was worked out from): ${updates.map((u) => `${u.n} steps ${u.earlyUsed} of ${u.updates}`).join(', ')}`);

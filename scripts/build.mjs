@@ -48,6 +48,14 @@ const zodEnglishOnly = {
   },
 };
 
+/** jsonc-parser's `main` is a UMD build whose inner requires esbuild cannot follow: bundle its ES module build. */
+const jsoncEsm = {
+  name: 'jsonc-esm',
+  setup(build) {
+    build.onResolve({ filter: /^jsonc-parser$/ }, () => ({ path: path.join(repoRoot, 'node_modules/jsonc-parser/lib/esm/main.js') }));
+  },
+};
+
 /** Problem-matcher friendly output for `npm run watch` in VS Code. */
 const problemMatcher = {
   name: 'problem-matcher',
@@ -57,6 +65,16 @@ const problemMatcher = {
       for (const e of r.errors) console.error(`✘ [ERROR] ${e.text}\n    ${e.location?.file}:${e.location?.line}:${e.location?.column}:`);
       console.log('[watch] build finished');
     });
+  },
+};
+
+/** The hook's bundle must not grow the Markdown stack, the store or commander back: the build fails if it does. */
+const hookStaysSmall = {
+  name: 'hook-stays-small',
+  setup(build) {
+    build.onResolve({ filter: /^(unified|remark-[a-z]+|mdast-util-to-string|commander|@modelcontextprotocol\/sdk.*|zod.*)$|^(\.\.\/)+(store|service|node|tools|mcp|core)(\/index)?$/ }, (args) => ({
+      errors: [{ text: `dist/hook.js must not load ${args.path} (imported by ${path.relative(repoRoot, args.importer)}): the hook runs on every tool call; load it from dist/cli.js when needed` }],
+    }));
   },
 };
 
@@ -70,13 +88,19 @@ const common = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
+  // jsonc-parser's main build is UMD with requires a bundler cannot follow: its ES module build instead.
+  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
   define: { __PI_PLANS_VERSION__: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
-  plugins: [dropGrayMatterYaml, zodEnglishOnly, ...(watch ? [problemMatcher] : [])],
+  plugins: [dropGrayMatterYaml, zodEnglishOnly, jsoncEsm, ...(watch ? [problemMatcher] : [])],
 };
 
 const builds = [
   { ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], metafile: meta },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // The `pi-plans` bin: routes `hook` to dist/hook.js before anything else loads, the rest to dist/cli.js.
+  { ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/bin.js', banner: { js: '#!/usr/bin/env node' }, sourcemap: false },
+  // `pi-plans hook`, run by agent hosts on every tool call: no commander, no store, no Markdown stack.
+  { ...common, entryPoints: ['src/cli/hook/main.ts'], outfile: 'dist/hook.js', sourcemap: false, minify: true, metafile: true, plugins: [...common.plugins, hookStaysSmall] },
   // The extension host's Markdown parses of large plans run here, on a worker thread.
   { ...common, entryPoints: ['src/node/outlineWorker.ts'], outfile: 'dist/outlineWorker.js' },
   // The plan editor's webview: a browser bundle, always minified (it has a size budget).
@@ -105,6 +129,10 @@ async function buildNpmPackage(dir) {
   fs.rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
   const outfile = path.join(dir, 'dist', 'cli.js');
   const result = await esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile, banner: { js: '#!/usr/bin/env node' }, minify: true, sourcemap: false, metafile: true });
+  // The bin, and `pi-plans hook` on its own (what agents run on every tool call): see the builds below.
+  const bin = path.join(dir, 'dist', 'bin.js');
+  await esbuild.build({ ...common, entryPoints: ['src/cli/bin.ts'], outfile: bin, banner: { js: '#!/usr/bin/env node' }, minify: true, sourcemap: false });
+  await esbuild.build({ ...common, entryPoints: ['src/cli/hook/main.ts'], outfile: path.join(dir, 'dist', 'hook.js'), minify: true, sourcemap: false, plugins: [...common.plugins, hookStaysSmall] });
   // Each bundled package once (nested copies by their own folder), with its licence text.
   const packages = new Map();
   for (const input of Object.keys(Object.values(result.metafile.outputs)[0].inputs)) {
@@ -118,8 +146,9 @@ async function buildNpmPackage(dir) {
     if (!file) throw new Error(`${folder} has no licence file: the npm package cannot ship it without one`);
     return `${p.name}@${p.version} (${p.license})\n\n${fs.readFileSync(path.join(folder, file), 'utf8').trim()}\n`;
   });
-  fs.writeFileSync(path.join(dir, 'dist', 'THIRD-PARTY-NOTICES.txt'), `The pi-plans CLI (dist/cli.js) includes the following packages.\n\n${notices.join(`\n${'-'.repeat(72)}\n\n`)}`);
+  fs.writeFileSync(path.join(dir, 'dist', 'THIRD-PARTY-NOTICES.txt'), `The pi-plans CLI (dist/cli.js, and dist/hook.js of a few of them) includes the following packages.\n\n${notices.join(`\n${'-'.repeat(72)}\n\n`)}`);
   fs.chmodSync(outfile, 0o755);
+  fs.chmodSync(bin, 0o755);
   console.log(`${path.relative(repoRoot, outfile)} ${(fs.statSync(outfile).size / 1024).toFixed(0)} KB (minified, ${packages.size} packages inlined), version ${version}`);
 }
 if (npmPackageDir) {
@@ -152,7 +181,7 @@ if (watch) {
 } else {
   const results = await Promise.all(builds.map((b) => esbuild.build(b)));
   const size = fs.statSync('dist/extension.js').size;
-  console.log(`dist/extension.js ${(size / 1024).toFixed(0)} KB${production ? ' (minified)' : ''}, dist/cli.js ${(fs.statSync('dist/cli.js').size / 1024).toFixed(0)} KB, dist/webview.js ${(fs.statSync('dist/webview.js').size / 1024).toFixed(0)} KB (minified)`);
+  console.log(`dist/extension.js ${(size / 1024).toFixed(0)} KB${production ? ' (minified)' : ''}, dist/cli.js ${(fs.statSync('dist/cli.js').size / 1024).toFixed(0)} KB, dist/hook.js ${(fs.statSync('dist/hook.js').size / 1024).toFixed(0)} KB, dist/webview.js ${(fs.statSync('dist/webview.js').size / 1024).toFixed(0)} KB (minified)`);
   if (meta) {
     const byPackage = new Map();
     for (const [file, info] of Object.entries(results[0].metafile.outputs['dist/extension.js'].inputs)) {

@@ -61,6 +61,8 @@ export const IGNORES = [
   '# Reviewed versions stay local: two branches can keep different texts under one name, and the',
   '# decisions themselves are in the plan (review history, approved_version, approved_hash).',
   'reviews/',
+  '# Which agent session works on which plan (pi-plans hook): sessions of this machine only.',
+  'hooks/',
   '# A write in progress and its cross-process lock.',
   '.*.tmp',
   '.*.lock',

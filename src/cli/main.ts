@@ -12,6 +12,8 @@ import { registerStatusCommands, registerUpkeepCommands } from './commands/lifec
 import { registerReadCommands } from './commands/read';
 
 export type { CliIo } from './cliContext';
+/** The store's acts `pi-plans hook` (dist/hook.js) loads from this bundle when it needs them. */
+export { addCollectedStep, markStalled } from './hook/heavy';
 
 /** The package version, set by the bundler (the CLI is built with esbuild). */
 declare const __PI_PLANS_VERSION__: string | undefined;
@@ -55,7 +57,7 @@ export function buildProgram(io: CliIo = realIo): Command {
   registerDecisionCommands(ctx); // approve, confirm, key, trust, reject
   registerDiffCommand(ctx); // diff
   registerStatusCommands(ctx); // cancel, reopen, retry, resume
-  registerIntegrationCommands(ctx); // mcp, merge-driver, git-setup
+  registerIntegrationCommands(ctx); // mcp, setup, merge-driver, git-setup, hook
   registerUpkeepCommands(ctx); // unlock, clone
 
   // A usage error ends with commander's "Did you mean …?" and where to read more, not the whole

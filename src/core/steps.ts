@@ -220,10 +220,47 @@ export function oneLine(s: string): string {
 export function quickStepCounts(body: string): { total: number; done: number } {
   let total = 0;
   let done = 0;
+  scanStepLines(body, (pos, end, box) => {
+    total++;
+    // A checkbox counts within the line's first 16 characters.
+    if (box + 3 <= Math.min(end, pos + 16) && body.charCodeAt(box) === 0x5b && (body.charCodeAt(box + 1) | 0x20) === 0x78 && body.charCodeAt(box + 2) === 0x5d) done++;
+  });
+  return { total, done };
+}
+
+/**
+ * The steps of a body without a Markdown parse (the same top-level item lines `quickStepCounts`
+ * counts, each with the lines below it up to the next item), read as `parseStepItem` reads an
+ * item. For a process that needs one plan's steps and must not load the Markdown stack (the agent
+ * hook); the full parse stays the authority when a plan is opened or written.
+ */
+export function quickSteps(body: string): Step[] {
+  const starts: number[] = [];
+  const sectionEnd = scanStepLines(body, (pos) => starts.push(pos));
+  return starts.map((start, i) => {
+    const end = i + 1 < starts.length ? starts[i + 1] : sectionEnd;
+    // The item's lines: its header, then blank or indented lines; an unindented line after them
+    // (a paragraph below the list) is not the item's.
+    const lines = body.slice(start, end).split('\n');
+    let n = 1;
+    while (n < lines.length && (lines[n].trim() === '' || lines[n][0] === ' ' || lines[n][0] === '\t')) n++;
+    const src = lines.slice(0, n).join('\n').replace(/(?:\r?\n[ \t\r]*)+$/, '');
+    const { bullet: _bullet, ...step } = parseStepItem(src, i);
+    return step;
+  });
+}
+
+/**
+ * Calls `item` for each top-level list line under `## Steps` (its start, its end, where the text
+ * after its marker starts), outside fences, until the next `#`/`##` heading; returns where the
+ * section ends. Reads in place: no copy of a line, no match array (a 1,000-step plan made 150 KB
+ * of them per count).
+ */
+function scanStepLines(body: string, item: (pos: number, end: number, box: number) => void): number {
   const at = STEPS_HEADING.exec(body);
-  if (!at) return { total, done };
+  if (!at) return body.length;
   let pos = body.indexOf('\n', at.index) + 1;
-  if (pos === 0) return { total, done };
+  if (pos === 0) return body.length;
   let inFence = false;
   while (pos < body.length) {
     let end = body.indexOf('\n', pos);
@@ -232,21 +269,15 @@ export function quickStepCounts(body: string): { total: number; done: number } {
     if (c === 0x60 /* ` */ || c === 0x7e /* ~ */ || c === 0x20) {
       if (fenceAt(body, pos)) inFence = !inFence;
     } else if (!inFence) {
-      if (c === 0x23 /* # */ && SECTION_HEADING.test(body.slice(pos, Math.min(end, pos + 3)))) break;
+      if (c === 0x23 /* # */ && SECTION_HEADING.test(body.slice(pos, Math.min(end, pos + 3)))) return pos;
       if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2a || c === 0x2b) {
-        // An item marker and its blanks, read in place (no copy of the line, no match array: a
-        // 1,000-step plan made 150 KB of them per count); a checkbox counts within the line's
-        // first 16 characters.
         const box = afterItemMarker(body, pos);
-        if (box !== -1) {
-          total++;
-          if (box + 3 <= Math.min(end, pos + 16) && body.charCodeAt(box) === 0x5b && (body.charCodeAt(box + 1) | 0x20) === 0x78 && body.charCodeAt(box + 2) === 0x5d) done++;
-        }
+        if (box !== -1) item(pos, end, box);
       }
     }
     pos = end + 1;
   }
-  return { total, done };
+  return body.length;
 }
 
 /** True when a fence (three backticks or tildes after at most three spaces) opens or closes at `pos`. */

@@ -14,6 +14,7 @@ import { openPlan } from './common/planUi';
 import { registerReviewCommands } from './review/reviewCommands';
 import { ReviewComments } from './review/reviewComments';
 import { ReviewCompare } from './review/reviewCompare';
+import { AgentSetupCommand } from './shell/agentSetup';
 import { McpConfig } from './shell/mcpConfig';
 import { PlansChat } from './chat/chat';
 import { VsCodeReviewGate } from './agent/reviewGate';
@@ -79,7 +80,8 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   context.subscriptions.push(new PlanFileDecorations(plans));
   context.subscriptions.push(new PlanNotifications(plans, active));
   context.subscriptions.push(new PlansChat(plans, active, context.extensionUri));
-  context.subscriptions.push(new McpConfig(context, String(context.extension.packageJSON.version ?? '0'), (what, e) => plans.logError(what, e)));
+  const mcp = new McpConfig(context, String(context.extension.packageJSON.version ?? '0'), (what, e) => plans.logError(what, e));
+  context.subscriptions.push(mcp, new AgentSetupCommand(context, mcp.ready, log));
   context.subscriptions.push(
     vscode.commands.registerCommand(COMMANDS.showLog, () => log.show()),
     vscode.commands.registerCommand(COMMANDS.refresh, () => plans.rescanAll()),

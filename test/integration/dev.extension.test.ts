@@ -300,6 +300,38 @@ describe('Pi Plans in a real VS Code', function () {
     assert.deepEqual(cursor.mcpServers['pi-plans'], { command: 'node', args: [cli, '--root', root, 'mcp'] });
   });
 
+  it('Set Up an Agent writes Claude Code\'s hooks and MCP server at the stable copy; its hook runs from the small bundle and answers a tool call', async () => {
+    await api();
+    const root = folder().uri.fsPath;
+    const settings = path.join(root, '.claude', 'settings.json');
+    const mcp = path.join(root, '.mcp.json');
+    assert.ok(!fs.existsSync(settings) && !fs.existsSync(mcp), 'the sample workspace has no Claude configuration');
+    try {
+      const report = await vscode.commands.executeCommand<{ files: { shown: string; status: string }[] }>('piPlans.setUpAgent', 'claude', 'workspace', folder().uri);
+      assert.deepEqual(report!.files.map((f) => [f.shown, f.status]), [['.claude/settings.json', 'created'], ['.mcp.json', 'created']]);
+      const hooks = JSON.parse(fs.readFileSync(settings, 'utf8')).hooks;
+      const m = /^node (\S+) hook --agent claude --event PreToolUse$/.exec(hooks.PreToolUse[0].hooks[0].command);
+      assert.ok(m, hooks.PreToolUse[0].hooks[0].command);
+      const bin = m[1].replace(/^'|'$/g, '');
+      assert.ok(!bin.includes(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath), 'not inside the versioned extension folder');
+      assert.ok(fs.statSync(bin).size < 4096, 'the command is the bin, which sends hook to the small bundle');
+      assert.ok(fs.existsSync(path.join(path.dirname(bin), 'hook.js')) && fs.existsSync(path.join(path.dirname(bin), 'cli.js')));
+      // A tool call of a session bound to no plan: allowed, nothing printed, exit 0.
+      const env = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
+      const payload = { session_id: 'it-setup', hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: path.join(root, 'x.ts') }, cwd: root, permission_mode: 'default', transcript_path: '/tmp/t.jsonl' };
+      assert.equal(execFileSync(process.execPath, [bin, 'hook', '--agent', 'claude', '--event', 'PreToolUse'], { encoding: 'utf8', env, input: JSON.stringify(payload) }), '');
+      // The same bin serves every other command from cli.js beside it.
+      assert.match(execFileSync(process.execPath, [bin, '--root', root, 'list'], { encoding: 'utf8', env }), /PLAN-7b2d4e61/);
+      assert.deepEqual(JSON.parse(fs.readFileSync(mcp, 'utf8')).mcpServers['pi-plans'], { type: 'stdio', command: 'node', args: [bin, '--root', root, 'mcp'] });
+      // Again: nothing to change.
+      const again = await vscode.commands.executeCommand<{ files: { status: string }[] }>('piPlans.setUpAgent', 'claude', 'workspace', folder().uri);
+      assert.ok(again!.files.every((f) => f.status === 'unchanged'), JSON.stringify(again));
+    } finally {
+      fs.rmSync(path.join(root, '.claude'), { recursive: true, force: true });
+      fs.rmSync(mcp, { force: true });
+    }
+  });
+
   it('registers the Planner agent and the planning prompt files with VS Code; the agent file passes VS Code\'s own checks', async () => {
     await api();
     type Listed = { uri: { path: string }; type: string; extensionId: string };

@@ -1,12 +1,78 @@
-// Commands that plug pi-plans into other tools: the MCP server, and git's merge driver and its setup.
+// Commands that plug pi-plans into other tools: the MCP server, an agent host's setup, and git's
+// merge driver and its setup.
+import { Option } from 'commander';
 import * as path from 'node:path';
+import { AGENT_HOSTS, AgentHost, SETUP_SCOPES, SetupScope } from '../../core/agentSetup';
 import { gitSetup, runMergeDriver } from '../git';
+import { readStdin, runHookCommand } from '../hook/command';
 import { CliContext, UsageError, wholeNumber } from '../cliContext';
 
-/** Registers `mcp`, `merge-driver` and `git-setup`, in that order. */
+/** Registers `mcp`, `setup`, `merge-driver`, `git-setup` and `hook`, in that order. */
 export function registerIntegrationCommands(ctx: CliContext): void {
   registerMcp(ctx);
+  registerSetup(ctx);
   registerGit(ctx);
+  registerHook(ctx);
+}
+
+/**
+ * `hook`: what agent hosts run around every tool call. The bin sends it to the small bundle
+ * (dist/hook.js) before this program loads; this registration serves the same command from this
+ * bundle alone (the copy of the CLI the MCP configuration points at), and lists it in the help.
+ */
+function registerHook({ program, io, root }: CliContext): void {
+  program
+    .command('hook')
+    .description('answer an agent host\'s hook event (JSON on stdin) with the bound plan\'s policy; `hook status` lists bound sessions, `hook collect PLAN-…` records denied calls as steps of a draft')
+    .argument('[sub]', 'status | collect')
+    .argument('[id]', 'the draft, for collect')
+    .option('--agent <host>', 'copilot | claude | codex | copilot-cli (default: told from the payload)')
+    .option('--event <name>', 'the event, as the host names it (default: from the payload)')
+    .option('--session <id>', 'collect: the session to put in collect mode')
+    .option('--json', 'status: as JSON')
+    .action(async (sub: string | undefined, id: string | undefined, o: { agent?: string; event?: string; session?: string; json?: boolean }) => {
+      const argv = [sub, id].filter((a): a is string => !!a);
+      for (const k of ['agent', 'event', 'session'] as const) if (o[k]) argv.push(`--${k}`, o[k]);
+      if (o.json) argv.push('--json');
+      process.exitCode = await runHookCommand(argv, root(), { out: io.out, err: io.err, stdin: readStdin }, () => import('../hook/heavy'));
+    });
+}
+
+interface SetupFlags {
+  agent: AgentHost;
+  scope: SetupScope;
+  hooks: boolean;
+  mcp: boolean;
+  dryRun?: boolean;
+  remove?: boolean;
+  command?: string;
+}
+
+function registerSetup({ program, io, root }: CliContext): void {
+  program
+    .command('setup')
+    .description('write the MCP server entry and the hooks for an agent host into its configuration files, kept with everything else in them; idempotent; --remove takes out only what setup added')
+    .addOption(new Option('--agent <host>', 'the agent host').choices([...AGENT_HOSTS]).makeOptionMandatory())
+    .addOption(new Option('--scope <scope>', 'the workspace\'s files (--root) or your user files').choices([...SETUP_SCOPES]).default('workspace'))
+    .option('--no-hooks', 'leave the hooks out')
+    .option('--no-mcp', 'leave the MCP server out')
+    .option('--dry-run', 'show what would change; write nothing')
+    .option('--remove', 'take out the hooks and the MCP server setup added, nothing else')
+    .option('--command <cmd>', 'how the agent should run pi-plans, words separated by spaces, e.g. "pi-plans" when it is on the PATH (default: this Node and this script, by absolute path)')
+    .action(async (o: SetupFlags) => {
+      const command = o.command !== undefined ? o.command.trim().split(/\s+/).filter(Boolean) : [process.execPath, path.resolve(process.argv[1] ?? 'pi-plans')];
+      if (!command.length) throw new UsageError('--command takes the command that runs pi-plans, e.g. --command pi-plans');
+      // Loaded only for this command: the TOML and JSONC editors stay out of every other command's start-up.
+      const { formatSetupReport, runAgentSetup, SetupRefused } = await import('../../node/agentSetup');
+      try {
+        const report = runAgentSetup({ agent: o.agent, scope: o.scope, hooks: o.hooks, mcp: o.mcp, command, workspace: path.resolve(root()), remove: !!o.remove, dryRun: !!o.dryRun });
+        io.out(formatSetupReport(report));
+      } catch (e) {
+        if (!(e instanceof SetupRefused)) throw e;
+        io.err(`pi-plans setup: ${e.message}\n`);
+        process.exitCode = 1;
+      }
+    });
 }
 
 function registerMcp({ program, io, root, version }: CliContext): void {

@@ -48,6 +48,7 @@ export const COMMANDS = {
   deleteThread: 'piPlans.deleteThread',
   compareWithReviewed: 'piPlans.compareWithReviewed',
   copyMcpConfig: 'piPlans.copyMcpConfig',
+  setUpAgent: 'piPlans.setUpAgent',
 } as const;
 
 /** The command each of the core's plan commands runs (`PlanCommand` in src/core/planActions.ts). */

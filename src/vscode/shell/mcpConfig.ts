@@ -32,10 +32,15 @@ export class McpConfig implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
-  /** The CLI at a path that does not change with the extension's version: copied when missing or from another version. */
+  /**
+   * The CLI at a path that does not change with the extension's version: copied when missing or
+   * from another version. `pi-plans.js` is the bin (a few hundred bytes) that runs `hook` from
+   * `hook.js`, the small bundle agents run on every tool call, and every other command from
+   * `cli.js`; the three are copied together, the bin last.
+   */
   private async refresh(): Promise<vscode.Uri | undefined> {
     const storage = this.context.globalStorageUri;
-    const source = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'cli.js');
+    const dist = (name: string) => vscode.Uri.joinPath(this.context.extensionUri, 'dist', name);
     const dir = vscode.Uri.joinPath(storage, 'mcp');
     const target = vscode.Uri.joinPath(dir, 'pi-plans.js');
     const stamp = vscode.Uri.joinPath(dir, 'version');
@@ -43,10 +48,12 @@ export class McpConfig implements vscode.Disposable {
     const exists = await vscode.workspace.fs.stat(target).then(() => true, () => false);
     if (exists && have === this.version) return target;
     await vscode.workspace.fs.createDirectory(dir);
-    // Written beside and renamed: a client starting the server meanwhile never reads half a file.
-    const partial = vscode.Uri.joinPath(dir, `pi-plans.js.${Date.now()}.part`);
-    await vscode.workspace.fs.copy(source, partial, { overwrite: true });
-    await vscode.workspace.fs.rename(partial, target, { overwrite: true });
+    for (const [from, to] of [['cli.js', 'cli.js'], ['hook.js', 'hook.js'], ['bin.js', 'pi-plans.js']]) {
+      // Written beside and renamed: a client starting the server meanwhile never reads half a file.
+      const partial = vscode.Uri.joinPath(dir, `${to}.${Date.now()}.part`);
+      await vscode.workspace.fs.copy(dist(from), partial, { overwrite: true });
+      await vscode.workspace.fs.rename(partial, vscode.Uri.joinPath(dir, to), { overwrite: true });
+    }
     await vscode.workspace.fs.writeFile(stamp, new TextEncoder().encode(this.version));
     return target;
   }

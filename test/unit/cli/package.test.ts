@@ -124,7 +124,7 @@ describe('the pi-plans npm package (packed, installed into an empty prefix, run 
     assert.equal(manifest.private, undefined);
     assert.equal(manifest.version, root.version, 'packages/pi-plans/package.json and package.json release together: give them one version');
     assert.equal(manifest.engines?.node, root.engines?.node);
-    assert.deepEqual(manifest.bin, { 'pi-plans': 'dist/cli.js' });
+    assert.deepEqual(manifest.bin, { 'pi-plans': 'dist/bin.js' });
     // The prepack the test runs is the committed one, with the build script's path made absolute.
     assert.equal(manifest.scripts?.prepack, 'node ../../scripts/build.mjs --package .');
     assert.equal(path.resolve(PACKAGE_DIR, '../../scripts/build.mjs'), BUILD_SCRIPT);
@@ -138,7 +138,7 @@ describe('the pi-plans npm package (packed, installed into an empty prefix, run 
       }
     };
     walk(installed);
-    assert.deepEqual(files.sort(), ['LICENSE', 'README.md', 'dist/THIRD-PARTY-NOTICES.txt', 'dist/cli.js', 'package.json']);
+    assert.deepEqual(files.sort(), ['LICENSE', 'README.md', 'dist/THIRD-PARTY-NOTICES.txt', 'dist/bin.js', 'dist/cli.js', 'dist/hook.js', 'package.json']);
     assert.equal(fs.readFileSync(path.join(installed, 'LICENSE'), 'utf8'), fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8'));
     const notices = fs.readFileSync(path.join(installed, 'dist', 'THIRD-PARTY-NOTICES.txt'), 'utf8');
     for (const dep of ['@modelcontextprotocol/sdk@', 'zod@', 'commander@']) assert.ok(notices.includes(`\n${dep}`), `the notices name ${dep}`);
@@ -152,6 +152,12 @@ describe('the pi-plans npm package (packed, installed into an empty prefix, run 
     assert.equal(typo.status, 2);
     assert.equal(typo.stdout, '');
     assert.equal(typo.stderr, "error: unknown command 'lsit'\n(Did you mean list?)\nRun `pi-plans --help` for the commands and options.\n");
+  });
+
+  it('`pi-plans hook` from the installed binary (its own bundle): a payload it cannot read is allowed, exit 0, and it says why', () => {
+    const r = spawnSync(bin, ['hook', '--agent', 'claude'], { cwd: elsewhere, env, encoding: 'utf8', input: 'not json', shell: process.platform === 'win32' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(JSON.parse(r.stdout).systemMessage, /allowed this call without checking its plan: its input was not JSON/);
   });
 
   it('`pi-plans mcp` from the installed binary: the handshake names pi-plans and its version, a tool call writes a plan the CLI then lists', async () => {

@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { computeOutline, quickStepCounts } from '../../../src/core';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { bodyOf, computeOutline, createPlanText, editStep, parsePlan, quickStepCounts, quickSteps } from '../../../src/core';
 
 /** The count as it was written before it matched in place (a copy of each line's start, a match array): the reference. */
 function reference(body: string): { total: number; done: number } {
@@ -64,3 +66,37 @@ describe('quickStepCounts (the index step count)', () => {
     assert.equal(quickStepCounts(body).done, 17);
   });
 });
+
+describe('quickSteps (one plan\'s steps without the Markdown stack, for the agent hook)', () => {
+  /** What the full parse says of the steps (ids as the file carries them or by position, as quickSteps gives). */
+  const full = (text: string) => parsePlan(text).steps.map(({ id, hasId, status, text: t, tool, operation, target, details, note }) => ({ id: hasId ? id : undefined, status, text: t, tool, operation, target, details, note }));
+  const quick = (text: string) => quickSteps(bodyOf(text)!).map(({ id, hasId, status, text: t, tool, operation, target, details, note }) => ({ id: hasId ? id : undefined, status, text: t, tool, operation, target, details, note }));
+
+  it('reads what the full parse reads on every corpus plan (pi-planner forms, CRLF and BOM, hand edits)', () => {
+    const dir = path.resolve(__dirname, '../../fixtures/corpus');
+    let checked = 0;
+    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.md'))) {
+      const text = fs.readFileSync(path.join(dir, f), 'utf8');
+      let expected;
+      try {
+        expected = full(text);
+      } catch {
+        continue; // a plan the parse refuses (a conflict): the hook fails open on it, nothing to compare
+      }
+      assert.deepEqual(quick(text), expected, f);
+      checked++;
+    }
+    assert.ok(checked >= 4, `${checked} corpus plans compared`);
+  });
+
+  it('reads statuses, targets, details and notes as our writer writes them', () => {
+    const now = '2026-01-02T00:00:00.000Z';
+    let doc = parsePlan(createPlanText({ id: 'PLAN-0000abcd', title: 'T', goal: 'G', steps: [{ text: 'one', tool: 'edit', operation: 'change', target: 'src/a.ts', details: 'more\nlines' }, { text: 'two' }, { text: 'three', tool: 'edit', operation: 'create', target: 'docs/' }] }, now));
+    doc = parsePlan(editStep(doc, { op: 'add', text: 'four' }, { now, actor: 'agent' }).text);
+    // S002 in progress with a note, as the store writes a mark (the writer's own header and note line).
+    doc = parsePlan(doc.text.replace(/^2\. \[ \] S002 two$/m, '2. [ ] S002 *in progress* two\n   > Note: working on it'));
+    assert.deepEqual(quick(doc.text), full(doc.text));
+    assert.deepEqual(quickSteps(bodyOf(doc.text)!).map((s) => [s.id, s.status, s.target]), [['S001', 'pending', 'src/a.ts'], ['S002', 'in_progress', undefined], ['S003', 'pending', 'docs/'], ['S004', 'pending', undefined]]);
+  });
+});
+

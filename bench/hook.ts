@@ -1,0 +1,66 @@
+/**
+ * `pi-plans hook` for a PreToolUse, as an agent host runs it before every tool call: the built bin
+ * (dist/bin.js, which sends `hook` to dist/hook.js) in a process of its own, a payload on stdin, in
+ * the bench's big workspace, with the session bound to an executing plan (it reads the binding and
+ * that one plan). Against a bare `node -e 0` started the same way; the two are interleaved so
+ * both see the same machine. Prints p50 and p95 of each and the ratio of the p95s (target <= 1.5x).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+export interface HookFigures {
+  runs: number;
+  hook: { p50: number; p95: number };
+  bareNode: { p50: number; p95: number };
+  ratio: number;
+  target: number;
+  /** What the measured hook answered (it must be the policy's answer, not a failure). */
+  answer: string;
+}
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+
+/** Measures in `root` (a workspace with .pi/plans) on the executing plan `plan`, whose steps target src/m0.ts. */
+export function hookFigures(root: string, plan: string, runs = 60): HookFigures {
+  const repo = path.resolve(__dirname, '..');
+  const bin = path.join(repo, 'dist', 'bin.js');
+  if (!fs.existsSync(path.join(repo, 'dist', 'hook.js'))) execFileSync(process.execPath, [path.join(repo, 'scripts', 'build.mjs')], { cwd: repo, stdio: 'ignore' });
+  const session = 'bench-hook-session';
+  const base = { session_id: session, transcript_path: '/tmp/t.jsonl', cwd: root, permission_mode: 'default', tool_use_id: 'toolu_bench' };
+  const bind = JSON.stringify({ ...base, hook_event_name: 'PostToolUse', tool_name: 'mcp__pi-plans__pi_plan_get', tool_input: { id: plan }, tool_response: 'ok' });
+  const pre = JSON.stringify({ ...base, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src', 'm0.ts'), old_string: 'a', new_string: 'b' } });
+  const run = (argv: string[], input: string) => {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, argv, { input, encoding: 'utf8', cwd: root });
+    const ms = performance.now() - t;
+    if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+    return { ms, out: r.stdout };
+  };
+  run([bin, 'hook'], bind);
+  const answer = run([bin, 'hook'], pre).out.trim();
+  const hook: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < 5; i++) run(['-e', '0'], '');
+  for (let i = 0; i < runs; i++) {
+    bare.push(run(['-e', '0'], pre).ms);
+    hook.push(run([bin, 'hook'], pre).ms);
+  }
+  fs.rmSync(path.join(root, '.pi', 'plans', 'hooks'), { recursive: true, force: true });
+  const h = { p50: percentile(hook, 50), p95: percentile(hook, 95) };
+  const b = { p50: percentile(bare, 50), p95: percentile(bare, 95) };
+  return { runs, hook: h, bareNode: b, ratio: h.p95 / b.p95, target: 1.5, answer };
+}
+
+/** The figures as the bench prints its others. */
+export function printHook(f: HookFigures, plans: number): void {
+  console.log('');
+  console.log(`pi-plans hook, a PreToolUse (Claude Edit of a step target) in the ${plans}-plan folder, ${f.runs} processes each, interleaved:`);
+  console.log(`  hook       p50 ${f.hook.p50.toFixed(1)} ms, p95 ${f.hook.p95.toFixed(1)} ms`);
+  console.log(`  node -e 0  p50 ${f.bareNode.p50.toFixed(1)} ms, p95 ${f.bareNode.p95.toFixed(1)} ms`);
+  console.log(`  p95 ratio  ${f.ratio.toFixed(2)}x (target <= ${f.target}x) ${f.ratio <= f.target ? 'met' : 'NOT met'}; it answered ${f.answer || '(an empty allow)'}`);
+}

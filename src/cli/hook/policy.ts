@@ -1,0 +1,124 @@
+// The policy a bound plan's status sets for its session's tool calls, Stop and context events. Pure:
+// the plan's facts, the call and the settings in; a decision with its one-sentence reason out.
+// Every reason names the plan and the call to make next.
+import type { HookEvent } from './payload';
+import type { ToolCall } from './tools';
+
+/** What the hook reads of the bound plan (frontmatter and steps, no Markdown parse). */
+export interface PlanFacts {
+  id: string;
+  title: string;
+  status: string;
+  version: number;
+  steps: readonly { id: string; status: string; text: string; target?: string }[];
+  /** Open review comments (from the frontmatter's review record, when cheap to tell); 0 when unknown. */
+  openComments: number;
+}
+
+/** `piPlans.hooks.planningTerminal` and `piPlans.hooks.otherFiles`. */
+export type Choice = 'ask' | 'deny' | 'allow';
+export interface HookSettings {
+  planningTerminal: Choice;
+  otherFiles: Choice;
+}
+export const DEFAULT_HOOK_SETTINGS: HookSettings = { planningTerminal: 'ask', otherFiles: 'ask' };
+
+/** A decision, before it is written in a host's format. */
+export type Decision =
+  | { kind: 'allow'; context?: string }
+  | { kind: 'deny' | 'ask'; reason: string }
+  | { kind: 'block'; reason: string }
+  | { kind: 'context'; context: string };
+
+export const PLANNING = new Set(['draft', 'proposed', 'rejected', 'needs_review']);
+const OPEN_STEP = new Set(['pending', 'in_progress', 'blocked', 'failed']);
+
+const named = (f: PlanFacts) => `${f.id} "${f.title.length > 80 ? `${f.title.slice(0, 79)}…` : f.title}"`;
+
+/** What to do next while a plan is planned, by status: the tail of a planning reason. */
+function planningNext(f: PlanFacts): string {
+  if (f.status === 'draft') return `it is a draft (v${f.version}): finish it and call pi_plan_submit with id ${f.id}, then wait for the person's approval`;
+  if (f.status === 'proposed') return `it is proposed (v${f.version}) and waits for the person's review: wait for their decision (pi_plan_get with id ${f.id} shows it), or revise it with pi_plan_update`;
+  return `it was sent back for changes (${f.status}, v${f.version}): read the review with pi_plan_get, revise the plan with pi_plan_update and call pi_plan_submit with id ${f.id} again`;
+}
+
+/** The first open step: the next one to work on. */
+export function nextStep(f: PlanFacts): PlanFacts['steps'][number] | undefined {
+  return f.steps.find((s) => s.status === 'in_progress') ?? f.steps.find((s) => OPEN_STEP.has(s.status));
+}
+
+/** Whether a workspace-relative path (posix) is a step target or inside a folder one names. */
+export function isTarget(f: PlanFacts, rel: string): boolean {
+  return f.steps.some((s) => {
+    const t = s.target?.trim().replace(/^\.\//, '').replace(/\\/g, '/');
+    if (!t) return false;
+    const dir = t.endsWith('/') ? t : `${t}/`;
+    return rel === t || rel === t.replace(/\/$/, '') || rel.startsWith(dir);
+  });
+}
+
+/** The answer to a PreToolUse. `paths`: an edit's files relative to the workspace (`../…` outside it). */
+export function decideTool(f: PlanFacts, call: ToolCall, paths: readonly string[], settings: HookSettings): Decision {
+  if (call.kind === 'plan' || call.kind === 'other') return { kind: 'allow' };
+  const files = paths.length ? paths.join(', ') : 'a file';
+  if (PLANNING.has(f.status)) {
+    if (call.kind === 'edit') return { kind: 'deny', reason: `pi-plans: ${call.tool} on ${files} is not run while ${named(f)} is being planned: ${planningNext(f)}.` };
+    return choice(settings.planningTerminal, `pi-plans: ${named(f)} is not approved yet, so this command runs only if the person allows it: ${planningNext(f)}.`);
+  }
+  if (f.status === 'approved') {
+    if (call.kind === 'edit') return { kind: 'deny', reason: `pi-plans: ${named(f)} is approved but not started: call pi_plan_execute with op "start" and id ${f.id} before editing ${files}.` };
+    return { kind: 'allow' };
+  }
+  if (f.status !== 'executing' || call.kind !== 'edit') return { kind: 'allow' };
+  const outside = paths.filter((p) => !isTarget(f, p));
+  if (outside.length) {
+    const targets = f.steps.filter((s) => s.target).map((s) => `${s.id} ${s.target}`).slice(0, 6).join(', ') || 'none';
+    return choice(settings.otherFiles, `pi-plans: ${outside.join(', ')} is not a target of ${named(f)}'s steps (${targets}): allow it if it belongs to the plan, or add a step for it with pi_plan_step op "add" (id ${f.id}).`);
+  }
+  if (!f.steps.some((s) => s.status === 'in_progress')) {
+    const next = nextStep(f);
+    const mark = next ? `call pi_plan_execute with op "mark", id ${f.id}, step ${next.id} (or the step this edit belongs to), status "in_progress"` : `mark the step it belongs to with pi_plan_execute op "mark"`;
+    return { kind: 'allow', context: `pi-plans: ${named(f)} has no step in progress: ${mark}.` };
+  }
+  return { kind: 'allow' };
+}
+
+function choice(c: Choice, reason: string): Decision {
+  return c === 'allow' ? { kind: 'allow' } : { kind: c, reason };
+}
+
+/**
+ * The answer to a Stop: an executing plan with open steps blocks the first attempt with the next
+ * step and the call to mark it; `letGo` (the host's loop guard, or this session blocked last time)
+ * always lets the agent end its turn.
+ */
+export function decideStop(f: PlanFacts, letGo: boolean): Decision {
+  if (f.status !== 'executing') return { kind: 'allow' };
+  const next = nextStep(f);
+  if (!next || letGo) return { kind: 'allow' };
+  return {
+    kind: 'block',
+    reason: `pi-plans: ${named(f)} still has open steps; the next is ${next.id} "${next.text.slice(0, 120)}": do it and call pi_plan_execute with op "mark", id ${f.id}, step ${next.id}, status "done" (or "blocked" or "skipped" with a note saying why).`,
+  };
+}
+
+/** The plan in at most 1,500 characters, for SessionStart, PreCompact and UserPromptSubmit. */
+export function summary(f: PlanFacts): string {
+  const done = f.steps.filter((s) => s.status === 'done' || s.status === 'skipped').length;
+  const next = nextStep(f);
+  const what = PLANNING.has(f.status)
+    ? `files are not edited until it is approved; ${planningNext(f)}`
+    : f.status === 'approved'
+      ? `call pi_plan_execute with op "start" and id ${f.id} before editing files`
+      : f.status === 'executing'
+        ? next
+          ? `next step ${next.id} (${next.status}) "${next.text.slice(0, 200)}"${next.target ? ` → ${next.target}` : ''}; mark each step with pi_plan_execute op "mark"`
+          : `every step is finished: call pi_plan_execute with op "complete" and id ${f.id}`
+        : `nothing is restricted`;
+  const comments = f.openComments ? ` ${f.openComments} open review comment${f.openComments === 1 ? '' : 's'}: read them with pi_plan_get.` : '';
+  const text = `pi-plans: this session works on ${named(f)}, ${f.status}, v${f.version}, ${done}/${f.steps.length} steps finished: ${what}.${comments}`;
+  return text.length > 1500 ? `${text.slice(0, 1499)}…` : text;
+}
+
+/** Events that carry the plan's summary as added context. */
+export const CONTEXT_EVENTS: ReadonlySet<HookEvent> = new Set(['SessionStart', 'PreCompact', 'UserPromptSubmit']);

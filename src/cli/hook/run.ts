@@ -1,0 +1,126 @@
+// `pi-plans hook`: one payload in, one answer out. Reads the payload, keeps the session's binding,
+// reads the bound plan (frontmatter and steps only) and answers with the policy's decision in the
+// host's format. Whatever goes wrong inside it, it allows and says why: a hook never blocks
+// because of its own failure.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { answer, failOpen, HookAnswer, notice } from './answer';
+import { HookEvent, HookHost, HookPayload, readPayload } from './payload';
+import { CONTEXT_EVENTS, decideStop, decideTool, Decision, nextStep, PlanFacts, summary } from './policy';
+import { classifyTool, ToolCall } from './tools';
+import { Binding, PlanUnreadable, plansDir, readBinding, readPlanFacts, readSettings, removeBinding, workspaceOf, writeBinding } from './workspace';
+
+/** The store's acts the hook needs rarely (see heavy.ts), loaded only then. */
+export interface HeavyActs {
+  markStalled(root: string, id: string, reason: string): Promise<string>;
+  addCollectedStep(root: string, id: string, step: { text: string; tool?: string; operation?: string; target?: string }): Promise<string>;
+}
+
+export interface HookOptions {
+  agent?: HookHost;
+  event?: HookEvent;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  now: number;
+  heavy: () => Promise<HeavyActs>;
+}
+
+const EMPTY: HookAnswer = { stdout: '', stderr: '', code: 0 };
+/** A binding's last-seen time is written again only after this long (the hook runs on every call). */
+const SEEN_EVERY_MS = 60_000;
+/** `pi-plans hook collect PLAN-…` run by the agent in its terminal: the hook sees the session that runs it. */
+const COLLECT_COMMAND = /\bpi-plans(?:\.js)?\s+(?:--root\s+\S+\s+)?hook\s+collect\s+(PLAN-[0-9a-f]{8})\b/;
+
+/** Answers one payload (stdin's text). Never throws, never blocks on its own failure. */
+export async function runHook(stdin: string, o: HookOptions): Promise<HookAnswer> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(stdin);
+  } catch {
+    return failOpen(o.agent, 'its input was not JSON (the host should send the event as JSON on stdin)');
+  }
+  const p = readPayload(raw, { agent: o.agent, event: o.event });
+  if (!p) return failOpen(o.agent, 'the payload is not one it knows: pass --agent and --event in the hook\'s command');
+  try {
+    return await decidePayload(p, o);
+  } catch (e) {
+    if (e instanceof PlanUnreadable) return failOpen(p.host, e.message);
+    return failOpen(p.host, `its own error: ${(e as Error).message ?? String(e)}`);
+  }
+}
+
+/** The binding after this payload: a plan tool naming a plan binds (or rebinds) the session to it. */
+function bindingAfter(p: HookPayload & { session: string }, call: ToolCall | undefined, b: Binding | undefined, root: string, now: number): Binding | undefined {
+  const iso = new Date(now).toISOString();
+  let plan: string | undefined;
+  let collecting = b?.collecting;
+  if (call?.kind === 'plan' && call.plan && (p.event === 'PostToolUse' || !call.creates)) plan = call.plan;
+  if (call?.kind === 'terminal' && p.event === 'PreToolUse') {
+    const m = COLLECT_COMMAND.exec(call.command);
+    if (m) [plan, collecting] = [m[1], true];
+  }
+  // pi_plan_submit finalises a collection.
+  if (call?.kind === 'plan' && call.tool === 'pi_plan_submit' && p.event === 'PostToolUse') collecting = undefined;
+  if (plan && plan !== b?.plan && fs.existsSync(path.join(plansDir(root), `${plan}.md`))) {
+    const next: Binding = { v: 1, session: p.session, host: p.host, plan, boundAt: iso, seenAt: iso, ...(collecting ? { collecting } : {}) };
+    writeBinding(root, next);
+    return next;
+  }
+  if (!b) return undefined;
+  if (collecting !== b.collecting || now - Date.parse(b.seenAt) > SEEN_EVERY_MS) {
+    const next: Binding = { ...b, seenAt: iso };
+    if (collecting) next.collecting = true;
+    else delete next.collecting;
+    writeBinding(root, next);
+    return next;
+  }
+  return b;
+}
+
+async function decidePayload(p: HookPayload, o: HookOptions): Promise<HookAnswer> {
+  // No session id (some cloud runs): nothing can be bound, and an unbound session is never restricted.
+  if (!p.session || p.event === 'other' || p.event === 'SubagentStop') return EMPTY;
+  const root = workspaceOf(p.cwd, o.env, o.cwd);
+  if (p.event === 'SessionEnd') {
+    removeBinding(root, p.session);
+    return EMPTY;
+  }
+  const call = p.event === 'PreToolUse' || p.event === 'PostToolUse' ? classifyTool(p) : undefined;
+  const b = bindingAfter({ ...p, session: p.session }, call, readBinding(root, p.session, o.now), root, o.now);
+  if (!b || p.event === 'PostToolUse') return EMPTY;
+  const facts = readPlanFacts(root, b.plan);
+  if (CONTEXT_EVENTS.has(p.event)) return answer(p, { kind: 'context', context: summary(facts) });
+  if (p.event === 'Stop') return stop(p, facts, b, root, o);
+  if (p.event !== 'PreToolUse' || !call) return EMPTY;
+  if (call.kind === 'terminal' && COLLECT_COMMAND.test(call.command)) return EMPTY;
+  const paths = call.kind === 'edit' ? call.paths.map((f) => path.relative(root, path.resolve(root, f)).split(path.sep).join('/')) : [];
+  const d = decideTool(facts, call, paths, readSettings(root));
+  if (b.collecting && facts.status === 'draft' && (call.kind === 'edit' || call.kind === 'terminal')) return answer(p, await collect(facts, call, paths, root, o));
+  return answer(p, d);
+}
+
+/** Stop: block once with the next step; the second attempt (or the host's loop guard) goes, and the plan is marked stalled. */
+async function stop(p: HookPayload, facts: PlanFacts, b: Binding, root: string, o: HookOptions): Promise<HookAnswer> {
+  const letGo = p.stopHookActive || b.stopBlocked === true;
+  const d = decideStop(facts, letGo);
+  if (d.kind === 'block') {
+    writeBinding(root, { ...b, stopBlocked: true });
+    return answer(p, d);
+  }
+  if (b.stopBlocked) writeBinding(root, { ...b, stopBlocked: undefined });
+  const next = facts.status === 'executing' ? nextStep(facts) : undefined;
+  if (!letGo || !next) return EMPTY;
+  const reason = `the agent ended its turn with ${next.id} open after a reminder (pi-plans hook)`;
+  const status = await (await o.heavy()).markStalled(root, facts.id, reason);
+  return notice(p.host, `pi-plans: ${facts.id} "${facts.title}" ${status === 'stalled' ? 'is marked stalled' : status}: the agent stopped with ${next.id} open; resume it with pi-plans resume ${facts.id} or in VS Code.`);
+}
+
+/** Collect mode: the denied call becomes a step of the draft, and the denial says which. */
+async function collect(facts: PlanFacts, call: ToolCall & { kind: 'edit' | 'terminal' }, paths: readonly string[], root: string, o: HookOptions): Promise<Decision> {
+  const target = call.kind === 'edit' ? paths[0] : call.command.replace(/[\r\n]+/g, ' ').replace(/[()]/g, '').trim().slice(0, 200);
+  const text = call.kind === 'edit' ? `Edit ${paths.join(', ') || 'a file'}` : `Run \`${call.command.replace(/[\r\n]+/g, ' ').slice(0, 400)}\``;
+  const tool = /^[^\s():]{1,60}$/.test(call.tool) ? call.tool : call.kind;
+  const step = await (await o.heavy()).addCollectedStep(root, facts.id, { text: text.slice(0, 480), tool, operation: call.kind === 'edit' ? 'edit' : 'run', ...(target ? { target } : {}) });
+  return { kind: 'deny', reason: `pi-plans: recorded as ${step} of ${facts.id} "${facts.title}" (collect mode), not run: go on planning, and call pi_plan_submit with id ${facts.id} when the plan is complete.` };
+}
+

@@ -1,0 +1,175 @@
+/**
+ * `pi-plans setup` on the disk, for the CLI and VS Code's "Set Up an Agent…": resolves where each
+ * host's files are, reads them all and computes every edit first (core/agentSetup, core/configEdit),
+ * so a file that does not parse refuses the whole run before anything is written; then writes
+ * (unless a dry run). At workspace scope no configuration file is followed out of the workspace
+ * through a link.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ConfigBase, HOST_NAMES, SetupRequest, setupTargets, SetupTarget } from '../core/agentSetup';
+import { ConfigFileError, editConfig } from '../core/configEdit';
+
+export interface SetupOptions extends SetupRequest {
+  remove: boolean;
+  dryRun: boolean;
+}
+
+/** Where the user-scope files of each host are, and the user's home folder (for showing paths). */
+export type UserFolders = Record<Exclude<ConfigBase, 'workspace'>, string> & { home: string };
+
+/** One file: what setup did (or would do) to it. */
+export interface FileReport {
+  file: string;
+  /** The path as shown: relative to the workspace, or under ~. */
+  shown: string;
+  kind: SetupTarget['kind'];
+  /** created: a new file; deleted: nothing of the person's was left in it; unchanged: as wanted already. */
+  status: 'created' | 'updated' | 'deleted' | 'unchanged';
+  changes: string[];
+  note?: string;
+  removeNote?: string;
+}
+
+export interface SetupReport {
+  agent: SetupRequest['agent'];
+  scope: SetupRequest['scope'];
+  dryRun: boolean;
+  remove: boolean;
+  files: FileReport[];
+}
+
+/** A run setup refused before writing anything; the message names the file and the fix. */
+export class SetupRefused extends Error {}
+
+/** The user's folders of each host, from the environment the hosts read themselves. */
+export function userFolders(env: NodeJS.ProcessEnv = process.env, home = os.homedir(), platform: NodeJS.Platform = process.platform): UserFolders {
+  const vscodeUser =
+    platform === 'win32' ? path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'Code', 'User')
+    : platform === 'darwin' ? path.join(home, 'Library', 'Application Support', 'Code', 'User')
+    : path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'Code', 'User');
+  return {
+    home,
+    claudeState: env.CLAUDE_CONFIG_DIR || home,
+    claudeHome: env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'),
+    codexHome: env.CODEX_HOME || path.join(home, '.codex'),
+    copilotHome: env.COPILOT_HOME || path.join(home, '.copilot'),
+    vscodeUser,
+  };
+}
+
+const inside = (dir: string, p: string) => {
+  const rel = path.relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+/** The real path of `p`, or of its nearest existing ancestor with the rest appended. */
+function realPathOf(p: string): string {
+  let head = p;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(head), ...rest);
+    } catch {
+      const up = path.dirname(head);
+      if (up === head) return p;
+      rest.unshift(path.basename(head));
+      head = up;
+    }
+  }
+}
+
+interface Planned {
+  target: SetupTarget;
+  report: FileReport;
+  /** Where the text is written (the real path: a link inside the workspace stays a link). */
+  real: string;
+  text: string | undefined;
+}
+
+function showPath(file: string, opts: SetupOptions, folders: UserFolders): string {
+  if (opts.scope === 'workspace') return path.relative(opts.workspace, file).split(path.sep).join('/');
+  return inside(folders.home, file) ? `~/${path.relative(folders.home, file).split(path.sep).join('/')}` : file;
+}
+
+/** Reads one file and computes its edit; refuses a link out of the workspace, a folder, or a file that does not parse. */
+function planFile(target: SetupTarget, opts: SetupOptions, folders: UserFolders): Planned {
+  const base = target.base === 'workspace' ? opts.workspace : folders[target.base];
+  const file = path.join(base, ...target.path);
+  const shown = showPath(file, opts, folders);
+  const real = realPathOf(file);
+  if (opts.scope === 'workspace' && !inside(realPathOf(opts.workspace), real)) {
+    throw new SetupRefused(`${shown} leads out of the workspace through a link (to ${real}): setup does not write there at workspace scope. Replace the link with a file, or run setup with --scope user.`);
+  }
+  const stat = fs.statSync(real, { throwIfNoEntry: false });
+  if (stat && !stat.isFile()) throw new SetupRefused(`${shown} is not a file: move it aside, then run setup again. Nothing was written.`);
+  const before = stat ? fs.readFileSync(real, 'utf8') : undefined;
+  let out;
+  try {
+    out = editConfig(target.format, before, target.edit, opts.remove);
+  } catch (e) {
+    if (!(e instanceof ConfigFileError)) throw e;
+    throw new SetupRefused(`${shown}: ${e.message}. Fix the file (or move it aside), then run setup again. Nothing was written.`);
+  }
+  const status = !out.changes.length ? 'unchanged' : before === undefined ? 'created' : out.text === undefined ? 'deleted' : 'updated';
+  return { target, real, text: out.text, report: { file, shown, kind: target.kind, status, changes: out.changes, note: target.note, removeNote: target.removeNote } };
+}
+
+/** Writes beside and renames (a host reading meanwhile never sees half a file), keeping the file's mode. */
+function writeAtomic(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const mode = fs.statSync(file, { throwIfNoEntry: false })?.mode;
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  fs.writeFileSync(tmp, text, mode !== undefined ? { mode: mode & 0o7777 } : {});
+  fs.renameSync(tmp, file);
+}
+
+/** Deletes a file setup emptied, and the folders above it it leaves empty, up to the base folder. */
+function deleteFile(file: string, stop: string): void {
+  fs.rmSync(file, { force: true });
+  for (let dir = path.dirname(file); inside(stop, dir) && dir !== stop; dir = path.dirname(dir)) {
+    if (fs.readdirSync(dir).length) return;
+    fs.rmdirSync(dir);
+  }
+}
+
+/** Plans every file, then (unless a dry run) writes them. Throws SetupRefused with nothing written. */
+export function runAgentSetup(opts: SetupOptions, folders: UserFolders = userFolders()): SetupReport {
+  if (opts.scope === 'workspace' && !fs.statSync(opts.workspace, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new SetupRefused(`${opts.workspace} is not a folder: pass the workspace folder with --root, or use --scope user.`);
+  }
+  const planned = setupTargets(opts).map((t) => planFile(t, opts, folders));
+  // Two targets can share a file (none do today): each edit must see the one before.
+  if (new Set(planned.map((p) => p.real)).size !== planned.length) throw new Error('setup targets share a file');
+  if (!opts.dryRun) {
+    for (const p of planned) {
+      if (!p.report.changes.length) continue;
+      if (p.text === undefined) deleteFile(p.report.file, p.target.base === 'workspace' ? opts.workspace : folders[p.target.base]);
+      else writeAtomic(p.real, p.text);
+    }
+  }
+  return { agent: opts.agent, scope: opts.scope, dryRun: opts.dryRun, remove: opts.remove, files: planned.map((p) => p.report) };
+}
+
+const WOULD: Record<string, string> = { added: 'would add', updated: 'would update', removed: 'would remove' };
+
+/** The report as the CLI prints it: one line per file, its notes, then what to do next. */
+export function formatSetupReport(r: SetupReport): string {
+  const changed = r.files.filter((f) => f.changes.length);
+  const head = `${r.remove ? 'Removing Pi Plans from' : 'Setting up'} ${HOST_NAMES[r.agent]} (${r.scope} scope)${r.dryRun ? ', dry run: nothing is written' : ''}:`;
+  const lines = [head];
+  for (const f of r.files) {
+    const would = (c: string) => (r.dryRun ? c.replace(/^(added|updated|removed)/, (v: string) => WOULD[v]) : c);
+    const what = f.changes.length ? f.changes.map(would).join('; ') : r.remove ? 'nothing of Pi Plans\' in it' : 'already set up';
+    const status = f.status === 'created' ? ' (new file)' : f.status === 'deleted' ? ' (file deleted: nothing else was in it)' : '';
+    lines.push(`  ${f.shown}${status}: ${what}`);
+    const note = r.remove ? f.removeNote : f.note;
+    if (note && f.changes.length) lines.push(`    ${note}.`);
+  }
+  if (!r.files.length) lines.push('  nothing to do: --no-hooks and --no-mcp leave nothing.');
+  else if (!changed.length) lines.push(r.remove ? 'Nothing to remove.' : 'Already set up: nothing to change.');
+  else if (r.dryRun) lines.push('Dry run: run the same command without --dry-run to write these changes.');
+  else if (!r.remove) lines.push(`Done. Restart ${HOST_NAMES[r.agent]} (or start a new session) to load the changes.`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,267 @@
+// Contract tests of `pi-plans hook`: the real built command (node dist/bin.js hook, which runs
+// dist/hook.js) on each host's documented payloads (test/fixtures/hooks, with the fixture's
+// workspace path replaced by a temporary one), against a real plans folder. The plan is moved
+// along its life by the real store and service (a person's signed approval, the test person's keys).
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createPlanText } from '../../../src/core';
+import { openNodeStore } from '../../../src/node';
+import { startPlan } from '../../../src/service';
+import { sealedByUser } from '../../helpers/approvals';
+import { FIXTURES } from './hookPayload.test';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const BIN = path.join(ROOT, 'dist', 'bin.js');
+const ID = 'PLAN-0000b00d';
+const OTHER = 'PLAN-0000b00e';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
+interface Host {
+  name: 'claude' | 'copilot' | 'codex' | 'copilot-cli';
+  dir: string;
+  files: { target: string; other: string; terminal: string; mcp: string; stop: string; start: string; prompt: string; end?: string };
+}
+const HOSTS: Host[] = [
+  { name: 'claude', dir: 'claude', files: { target: 'PreToolUse.edit', other: 'PreToolUse.write', terminal: 'PreToolUse.bash', mcp: 'PreToolUse.mcp', stop: 'Stop', start: 'SessionStart', prompt: 'UserPromptSubmit', end: 'SessionEnd' } },
+  { name: 'copilot', dir: 'vscode', files: { target: 'PreToolUse.replace_string_in_file', other: 'PreToolUse.create_file', terminal: 'PreToolUse.run_in_terminal', mcp: 'PreToolUse.mcp', stop: 'Stop', start: 'SessionStart', prompt: 'UserPromptSubmit' } },
+  { name: 'codex', dir: 'codex', files: { target: 'PreToolUse.apply_patch#app', other: 'PreToolUse.apply_patch#new', terminal: 'PreToolUse.bash', mcp: 'PreToolUse.mcp', stop: 'Stop', start: 'SessionStart', prompt: 'UserPromptSubmit' } },
+  { name: 'copilot-cli', dir: 'copilot-cli', files: { target: 'preToolUse.edit', other: 'preToolUse.create', terminal: 'preToolUse.bash', mcp: 'preToolUse.mcp', stop: 'agentStop', start: 'sessionStart', prompt: 'userPromptSubmitted', end: 'sessionEnd' } },
+];
+
+/** The plan: S001 targets src/app.ts, S002 the folder docs/, S003 none. */
+const planText = (id: string, status: 'draft' | 'proposed') =>
+  createPlanText(
+    {
+      id,
+      title: 'Read the port from the environment',
+      goal: 'The port comes from PORT.',
+      status,
+      steps: [{ text: 'Read PORT', tool: 'edit', operation: 'change', target: 'src/app.ts' }, { text: 'Document it', tool: 'edit', operation: 'create', target: 'docs/' }, { text: 'Run the tests' }],
+    },
+    '2026-11-01T00:00:00.000Z',
+  );
+
+describe('pi-plans hook: contract tests (the built command on each host\'s payloads)', function () {
+  this.timeout(60_000);
+  let root: string;
+
+  before(() => {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'hook.js')) || !fs.existsSync(BIN)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'ignore' });
+  });
+  beforeEach(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-hook-')));
+    fs.mkdirSync(path.join(root, '.pi', 'plans'), { recursive: true });
+    fs.writeFileSync(planFile(ID), planText(ID, 'proposed'));
+  });
+  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  const planFile = (id: string) => path.join(root, '.pi', 'plans', `${id}.md`);
+
+  /** A fixture with the workspace moved to this test's folder; `name#app` / `name#new`: Codex's patch cut to one file. */
+  function payload(host: Host, name: string, change: (p: Json) => void = () => undefined): Json {
+    const [file, part] = name.split('#');
+    const p = JSON.parse(fs.readFileSync(path.join(FIXTURES, host.dir, `${file}.json`), 'utf8').replaceAll('/home/dev/proj', root)) as Json;
+    if (part === 'app') p.tool_input.command = `*** Begin Patch\n*** Update File: ${root}/src/app.ts\n@@\n-a\n+b\n*** End Patch\n`;
+    if (part === 'new') p.tool_input.command = `*** Begin Patch\n*** Add File: ${root}/src/new-module.ts\n+x\n*** End Patch\n`;
+    change(p);
+    return p;
+  }
+
+  /** Runs the built `pi-plans hook` with a payload (an object, or raw text) on stdin. */
+  function hook(input: Json | string, args: string[] = []): { code: number | null; out: Json | undefined; stdout: string; stderr: string } {
+    const r = spawnSync(process.execPath, [BIN, 'hook', ...args], { input: typeof input === 'string' ? input : JSON.stringify(input), encoding: 'utf8', cwd: root, env: { ...process.env, CLAUDE_PROJECT_DIR: '' } });
+    return { code: r.status, out: r.stdout.trim() ? (JSON.parse(r.stdout) as Json) : undefined, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  /** A plan tool call naming `id`, as this host sends it (binds the session). */
+  function bind(host: Host, id = ID): void {
+    const r = hook(
+      payload(host, host.files.mcp, (p) => {
+        if (host.name === 'copilot-cli') p.toolArgs = JSON.stringify({ id });
+        else p.tool_input = { id };
+      }),
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '', 'a plan tool is always allowed, silently');
+  }
+
+  /** The PreToolUse decision and its reason, wherever this host reads them. */
+  function decision(host: Host, out: Json | undefined): { decision?: string; reason?: string; context?: string } {
+    if (!out) return {};
+    const o = host.name === 'copilot-cli' ? out : (out.hookSpecificOutput ?? {});
+    return { decision: o.permissionDecision, reason: o.permissionDecisionReason, context: o.additionalContext };
+  }
+
+  /** Approves the plan as the person would (their signed record) and starts it through the service. */
+  async function approveAndStart(host: Host): Promise<void> {
+    fs.writeFileSync(planFile(ID), await sealedByUser(fs.readFileSync(planFile(ID), 'utf8').replace(/^status: proposed$/m, 'status: approved'), root));
+    const before = decision(host, hook(payload(host, host.files.target)).out);
+    assert.equal(before.decision, 'deny', 'approved, not started: edits denied until start');
+    assert.match(before.reason!, /PLAN-0000b00d .* is approved but not started: call pi_plan_execute with op "start" and id PLAN-0000b00d before editing src\/app\.ts/);
+    await startPlan({ store: await openNodeStore(root, { index: false }) }, ID, { actor: 'agent' });
+    assert.match(fs.readFileSync(planFile(ID), 'utf8'), /^status: executing$/m);
+  }
+
+  for (const host of HOSTS) {
+    describe(host.name, () => {
+      it('an unbound session is never restricted: edits, commands and Stop get an empty allow', () => {
+        for (const name of [host.files.target, host.files.other, host.files.terminal, host.files.stop, host.files.start]) {
+          const r = hook(payload(host, name));
+          assert.equal(r.code, 0);
+          assert.equal(r.stdout, '', `${name}: ${r.stdout}`);
+        }
+        assert.equal(fs.existsSync(path.join(root, '.pi', 'plans', 'hooks')), false, 'nothing is bound');
+      });
+
+      it('while the plan is proposed: an edit is denied, naming the plan and the next call; a command asks (deny on Codex); reads and plan tools pass', () => {
+        bind(host);
+        const edit = hook(payload(host, host.files.target));
+        assert.equal(edit.code, 0);
+        const d = decision(host, edit.out);
+        assert.equal(d.decision, 'deny');
+        assert.match(d.reason!, new RegExp(`${ID} "Read the port from the environment" is being planned: it is proposed \\(v1\\)`));
+        assert.match(d.reason!, /pi_plan_get with id PLAN-0000b00d/);
+        const cmd = decision(host, hook(payload(host, host.files.terminal)).out);
+        assert.equal(cmd.decision, host.name === 'codex' ? 'deny' : 'ask');
+        if (host.name === 'codex') assert.match(cmd.reason!, /Codex hooks cannot ask the person/);
+        bind(host); // a plan tool again: allowed, silently
+      });
+
+      it('after approve and start: an edit to a step target is allowed (with a reminder to mark the step), another file asks', async () => {
+        bind(host);
+        await approveAndStart(host);
+        const target = hook(payload(host, host.files.target));
+        assert.equal(target.code, 0);
+        const t = decision(host, target.out);
+        assert.equal(t.decision, undefined, 'no decision: the host\'s own flow goes on');
+        assert.match(t.context ?? '', /no step in progress: call pi_plan_execute with op "mark", id PLAN-0000b00d, step S001/);
+        const other = decision(host, hook(payload(host, host.files.other)).out);
+        assert.equal(other.decision, host.name === 'codex' ? 'deny' : 'ask');
+        assert.match(other.reason!, /src\/new-module\.ts is not a target of PLAN-0000b00d .*S001 src\/app\.ts, S002 docs\//);
+      });
+
+      it('Stop with open steps is blocked once with the next step, then let go; the plan is marked stalled', async () => {
+        bind(host);
+        await approveAndStart(host);
+        const first = hook(payload(host, host.files.stop));
+        assert.equal(first.code, 0);
+        const block = host.name === 'copilot' ? first.out?.hookSpecificOutput : first.out;
+        assert.equal(block?.decision, 'block', first.stdout);
+        assert.match(block?.reason, /PLAN-0000b00d .* still has open steps; the next is S001 "Read PORT": .*pi_plan_execute with op "mark", id PLAN-0000b00d, step S001, status "done"/);
+        const second = hook(payload(host, host.files.stop));
+        assert.equal(second.code, 0);
+        assert.notEqual((host.name === 'copilot' ? second.out?.hookSpecificOutput : second.out)?.decision, 'block', 'the second attempt goes');
+        assert.match(fs.readFileSync(planFile(ID), 'utf8'), /^status: stalled$/m);
+      });
+
+      it('the context events inject the plan\'s summary (status, version, next step), at most 1,500 characters', () => {
+        bind(host);
+        for (const name of [host.files.start, host.files.prompt]) {
+          const r = hook(payload(host, name));
+          assert.equal(r.code, 0);
+          const context = host.name === 'copilot-cli' ? r.out?.additionalContext : r.out?.hookSpecificOutput?.additionalContext;
+          assert.match(context, /this session works on PLAN-0000b00d "Read the port from the environment", proposed, v1, 0\/3 steps finished/, name);
+          assert.ok(context.length <= 1500);
+        }
+      });
+    });
+  }
+
+  describe('bindings', () => {
+    const claude = HOSTS[0];
+    it('a call naming another plan rebinds the session; SessionEnd removes the binding; a day idle ends it', () => {
+      fs.writeFileSync(planFile(OTHER), planText(OTHER, 'draft'));
+      bind(claude);
+      bind(claude, OTHER);
+      assert.match(decision(claude, hook(payload(claude, claude.files.target)).out).reason!, /PLAN-0000b00e .* it is a draft \(v1\): finish it and call pi_plan_submit with id PLAN-0000b00e/);
+      hook(payload(claude, claude.files.end!));
+      assert.equal(hook(payload(claude, claude.files.target)).stdout, '', 'unbound after SessionEnd');
+      bind(claude);
+      const [file] = fs.readdirSync(path.join(root, '.pi', 'plans', 'hooks')).filter((f) => f.endsWith('.json'));
+      const b = JSON.parse(fs.readFileSync(path.join(root, '.pi', 'plans', 'hooks', file), 'utf8'));
+      fs.writeFileSync(path.join(root, '.pi', 'plans', 'hooks', file), JSON.stringify({ ...b, seenAt: new Date(Date.now() - 25 * 3600_000).toISOString() }));
+      assert.equal(hook(payload(claude, claude.files.target)).stdout, '', 'idle over a day: unbound');
+    });
+
+    it('a pi_plan_create binds from its result after the fact; a hostile session id becomes a hashed file name inside .pi/plans/hooks', () => {
+      const session = '../../../../etc/passwd\u0000' + 'x'.repeat(5000);
+      hook(payload(claude, 'PostToolUse.write', (p) => Object.assign(p, { session_id: session, tool_name: 'mcp__pi-plans__pi_plan_create', tool_input: { title: 't' }, tool_response: `Created **${ID}** (v1).` })));
+      const files = fs.readdirSync(path.join(root, '.pi', 'plans', 'hooks'));
+      assert.deepEqual(files.map((f) => /^[0-9a-f]{40}\.json$/.test(f)), [true]);
+      assert.equal(decision(claude, hook(payload(claude, claude.files.target, (p) => (p.session_id = session))).out).decision, 'deny');
+    });
+
+    it('hook status lists the bound sessions and what each may do now', () => {
+      bind(claude);
+      const r = spawnSync(process.execPath, [BIN, '--root', root, 'hook', 'status'], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /^PLAN-0000b00d \(proposed\) {2}claude session 0b9c2f4e-6a1d-4e8b-9f3a-2c7d5e1a8b40, idle 0 min\n {2}may: read and use the plan tools; file edits denied; terminal commands: ask\n$/);
+    });
+
+    it('the settings in .vscode/settings.json (JSONC, comments and all) choose deny or allow for commands and other files', async () => {
+      fs.mkdirSync(path.join(root, '.vscode'));
+      fs.writeFileSync(path.join(root, '.vscode', 'settings.json'), '{\n  // planning: no commands\n  "piPlans.hooks.planningTerminal": "deny",\n  /* executing */ "piPlans.hooks.otherFiles": "allow",\n}\n');
+      bind(claude);
+      assert.equal(decision(claude, hook(payload(claude, claude.files.terminal)).out).decision, 'deny');
+      await approveAndStart(claude);
+      assert.equal(hook(payload(claude, claude.files.other)).stdout, '');
+    });
+  });
+
+  describe('collect mode', () => {
+    it('the agent runs pi-plans hook collect on its draft: each edit or command after it is denied and recorded as a step', () => {
+      fs.writeFileSync(planFile(OTHER), planText(OTHER, 'draft'));
+      const claude = HOSTS[0];
+      const run = hook(payload(claude, claude.files.terminal, (p) => (p.tool_input.command = `pi-plans hook collect ${OTHER}`)));
+      assert.equal(run.stdout, '', 'the collect command itself runs');
+      const cli = spawnSync(process.execPath, [BIN, '--root', root, 'hook', 'collect', OTHER], { encoding: 'utf8' });
+      assert.equal(cli.status, 0, cli.stderr);
+      const edit = decision(claude, hook(payload(claude, claude.files.target)).out);
+      assert.equal(edit.decision, 'deny');
+      assert.match(edit.reason!, /recorded as S004 of PLAN-0000b00e .* call pi_plan_submit with id PLAN-0000b00e/);
+      assert.match(decision(claude, hook(payload(claude, claude.files.terminal)).out).reason!, /recorded as S005/);
+      const text = fs.readFileSync(planFile(OTHER), 'utf8');
+      assert.match(text, /^4\. \[ \] S004 Edit src\/app\.ts \(Edit: edit → src\/app\.ts\)$/m);
+      assert.match(text, /^5\. \[ \] S005 Run `npm test` \(Bash: run → npm test\)$/m);
+    });
+  });
+
+  describe('every failure allows, and says why where the host has a system message', () => {
+    const claude = HOSTS[0];
+    const allowsWithMessage = (r: ReturnType<typeof hook>, why: RegExp) => {
+      assert.equal(r.code, 0, 'never exit 2 (or any failure code)');
+      assert.ok(!/"deny"|"ask"|"block"/.test(r.stdout), r.stdout);
+      assert.match(r.out?.systemMessage ?? '', why);
+      assert.match(r.stderr, why);
+    };
+
+    it('input that is not JSON, and a payload of no known shape', () => {
+      allowsWithMessage(hook('{not json', ['--agent', 'claude']), /allowed this call without checking its plan: its input was not JSON/);
+      allowsWithMessage(hook({ what: 'ever' }, ['--agent', 'claude', '--event', 'nonsense']), /the payload is not one it knows/);
+      const bare = hook('[1,2]');
+      assert.equal(bare.code, 0);
+      assert.equal(bare.stdout, '', 'no host known: nothing on stdout');
+      assert.match(bare.stderr, /not one it knows/);
+    });
+
+    it('a bound plan whose file is missing or broken', () => {
+      bind(claude);
+      fs.writeFileSync(planFile(ID), '---\nid: [unclosed\n---\n');
+      allowsWithMessage(hook(payload(claude, claude.files.target)), /PLAN-0000b00d\.md has no readable frontmatter/);
+      fs.rmSync(planFile(ID));
+      allowsWithMessage(hook(payload(claude, claude.files.target)), /PLAN-0000b00d\.md could not be read \(ENOENT\); it may have been archived or deleted/);
+    });
+
+    it('its own failure (the bindings folder cannot be written): allowed, for Copilot CLI with nothing on stdout and exit 0', () => {
+      fs.writeFileSync(path.join(root, '.pi', 'plans', 'hooks'), 'not a folder');
+      allowsWithMessage(hook(payload(claude, claude.files.mcp, (p) => (p.tool_input = { id: ID }))), /its own error/);
+      const cli = hook(payload(HOSTS[3], HOSTS[3].files.mcp, (p) => (p.toolArgs = JSON.stringify({ id: ID }))));
+      assert.equal(cli.code, 0);
+      assert.equal(cli.stdout, '');
+      assert.match(cli.stderr, /its own error/);
+    });
+  });
+});

@@ -1,0 +1,74 @@
+// The hook's reading of each host's documented payloads (the research fixtures, copied into
+// test/fixtures/hooks): which host and event a shape is, and what a tool call is. In process, pure.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readPayload } from '../../../src/cli/hook/payload';
+import { classifyTool, patchPaths, planToolOf } from '../../../src/cli/hook/tools';
+
+export const FIXTURES = path.resolve(__dirname, '../../fixtures/hooks');
+const load = (host: string, name: string) => JSON.parse(fs.readFileSync(path.join(FIXTURES, host, `${name}.json`), 'utf8')) as Record<string, unknown>;
+
+describe('pi-plans hook: payload shapes (the hosts\' documented fixtures)', () => {
+  it('tells every fixture\'s host from its shape alone, and its event (Copilot CLI\'s camelCase names none: told from its fields)', () => {
+    const expected: Record<string, string> = { claude: 'claude', vscode: 'copilot', codex: 'codex', 'copilot-cli': 'copilot-cli' };
+    let n = 0;
+    for (const host of Object.keys(expected)) {
+      for (const f of fs.readdirSync(path.join(FIXTURES, host)).filter((x) => x.endsWith('.json'))) {
+        const p = readPayload(load(host, f.slice(0, -5)));
+        const name = f.slice(0, -5);
+        // Copilot CLI's VS Code-compatible Stop has exactly VS Code's shape: it is read (and answered) as VS Code's.
+        const host2 = name === 'Stop.pascal-compat' ? 'copilot' : expected[host];
+        assert.equal(p?.host, host2, `${host}/${f}`);
+        const event = name.split('.')[0];
+        const canonical: Record<string, string> = { agentStop: 'Stop', userPromptSubmitted: 'UserPromptSubmit', errorOccurred: 'other', PermissionRequest: 'other', SubagentStart: 'other', 'cloud-agent': 'PreToolUse' };
+        const want = canonical[event] ?? event.charAt(0).toUpperCase() + event.slice(1);
+        assert.equal(p?.event, want, `${host}/${f}: event`);
+        n++;
+      }
+    }
+    assert.ok(n >= 50, `${n} fixtures read`);
+  });
+
+  it('--agent and --event win over the shape; a payload that is not an object, or names no host, is none', () => {
+    assert.equal(readPayload(load('claude', 'Stop'), { agent: 'codex' })?.host, 'codex');
+    assert.equal(readPayload(load('copilot-cli', 'sessionEnd'), { event: 'SessionEnd' })?.event, 'SessionEnd');
+    assert.equal(readPayload([]), undefined);
+    assert.equal(readPayload('x'), undefined);
+    assert.equal(readPayload({ hello: 1 }), undefined);
+  });
+
+  it('reads Copilot CLI\'s toolArgs as a JSON string or an object alike', () => {
+    const s = readPayload(load('copilot-cli', 'preToolUse.create'))!;
+    const o = readPayload(load('copilot-cli', 'preToolUse.create.objectArgs'))!;
+    assert.deepEqual(s.input, o.input);
+    assert.deepEqual(classifyTool(s), { kind: 'edit', tool: 'create', paths: ['/home/dev/proj/src/new-module.ts'] });
+  });
+
+  it('knows each host\'s editing tools and the files they name', () => {
+    const paths = (host: string, name: string) => {
+      const c = classifyTool(readPayload(load(host, name))!);
+      return c?.kind === 'edit' ? c.paths : c?.kind;
+    };
+    const app = '/home/dev/proj/src/app.ts';
+    assert.deepEqual(paths('claude', 'PreToolUse.edit'), [app]);
+    assert.deepEqual(paths('claude', 'PreToolUse.multiedit.legacy'), [app]);
+    assert.deepEqual(paths('claude', 'PreToolUse.notebookedit'), ['/home/dev/proj/analysis.ipynb']);
+    assert.deepEqual(paths('vscode', 'PreToolUse.apply_patch'), [app]);
+    assert.deepEqual(paths('vscode', 'PreToolUse.multi_replace_string_in_file'), [app, '/home/dev/proj/src/cfg.ts']);
+    assert.deepEqual(paths('vscode', 'PreToolUse.insert_edit_into_file'), [app]);
+    assert.deepEqual(paths('codex', 'PreToolUse.apply_patch'), [app, '/home/dev/proj/src/new-module.ts']);
+    assert.deepEqual(paths('copilot-cli', 'preToolUse.edit'), [app]);
+    assert.deepEqual(paths('copilot-cli', 'PreToolUse.pascal-compat.edit'), [app]);
+    for (const [host, name] of [['claude', 'PreToolUse.bash'], ['vscode', 'PreToolUse.run_in_terminal'], ['codex', 'PreToolUse.bash'], ['copilot-cli', 'preToolUse.bash']]) assert.equal(paths(host, name), 'terminal', `${host}/${name}`);
+    assert.deepEqual(patchPaths('*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n*** Delete File: c.ts\n*** End Patch'), ['a.ts', 'b.ts', 'c.ts']);
+  });
+
+  it('knows our plan tools under every host\'s MCP prefix, and nothing else by that name', () => {
+    for (const n of ['pi_plan_submit', 'mcp__pi-plans__pi_plan_submit', 'mcp_pi-plans_pi_plan_submit', 'pi-plans-pi_plan_submit', 'mcp__pi_plans__pi_plan_submit']) assert.equal(planToolOf(n), 'pi_plan_submit', n);
+    for (const n of ['Edit', 'mcp__other__submit', 'xpi_plan_submit']) assert.equal(planToolOf(n), undefined, n);
+    for (const [host, name] of [['claude', 'PreToolUse.mcp'], ['vscode', 'PreToolUse.mcp'], ['codex', 'PreToolUse.mcp'], ['copilot-cli', 'preToolUse.mcp']]) {
+      assert.deepEqual(classifyTool(readPayload(load(host, name))!), { kind: 'plan', tool: 'pi_plan_submit', plan: undefined, creates: false }, `${host}/${name}`);
+    }
+  });
+});

@@ -1,0 +1,98 @@
+// `pi-plans setup` as people run it: the built CLI (dist/cli.js) in its own process, on a
+// temporary workspace and a temporary home.
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+describe('pi-plans setup (the built CLI)', function () {
+  this.timeout(60_000);
+  let ws: string;
+  let home: string;
+  const cli = (...args: string[]) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, USERPROFILE: home };
+    for (const k of ['CODEX_HOME', 'COPILOT_HOME', 'CLAUDE_CONFIG_DIR']) delete env[k];
+    return spawnSync(process.execPath, [CLI, '--root', ws, ...args], { cwd: ws, encoding: 'utf8', env });
+  };
+  const read = (...p: string[]) => fs.readFileSync(path.join(ws, ...p), 'utf8');
+
+  beforeEach(() => {
+    ws = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-setup-cli-'));
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-setup-cli-home-'));
+  });
+  afterEach(() => {
+    fs.rmSync(ws, { recursive: true, force: true });
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('writes, says what it wrote, is idempotent, and --remove puts the person\'s file back', () => {
+    const mine = '{\n  // the team\'s\n  "permissions": { "deny": ["Read(.env)"] }\n}\n';
+    fs.mkdirSync(path.join(ws, '.claude'));
+    fs.writeFileSync(path.join(ws, '.claude', 'settings.json'), mine);
+    const first = cli('setup', '--agent', 'claude');
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stdout, /^Setting up Claude Code \(workspace scope\):\n {2}\.claude\/settings\.json: added hooks SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop, SessionEnd\n/);
+    assert.match(first.stdout, /\.mcp\.json \(new file\): added MCP server pi-plans/);
+    const hook = parseJsonc(read('.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command as string;
+    assert.equal(hook, `${process.execPath} ${CLI} hook --agent claude --event PreToolUse`, 'this Node and this script, by absolute path');
+    const second = cli('setup', '--agent', 'claude');
+    assert.equal(second.status, 0);
+    assert.match(second.stdout, /Already set up: nothing to change\.\n$/);
+    const removed = cli('setup', '--agent', 'claude', '--remove');
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.equal(read('.claude', 'settings.json'), mine);
+    assert.equal(fs.existsSync(path.join(ws, '.mcp.json')), false);
+    assert.match(cli('setup', '--agent', 'claude', '--remove').stdout, /Nothing to remove\./);
+  });
+
+  it('the MCP server entry it writes starts this CLI on this workspace', () => {
+    assert.equal(cli('setup', '--agent', 'copilot', '--no-hooks').status, 0);
+    const server = JSON.parse(read('.vscode', 'mcp.json')).servers['pi-plans'] as { command: string; args: string[] };
+    assert.equal(server.args.at(-1), 'mcp');
+    // The same program and arguments, asked for its version instead of serving.
+    const r = spawnSync(server.command, [...server.args.slice(0, -1).map((a) => a.replace('${workspaceFolder}', ws)), '--version'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^\d+\.\d+\.\d+/);
+  });
+
+  it('--dry-run prints the changes and writes nothing; --command sets how the agent runs pi-plans', () => {
+    const r = cli('setup', '--agent', 'copilot-cli', '--dry-run', '--command', 'pi-plans');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /\.github\/hooks\/pi-plans\.json \(new file\): would add hooks sessionStart, userPromptSubmitted, preToolUse, postToolUse, agentStop, sessionEnd/);
+    assert.match(r.stdout, /Dry run: run the same command without --dry-run/);
+    assert.deepEqual(fs.readdirSync(ws), []);
+    assert.equal(cli('setup', '--agent', 'copilot-cli', '--command', 'pi-plans').status, 0);
+    assert.equal(JSON.parse(read('.github', 'hooks', 'pi-plans.json')).hooks.agentStop[0].bash, 'pi-plans hook --event agentStop');
+  });
+
+  it('refuses a configuration file that does not parse: exit 1, the file and the fix named, nothing written', () => {
+    fs.mkdirSync(path.join(ws, '.codex'));
+    fs.writeFileSync(path.join(ws, '.codex', 'hooks.json'), '{ "hooks": { ');
+    const r = cli('setup', '--agent', 'codex');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /^pi-plans setup: \.codex\/hooks\.json: it does not parse as JSON \(line 1: \w+\)\. Fix the file \(or move it aside\), then run setup again\. Nothing was written\.\n$/);
+    assert.equal(read('.codex', 'hooks.json'), '{ "hooks": { ');
+    assert.deepEqual(fs.readdirSync(path.join(ws, '.codex')), ['hooks.json']);
+  });
+
+  it('--scope user writes in the home folder, not the workspace', () => {
+    const r = cli('setup', '--agent', 'codex', '--scope', 'user');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /~\/\.codex\/hooks\.json \(new file\)/);
+    assert.match(r.stdout, /open \/hooks in Codex/);
+    assert.ok(fs.existsSync(path.join(home, '.codex', 'config.toml')));
+    assert.deepEqual(fs.readdirSync(ws), []);
+  });
+
+  it('a wrong or missing --agent is a usage error that lists the hosts', () => {
+    const r = cli('setup', '--agent', 'cursor');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /Allowed choices are copilot, claude, codex, copilot-cli/);
+    assert.equal(cli('setup').status, 2);
+  });
+});
