@@ -245,7 +245,7 @@ async function main() {
   // An executing plan of the corpus (every fifth is), its steps targeting src/m0.ts…
   const executing = `PLAN-${hex(3)}`;
   if (args.includes('--hook-only')) {
-    const h = hookFigures(root, executing);
+    const h = await hookFigures(root, executing);
     if (json) process.stdout.write(JSON.stringify({ hook: h }, null, 2) + '\n');
     else printHook(h, N);
     fs.rmSync(cacheDir, { recursive: true, force: true });
@@ -332,7 +332,7 @@ async function main() {
   const stalls = await hostStalls(limitText);
 
   const cli = cliOnePlan();
-  const hook = hookFigures(root, executing);
+  const hook = await hookFigures(root, executing);
 
   const rows = [
     { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },

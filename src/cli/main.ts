@@ -13,7 +13,7 @@ import { registerReadCommands } from './commands/read';
 
 export type { CliIo } from './cliContext';
 /** The store's acts `pi-plans hook` (dist/hook.js) loads from this bundle when it needs them. */
-export { addCollectedStep, markStalled } from './hook/heavy';
+export { addCollectedStep, approvalVerdict, markStalled } from './hook/heavy';
 
 /** The package version, set by the bundler (the CLI is built with esbuild). */
 declare const __PI_PLANS_VERSION__: string | undefined;

@@ -7,7 +7,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { PlanStore, StorePorts, IndexCachePort } from '../store';
@@ -15,6 +14,9 @@ import { NodeFileSystem } from './nodeFileSystem';
 import { NodeLock } from './nodeLock';
 import { PersistedOutlines } from './persistedOutlines';
 import { NodeApprovalKeys, userConfigDir, userPorts } from './approvalKeys';
+import { cacheHome } from './userFolders';
+
+export { cacheHome } from './userFolders';
 
 export { NodeFileSystem } from './nodeFileSystem';
 export { clearPlanLock, lockPathOf, NodeLock, readPlanLock, type LockOwner, type LockReclaim, type PlanLockState } from './nodeLock';
@@ -22,11 +24,6 @@ export { NodeWatcher } from './nodeWatcher';
 export { OffThreadParser } from './offThreadParser';
 export { PersistedOutlines } from './persistedOutlines';
 export { folderInsideWorkspace, NodeApprovalKeys, readUserConfig, reviewCopiesDir, userConfigDir, userPorts, userStateDir } from './approvalKeys';
-
-/** Pi Plans' folder in the user's cache (never in a repository): PI_PLANS_CACHE_DIR, or pi-plans in XDG_CACHE_HOME or ~/.cache. */
-export function cacheHome(): string {
-  return process.env.PI_PLANS_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pi-plans');
-}
 
 /** The warm-start index of a workspace, kept in the user's cache folder (never in the repository). */
 export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCachePort {

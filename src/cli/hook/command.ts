@@ -109,7 +109,8 @@ export async function runHookCommand(argv: readonly string[], root: string | und
   // A wrong flag in a hook's configuration must not block the agent either: it is reported, and ignored.
   const flagProblem = v.agent && !agent ? `--agent ${v.agent} is not one of ${HOOK_HOSTS.join(', ')}` : v.event && !event ? `--event ${v.event} is not an event it knows` : undefined;
   if (flagProblem) io.err(`pi-plans hook: ${flagProblem}; detected from the payload instead\n`);
-  const a = await runHook(await io.stdin(), { agent, event, env: process.env, cwd: v.root ?? root ?? process.cwd(), now, heavy });
+  const trace = process.env.PI_PLANS_HOOK_TRACE ? (line: string) => io.err(`pi-plans hook trace: ${line}\n`) : undefined;
+  const a = await runHook(await io.stdin(), { agent, event, env: process.env, cwd: v.root ?? root ?? process.cwd(), now, heavy, trace });
   io.out(a.stdout);
   if (a.stderr) io.err(a.stderr);
   return a.code;

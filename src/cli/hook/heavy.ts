@@ -1,8 +1,9 @@
-// What the hook does rarely and through the store (its lock, its checks, its checkpoint log): marking
-// a plan stalled when the loop guard lets an agent go with steps open, and recording a collected
-// call as a step of a draft. Loaded only when needed: the store is no part of the hook's start-up.
+// What the hook does rarely and through the store (its lock, its checks, its checkpoint log, the
+// user's approval keys): checking that a plan's approval stands (once per text of the plan file: the
+// hook caches the verdict), marking a plan stalled when the loop guard lets an agent go with steps
+// open, and recording a collected call as a step of a draft. Loaded only when needed: the store is no part of the hook's start-up.
 // In the built CLI these are exported by dist/cli.js, which dist/hook.js loads for them.
-import { changeStatus, isPlanError } from '../../core';
+import { changeStatus, decodePlanBytes, isPlanError, parsePlan } from '../../core';
 import { openNodeStore } from '../../node';
 import { editPlanStep } from '../../service';
 
@@ -25,4 +26,35 @@ export async function addCollectedStep(root: string, id: string, step: { text: s
   const added = result.step;
   if (!added) throw new Error(`the step was added to ${id} but its id was not reported`);
   return added;
+}
+
+/** Where a plan's approval stands, for the hook: the store's verdict (see core `approvalStanding`) and, when it does not let the plan run, a few words on why. */
+export interface ApprovalVerdict {
+  state: 'none' | 'valid' | 'foreign' | 'changed' | 'invalid';
+  /** invalid: the reason; changed: who approved which version; foreign: who approved it, elsewhere. */
+  detail?: string;
+}
+
+/**
+ * Whether the approval of the plan in `bytes` (the plan file's bytes exactly as the hook read and
+ * hashed them, so the verdict is about that text and no other) stands, checked by the store with
+ * the user's keys, as `pi-plans show` and `validate` do. Throws when the text cannot be read as a
+ * plan (the hook then fails open and says why).
+ */
+export async function approvalVerdict(root: string, id: string, bytes: Uint8Array): Promise<ApprovalVerdict> {
+  const rel = `.pi/plans/${id}.md`;
+  const doc = parsePlan(decodePlanBytes(bytes, rel), rel);
+  if (doc.fm.id !== id) throw new Error(`${rel} names another plan (${doc.fm.id}) in its frontmatter`);
+  const store = await openNodeStore(root, { index: false });
+  const s = await store.approvalStanding(doc);
+  switch (s.state) {
+    case 'invalid':
+      return { state: s.state, detail: s.reason };
+    case 'changed':
+      return { state: s.state, detail: `${s.approver ?? 'a person'} approved v${s.version ?? '?'}` };
+    case 'foreign':
+      return { state: s.state, detail: `approved by ${s.approver} at v${s.version} on another machine` };
+    default:
+      return { state: s.state };
+  }
 }

@@ -8,6 +8,7 @@ import type { HeavyActs } from './run';
 
 /** The store's acts from the full CLI bundle beside this one (dist/cli.js exports them). */
 function heavyBeside(): Promise<HeavyActs> {
+  if (process.env.PI_PLANS_HOOK_TRACE) process.stderr.write('pi-plans hook trace: loading dist/cli.js (the store)\n');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file beside this bundle, loaded at run time
   return Promise.resolve(require(path.join(__dirname, 'cli.js')) as HeavyActs);
 }

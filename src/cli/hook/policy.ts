@@ -13,6 +13,11 @@ export interface PlanFacts {
   steps: readonly { id: string; status: string; text: string; target?: string }[];
   /** Open review comments (from the frontmatter's review record, when cheap to tell); 0 when unknown. */
   openComments: number;
+  /**
+   * Set when the status says approved, executing, stalled or failed but the person's signed approval
+   * of this text does not stand (the store's check, run.ts): the plan is treated as being planned.
+   */
+  approval?: { state: 'invalid' | 'changed' | 'foreign'; detail?: string };
 }
 
 /** `piPlans.hooks.planningTerminal` and `piPlans.hooks.otherFiles`. */
@@ -34,6 +39,17 @@ export const PLANNING = new Set(['draft', 'proposed', 'rejected', 'needs_review'
 const OPEN_STEP = new Set(['pending', 'in_progress', 'blocked', 'failed']);
 
 const named = (f: PlanFacts) => `${f.id} "${f.title.length > 80 ? `${f.title.slice(0, 79)}…` : f.title}"`;
+
+/** Whether the planning policy applies: a planning status, or a status whose approval does not stand. */
+export const planned = (f: PlanFacts) => PLANNING.has(f.status) || !!f.approval;
+
+/** Why a plan whose status says approved (or later) is treated as planned, and the call to make next. */
+function unapproved(f: PlanFacts, a: NonNullable<PlanFacts['approval']>): string {
+  const submit = `call pi_plan_submit with id ${f.id} so the person reviews`;
+  if (a.state === 'changed') return `${named(f)} says ${f.status}, but its text changed since approval (${a.detail ?? 'a person approved an earlier text'}): ${submit} the current text, and wait for their approval`;
+  if (a.state === 'foreign') return `${named(f)} was ${a.detail ?? 'approved on another machine'}, and no one here confirmed that approval: ask the person to confirm it (in VS Code, or pi-plans confirm ${f.id} in their own terminal), or ${submit} it here`;
+  return `${named(f)} says ${f.status}, but its approval is not valid (${a.detail ?? 'no signed approval of this text'}): ${submit} it, and wait for their approval`;
+}
 
 /** What to do next while a plan is planned, by status: the tail of a planning reason. */
 function planningNext(f: PlanFacts): string {
@@ -61,6 +77,10 @@ export function isTarget(f: PlanFacts, rel: string): boolean {
 export function decideTool(f: PlanFacts, call: ToolCall, paths: readonly string[], settings: HookSettings): Decision {
   if (call.kind === 'plan' || call.kind === 'other') return { kind: 'allow' };
   const files = paths.length ? paths.join(', ') : 'a file';
+  if (f.approval) {
+    if (call.kind === 'edit') return { kind: 'deny', reason: `pi-plans: ${call.tool} on ${files} is not run: ${unapproved(f, f.approval)}.` };
+    return choice(settings.planningTerminal, `pi-plans: this command runs only if the person allows it: ${unapproved(f, f.approval)}.`);
+  }
   if (PLANNING.has(f.status)) {
     if (call.kind === 'edit') return { kind: 'deny', reason: `pi-plans: ${call.tool} on ${files} is not run while ${named(f)} is being planned: ${planningNext(f)}.` };
     return choice(settings.planningTerminal, `pi-plans: ${named(f)} is not approved yet, so this command runs only if the person allows it: ${planningNext(f)}.`);
@@ -93,7 +113,8 @@ function choice(c: Choice, reason: string): Decision {
  * always lets the agent end its turn.
  */
 export function decideStop(f: PlanFacts, letGo: boolean): Decision {
-  if (f.status !== 'executing') return { kind: 'allow' };
+  // An executing plan whose approval does not stand is not pushed on: its marks would be refused.
+  if (f.status !== 'executing' || f.approval) return { kind: 'allow' };
   const next = nextStep(f);
   if (!next || letGo) return { kind: 'allow' };
   return {
@@ -106,7 +127,9 @@ export function decideStop(f: PlanFacts, letGo: boolean): Decision {
 export function summary(f: PlanFacts): string {
   const done = f.steps.filter((s) => s.status === 'done' || s.status === 'skipped').length;
   const next = nextStep(f);
-  const what = PLANNING.has(f.status)
+  const what = f.approval
+    ? `files are not edited: ${unapproved(f, f.approval)}`
+    : PLANNING.has(f.status)
     ? `files are not edited until it is approved; ${planningNext(f)}`
     : f.status === 'approved'
       ? `call pi_plan_execute with op "start" and id ${f.id} before editing files`

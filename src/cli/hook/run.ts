@@ -2,18 +2,22 @@
 // reads the bound plan (frontmatter and steps only) and answers with the policy's decision in the
 // host's format. Whatever goes wrong inside it, it allows and says why: a hook never blocks
 // because of its own failure.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { answer, failOpen, HookAnswer, notice } from './answer';
 import { HookEvent, HookHost, HookPayload, readPayload } from './payload';
 import { CONTEXT_EVENTS, decideStop, decideTool, Decision, nextStep, PlanFacts, summary } from './policy';
 import { classifyTool, ToolCall } from './tools';
-import { Binding, PlanUnreadable, plansDir, readBinding, readPlanFacts, readSettings, removeBinding, workspaceOf, writeBinding } from './workspace';
+import { GOVERNED, Verdict, verdictCache } from './verdict';
+import { Binding, PlanUnreadable, plansDir, readBinding, readPlanFile, readSettings, removeBinding, workspaceOf, writeBinding } from './workspace';
 
 /** The store's acts the hook needs rarely (see heavy.ts), loaded only then. */
 export interface HeavyActs {
   markStalled(root: string, id: string, reason: string): Promise<string>;
   addCollectedStep(root: string, id: string, step: { text: string; tool?: string; operation?: string; target?: string }): Promise<string>;
+  approvalVerdict(root: string, id: string, bytes: Uint8Array): Promise<Verdict>;
 }
 
 export interface HookOptions {
@@ -23,6 +27,8 @@ export interface HookOptions {
   cwd: string;
   now: number;
   heavy: () => Promise<HeavyActs>;
+  /** PI_PLANS_HOOK_TRACE: which path the hook took (the approval verdict from the cache, or the store's check), on stderr. */
+  trace?: (line: string) => void;
 }
 
 const EMPTY: HookAnswer = { stdout: '', stderr: '', code: 0 };
@@ -88,7 +94,11 @@ async function decidePayload(p: HookPayload, o: HookOptions): Promise<HookAnswer
   const call = p.event === 'PreToolUse' || p.event === 'PostToolUse' ? classifyTool(p) : undefined;
   const b = bindingAfter({ ...p, session: p.session }, call, readBinding(root, p.session, o.now), root, o.now);
   if (!b || p.event === 'PostToolUse') return EMPTY;
-  const facts = readPlanFacts(root, b.plan);
+  const read = readPlanFile(root, b.plan);
+  // A status that relaxes the planning policy counts only with a person's approval of this text
+  // behind it; a call the policy allows whatever the status (a read, a plan tool) does not ask.
+  const relaxed = GOVERNED.has(read.facts.status) && !(call && (call.kind === 'plan' || call.kind === 'other'));
+  const facts = relaxed ? await withApproval(read.facts, read.bytes, root, o) : read.facts;
   if (CONTEXT_EVENTS.has(p.event)) return answer(p, { kind: 'context', context: summary(facts) });
   if (p.event === 'Stop') return stop(p, facts, b, root, o);
   if (p.event !== 'PreToolUse' || !call) return EMPTY;
@@ -97,6 +107,38 @@ async function decidePayload(p: HookPayload, o: HookOptions): Promise<HookAnswer
   const d = decideTool(facts, call, paths, readSettings(root));
   if (b.collecting && facts.status === 'draft' && (call.kind === 'edit' || call.kind === 'terminal')) return answer(p, await collect(facts, call, paths, root, o));
   return answer(p, d);
+}
+
+/**
+ * The facts with the store's verdict on the approval of exactly these bytes: from the verdict cache
+ * (keyed by the bytes' SHA-256) when it holds one, else the store's check (heavy), then cached.
+ * A check that fails makes the hook fail open, saying why.
+ */
+async function withApproval(f: PlanFacts, bytes: Buffer, root: string, o: HookOptions): Promise<PlanFacts> {
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  const cache = verdictCache(root, o.env);
+  let v = typeof cache === 'string' ? undefined : cache.get(f.id, sha);
+  if (v) o.trace?.(`${f.id} ${f.status}: approval verdict from the cache: ${v.state}`);
+  else {
+    if (typeof cache === 'string') o.trace?.(cache);
+    const t = performance.now();
+    try {
+      v = await (await o.heavy()).approvalVerdict(root, f.id, bytes);
+    } catch (e) {
+      throw new PlanUnreadable(`the approval of ${f.id} (${f.status}) could not be checked: ${(e as Error).message ?? String(e)}`);
+    }
+    o.trace?.(`${f.id} ${f.status}: approval checked by the store in ${(performance.now() - t).toFixed(0)} ms: ${v.state}`);
+    if (typeof cache !== 'string') {
+      try {
+        cache.put(f.id, sha, v);
+      } catch (e) {
+        o.trace?.(`the verdict was not cached: ${(e as Error).message}`);
+      }
+    }
+  }
+  if (v.state === 'valid') return f;
+  // `none` (the store does not read this status as one an approval governs) is no approval either.
+  return { ...f, approval: { state: v.state === 'none' ? 'invalid' : v.state, detail: v.state === 'none' ? 'the store does not read this file as an approved plan' : v.detail } };
 }
 
 /** Stop: block once with the next step; the second attempt (or the host's loop guard) goes, and the plan is marked stalled. */
@@ -108,7 +150,7 @@ async function stop(p: HookPayload, facts: PlanFacts, b: Binding, root: string, 
     return answer(p, d);
   }
   if (b.stopBlocked) writeBinding(root, { ...b, stopBlocked: undefined });
-  const next = facts.status === 'executing' ? nextStep(facts) : undefined;
+  const next = facts.status === 'executing' && !facts.approval ? nextStep(facts) : undefined;
   if (!letGo || !next) return EMPTY;
   const reason = `the agent ended its turn with ${next.id} open after a reminder (pi-plans hook)`;
   const status = await (await o.heavy()).markStalled(root, facts.id, reason);

@@ -110,14 +110,21 @@ export class PlanUnreadable extends Error {}
 
 /** The plan's frontmatter and steps, read without the index or a Markdown parse. */
 export function readPlanFacts(root: string, id: string): PlanFacts {
+  return readPlanFile(root, id).facts;
+}
+
+/** The plan's facts and the bytes they were read from (whose SHA-256 keys the approval verdict). */
+export function readPlanFile(root: string, id: string): { facts: PlanFacts; bytes: Buffer } {
   const file = path.join(plansDir(root), `${id}.md`);
   const rel = `.pi/plans/${id}.md`;
+  let bytes: Buffer;
   let text: string;
   try {
     const st = fs.lstatSync(file);
     if (!st.isFile()) throw new PlanUnreadable(`${rel} is not a regular file`);
     if (st.size > MAX_PLAN_BYTES) throw new PlanUnreadable(`${rel} is ${st.size} bytes, over what the hook reads`);
-    text = fs.readFileSync(file, 'utf8');
+    bytes = fs.readFileSync(file);
+    text = bytes.toString('utf8');
   } catch (e) {
     if (e instanceof PlanUnreadable) throw e;
     throw new PlanUnreadable(`${rel} could not be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); it may have been archived or deleted`);
@@ -133,7 +140,7 @@ export function readPlanFacts(root: string, id: string): PlanFacts {
   }
   if (!data || typeof data.status !== 'string' || data.id !== id) throw new PlanUnreadable(`${rel} has no status or another id in its frontmatter: run pi-plans validate`);
   const steps = quickSteps(body).map((s) => ({ id: s.id, status: s.status, text: s.text, target: s.target }));
-  return { id, title: typeof data.title === 'string' ? data.title : id, status: data.status, version: typeof data.version === 'number' ? data.version : 0, steps, openComments: 0 };
+  return { facts: { id, title: typeof data.title === 'string' ? data.title : id, status: data.status, version: typeof data.version === 'number' ? data.version : 0, steps, openComments: 0 }, bytes };
 }
 
 const CHOICES: readonly string[] = ['ask', 'deny', 'allow'];

@@ -4,10 +4,12 @@
 // along its life by the real store and service (a person's signed approval, the test person's keys).
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createPlanText } from '../../../src/core';
+import { APPROVAL_GOVERNS, contentDigest, createPlanText, parsePlan } from '../../../src/core';
+import { GOVERNED } from '../../../src/cli/hook/verdict';
 import { openNodeStore } from '../../../src/node';
 import { startPlan } from '../../../src/service';
 import { sealedByUser } from '../../helpers/approvals';
@@ -71,8 +73,8 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
   }
 
   /** Runs the built `pi-plans hook` with a payload (an object, or raw text) on stdin. */
-  function hook(input: Json | string, args: string[] = []): { code: number | null; out: Json | undefined; stdout: string; stderr: string } {
-    const r = spawnSync(process.execPath, [BIN, 'hook', ...args], { input: typeof input === 'string' ? input : JSON.stringify(input), encoding: 'utf8', cwd: root, env: { ...process.env, CLAUDE_PROJECT_DIR: '' } });
+  function hook(input: Json | string, args: string[] = [], env: Record<string, string> = {}): { code: number | null; out: Json | undefined; stdout: string; stderr: string } {
+    const r = spawnSync(process.execPath, [BIN, 'hook', ...args], { input: typeof input === 'string' ? input : JSON.stringify(input), encoding: 'utf8', cwd: root, env: { ...process.env, CLAUDE_PROJECT_DIR: '', ...env } });
     return { code: r.status, out: r.stdout.trim() ? (JSON.parse(r.stdout) as Json) : undefined, stdout: r.stdout, stderr: r.stderr };
   }
 
@@ -143,6 +145,23 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
         assert.match(other.reason!, /src\/new-module\.ts is not a target of PLAN-0000b00d .*S001 src\/app\.ts, S002 docs\//);
       });
 
+      it('a status written by hand (executing, no signed approval): an edit to a step target is denied as "approval is not valid" with the call to make; a command asks; Stop is not blocked', () => {
+        bind(host);
+        fs.writeFileSync(planFile(ID), fs.readFileSync(planFile(ID), 'utf8').replace(/^status: proposed$/m, 'status: executing'));
+        const edit = hook(payload(host, host.files.target));
+        assert.equal(edit.code, 0);
+        const d = decision(host, edit.out);
+        assert.equal(d.decision, 'deny', edit.stdout + edit.stderr);
+        assert.match(d.reason!, /^pi-plans: .* is not run: PLAN-0000b00d "Read the port from the environment" says executing, but its approval is not valid \(it is executing but carries no approval record: the status was written by a file edit, not by a person's approval\): call pi_plan_submit with id PLAN-0000b00d so the person reviews it, and wait for their approval\.$/);
+        const cmd = decision(host, hook(payload(host, host.files.terminal)).out);
+        assert.equal(cmd.decision, host.name === 'codex' ? 'deny' : 'ask');
+        assert.match(cmd.reason!, /its approval is not valid/);
+        const stop = hook(payload(host, host.files.stop));
+        assert.equal(stop.code, 0);
+        assert.notEqual((host.name === 'copilot' ? stop.out?.hookSpecificOutput : stop.out)?.decision, 'block', 'an unapproved run is not pushed on');
+        assert.match(fs.readFileSync(planFile(ID), 'utf8'), /^status: executing$/m, 'and not marked stalled');
+      });
+
       it('Stop with open steps is blocked once with the next step, then let go; the plan is marked stalled', async () => {
         bind(host);
         await approveAndStart(host);
@@ -208,6 +227,76 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
       assert.equal(decision(claude, hook(payload(claude, claude.files.terminal)).out).decision, 'deny');
       await approveAndStart(claude);
       assert.equal(hook(payload(claude, claude.files.other)).stdout, '');
+    });
+  });
+
+  describe('the approval behind the status (the store\'s check with the user\'s keys, its verdict cached outside the workspace)', () => {
+    const claude = HOSTS[0];
+    const TRACE = { PI_PLANS_HOOK_TRACE: '1' };
+    const editTarget = (env: Record<string, string> = TRACE) => hook(payload(claude, claude.files.target), [], env);
+    /** The verdict cache's entry for this workspace's plan, in the user's cache folder. */
+    const entryFile = (cacheDir = process.env.PI_PLANS_CACHE_DIR!) => path.join(cacheDir, 'hook-verdicts', `${createHash('sha256').update(`${root}\0${ID}`).digest('hex').slice(0, 40)}.json`);
+    const sha = () => createHash('sha256').update(fs.readFileSync(planFile(ID))).digest('hex');
+
+    it('checks every status an approval governs (the hook\'s list is core\'s)', () => {
+      assert.deepEqual([...GOVERNED].sort(), [...APPROVAL_GOVERNS].sort());
+    });
+
+    it('after approve and start, a hand edit to a step\'s text denies edits as changed since approval; a recomputed digest as not valid', async () => {
+      bind(claude);
+      await approveAndStart(claude);
+      assert.equal(decision(claude, editTarget().out).decision, undefined, 'approved and started: allowed');
+      fs.writeFileSync(planFile(ID), fs.readFileSync(planFile(ID), 'utf8').replace('Read PORT', 'Read PORT and drop the production database'));
+      const changed = decision(claude, editTarget().out);
+      assert.equal(changed.decision, 'deny');
+      assert.match(changed.reason!, /PLAN-0000b00d "Read the port from the environment" says executing, but its text changed since approval \(Test Person approved v1\): call pi_plan_submit with id PLAN-0000b00d so the person reviews the current text, and wait for their approval\.$/);
+      const text = fs.readFileSync(planFile(ID), 'utf8');
+      fs.writeFileSync(planFile(ID), text.replace(/^approved_hash: .*$/m, `approved_hash: ${contentDigest(parsePlan(text))}`));
+      const forged = decision(claude, editTarget().out);
+      assert.equal(forged.decision, 'deny');
+      assert.match(forged.reason!, /its approval is not valid \(its approval record does not verify: it was edited, copied from another plan or forged\): call pi_plan_submit with id PLAN-0000b00d/);
+    });
+
+    it('the verdict is cached by the file\'s SHA-256: a second call on an unchanged file does not load the store; a forged entry (outside or inside the workspace) is not read', async () => {
+      bind(claude);
+      await approveAndStart(claude);
+      const first = editTarget();
+      assert.match(first.stderr, /loading dist\/cli\.js/);
+      assert.match(first.stderr, /PLAN-0000b00d executing: approval checked by the store in \d+ ms: valid/);
+      const second = editTarget();
+      assert.equal(decision(claude, second.out).decision, undefined);
+      assert.doesNotMatch(second.stderr, /loading dist\/cli\.js|checked by the store/, 'no store on a cache hit');
+      assert.match(second.stderr, /PLAN-0000b00d executing: approval verdict from the cache: valid/);
+      const entry = JSON.parse(fs.readFileSync(entryFile(), 'utf8'));
+      assert.equal(entry.sha, sha());
+      assert.equal(entry.state, 'valid');
+
+      // The agent changes a step and rewrites the entry for its new bytes (it cannot make the HMAC).
+      fs.writeFileSync(planFile(ID), fs.readFileSync(planFile(ID), 'utf8').replace('Read PORT', 'Read PORT and drop the production database'));
+      fs.writeFileSync(entryFile(), JSON.stringify({ ...entry, sha: sha() }));
+      const forged = editTarget();
+      assert.equal(decision(claude, forged.out).decision, 'deny', forged.stderr);
+      assert.match(forged.stderr, /approval checked by the store in \d+ ms: changed/);
+
+      // A cache folder inside the workspace is never used: a valid-looking entry there is not read, nothing is written there.
+      const inside = path.join(root, '.pi', 'cache');
+      fs.mkdirSync(path.join(inside, 'hook-verdicts'), { recursive: true });
+      fs.writeFileSync(entryFile(inside), JSON.stringify({ ...entry, sha: sha() }));
+      const there = editTarget({ ...TRACE, PI_PLANS_CACHE_DIR: inside });
+      assert.equal(decision(claude, there.out).decision, 'deny');
+      assert.match(there.stderr, /no verdict cache: the cache folder \(.*\) is inside the workspace/);
+      assert.match(there.stderr, /approval checked by the store in \d+ ms: changed/);
+      assert.deepEqual(fs.readdirSync(path.join(inside, 'hook-verdicts')), [path.basename(entryFile(inside))]);
+    });
+
+    it('a check that fails (the plan file no longer a plan the store reads) allows, and says why', async () => {
+      bind(claude);
+      await approveAndStart(claude);
+      fs.appendFileSync(planFile(ID), Buffer.from([0xff, 0xfe, 0x0a]));
+      const r = editTarget({});
+      assert.equal(r.code, 0);
+      assert.ok(!/"deny"|"ask"/.test(r.stdout), r.stdout);
+      assert.match(r.out?.systemMessage ?? '', /allowed this call without checking its plan: the approval of PLAN-0000b00d \(executing\) could not be checked: .*UTF-8/);
     });
   });
 

@@ -1,0 +1,84 @@
+// Whether the bound plan's approval stands, as cheaply as the hook must run: the frontmatter's
+// `status` is a line any file write can change, so before a status that relaxes the planning
+// policy (approved, executing, stalled, failed) counts, the store checks the person's signed
+// approval of exactly this text with the user's keys (heavy.ts `approvalVerdict`, loaded from
+// dist/cli.js). Its verdict is cached by the SHA-256 of the plan file's bytes, so the check runs
+// again only when the file changed.
+//
+// The cache lives in the user's cache folder (outside every workspace: a verdict in the workspace
+// would be one more file an agent writes). An agent runs as the user and could write that folder
+// too, so each entry carries an HMAC keyed by a digest of the user's private approval key (in the
+// configuration folder, which the security model already keeps out of an agent's reach): an entry
+// that does not verify is not read. No private key yet, or either folder inside the workspace: no
+// cache, the check runs on every call that needs it.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { cacheHome, realPathOf, userConfigDir } from '../../node/userFolders';
+
+/** Statuses whose policy is looser than planning's and that only a person's approval reaches (core's APPROVAL_GOVERNS). */
+export const GOVERNED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled', 'failed']);
+
+/** The store's verdict (heavy.ts `ApprovalVerdict`, repeated here: the hook's bundle does not import the store's side). */
+export interface Verdict {
+  state: 'none' | 'valid' | 'foreign' | 'changed' | 'invalid';
+  detail?: string;
+}
+
+const STATES: readonly string[] = ['none', 'valid', 'foreign', 'changed', 'invalid'];
+
+/** The verdict cache of one workspace, or why there is none. */
+export interface VerdictCache {
+  get(id: string, sha: string): Verdict | undefined;
+  put(id: string, sha: string, v: Verdict): void;
+}
+
+/** Size, time and inode of a file, or `-`: a change to the keys, the trust list or the confirmations makes every cached verdict stale. */
+function stamp(file: string): string {
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  return st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '-';
+}
+
+/** The cache for `root`, or a string saying why verdicts are not cached there. */
+export function verdictCache(root: string, env: NodeJS.ProcessEnv): VerdictCache | string {
+  const configDir = userConfigDir(env);
+  const dir = path.join(cacheHome(env), 'hook-verdicts');
+  const realRoot = realPathOf(root);
+  const within = (d: string) => {
+    const real = realPathOf(d);
+    return real === realRoot || real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep);
+  };
+  if (within(dir)) return `no verdict cache: the cache folder (${dir}) is inside the workspace, where an agent could write verdicts`;
+  if (within(configDir)) return `no verdict cache: the configuration folder (${configDir}) is inside the workspace`;
+  const keyFile = path.join(configDir, 'approval-key.pem'); // NodeApprovalKeys' own key file
+  let secret: Buffer;
+  try {
+    secret = createHash('sha256').update('pi-plans hook verdict v1\0').update(fs.readFileSync(keyFile)).digest();
+  } catch {
+    return 'no verdict cache: no approval key in the configuration folder yet';
+  }
+  const keys = ['approval-key.pem', 'config.json', 'confirmed-approvals.json'].map((f) => stamp(path.join(configDir, f))).join('|');
+  const fileOf = (id: string) => path.join(dir, `${createHash('sha256').update(`${realRoot}\0${id}`).digest('hex').slice(0, 40)}.json`);
+  const mac = (id: string, sha: string, v: Verdict) => createHmac('sha256', secret).update(JSON.stringify([realRoot, id, sha, keys, v.state, v.detail ?? null])).digest();
+  return {
+    get(id, sha) {
+      try {
+        const e = JSON.parse(fs.readFileSync(fileOf(id), 'utf8')) as { sha?: unknown; state?: unknown; detail?: unknown; mac?: unknown };
+        if (e.sha !== sha || typeof e.state !== 'string' || !STATES.includes(e.state) || typeof e.mac !== 'string') return undefined;
+        const v: Verdict = { state: e.state as Verdict['state'], ...(typeof e.detail === 'string' ? { detail: e.detail } : {}) };
+        const want = mac(id, sha, v);
+        const got = Buffer.from(e.mac, 'hex');
+        return got.length === want.length && timingSafeEqual(got, want) ? v : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    put(id, sha, v) {
+      const file = fileOf(id);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, `${JSON.stringify({ v: 1, id, sha, state: v.state, ...(v.detail ? { detail: v.detail } : {}), mac: mac(id, sha, v).toString('hex') })}\n`, { mode: 0o600 });
+      fs.renameSync(tmp, file);
+    },
+  };
+}
