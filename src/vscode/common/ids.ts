@@ -95,6 +95,9 @@ export const SETTINGS = {
   notifyStalled: 'notifications.stalled',
   openPlansIn: 'editor.openPlansIn',
   strategy: 'planning.strategy',
+  /** Read by `pi-plans hook` from the workspace's .vscode/settings.json, not by the extension. */
+  hooksPlanningTerminal: 'hooks.planningTerminal',
+  hooksOtherFiles: 'hooks.otherFiles',
 } as const;
 
 /** The `@plans` chat participant (package.json `chatParticipants`). */

@@ -14,6 +14,16 @@ describe('ids shared with package.json', () => {
     const declared = Object.keys(pkg.contributes.configuration.properties).sort();
     assert.deepEqual(declared, Object.entries(SETTINGS).filter(([k]) => k !== 'section').map(([, v]) => `${SETTINGS.section}.${v}`).sort());
   });
+  it('the settings pi-plans hook reads from .vscode/settings.json are declared, with its choices and defaults', () => {
+    const source = fs.readFileSync(path.resolve(__dirname, '../../../src/cli/hook/workspace.ts'), 'utf8');
+    const read = [...source.matchAll(/'(piPlans\.hooks\.\w+)'/g)].map((m) => m[1]).sort();
+    assert.deepEqual(read, ['piPlans.hooks.otherFiles', 'piPlans.hooks.planningTerminal']);
+    for (const key of read) {
+      const p = pkg.contributes.configuration.properties[key];
+      assert.deepEqual(p.enum, ['ask', 'deny', 'allow'], key);
+      assert.equal(p.default, 'ask', key);
+    }
+  });
   it('the context key is the one the gated tools and the chat instructions use', () => {
     assert.ok(GATED_WHEN.includes(CONTEXT_KEYS.planWorkActive));
     assert.equal(pkg.contributes.chatInstructions[0].when, CONTEXT_KEYS.planWorkActive);
