@@ -19,7 +19,7 @@ export default tseslint.config(
   },
   {
     // The demo's sample agent is a plain CommonJS extension (no build step).
-    files: ['demo/**/*.js', 'test/e2e/command-caller/*.js', 'test/e2e/chat-driver/*.js'],
+    files: ['demo/**/*.js', 'test/e2e/command-caller/*.js', 'test/e2e/chat-driver/*.js', 'test/e2e/hook-driver/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
