@@ -77,6 +77,8 @@ export function isTarget(f: PlanFacts, rel: string): boolean {
 export function decideTool(f: PlanFacts, call: ToolCall, paths: readonly string[], settings: HookSettings): Decision {
   if (call.kind === 'plan' || call.kind === 'other') return { kind: 'allow' };
   const files = paths.length ? paths.join(', ') : 'a file';
+  const folder = planFolderCall(f, call, paths, files);
+  if (folder) return folder;
   if (f.approval) {
     if (call.kind === 'edit') return { kind: 'deny', reason: `pi-plans: ${call.tool} on ${files} is not run: ${unapproved(f, f.approval)}.` };
     return choice(settings.planningTerminal, `pi-plans: this command runs only if the person allows it: ${unapproved(f, f.approval)}.`);
@@ -101,6 +103,32 @@ export function decideTool(f: PlanFacts, call: ToolCall, paths: readonly string[
     return { kind: 'allow', context: `pi-plans: ${named(f)} has no step in progress: ${mark}.` };
   }
   return { kind: 'allow' };
+}
+
+/** A command that names the plan folder: `.pi/` after a space, a quote, `=` or a path separator, or at the start. */
+const NAMES_PLAN_FOLDER = /(?:^|[\s"'=/\\])\.pi(?:[/\\]|\s|$)/;
+
+/** A command that runs the CLI's decisions: `pi-plans approve|confirm|trust`, or a script path ending in `pi-plans.js`/`cli.js`/`bin.js` followed by one. */
+const APPROVES = /(?:\bpi-plans|[/\\](?:pi-plans|cli|bin)\.js)\b(?:\s+--?[\w-]+(?:[ =](?!approve|confirm|trust)\S+)?)*\s+(?:approve|confirm|trust)\b/;
+
+/**
+ * At any status, a bound session approves nothing (the CLI's approve, confirm and trust are the
+ * person's: in an agent's terminal they are denied), and changes the plan folder (the plan, its review copies, the
+ * bindings the hook reads) only through the plan tools: an edit there is denied, and a command
+ * that names it is the person's to allow (deleting its binding would free the session).
+ */
+function planFolderCall(f: PlanFacts, call: ToolCall, paths: readonly string[], files: string): Decision | undefined {
+  const use = `use the plan tools (pi_plan_get, pi_plan_update, pi_plan_step) with id ${f.id}`;
+  if (call.kind === 'edit' && paths.some((p) => p === '.pi' || p.startsWith('.pi/'))) {
+    return { kind: 'deny', reason: `pi-plans: ${call.tool} on ${files} is not run: the plan folder changes only through the plan tools, so ${named(f)} stays what the person reviewed: ${use}.` };
+  }
+  if (call.kind === 'terminal' && APPROVES.test(call.command)) {
+    return { kind: 'deny', reason: `pi-plans: this command would approve, confirm or trust a plan, which is the person's act, never the agent's: call pi_plan_submit with id ${f.id} and wait for their decision.` };
+  }
+  if (call.kind === 'terminal' && NAMES_PLAN_FOLDER.test(call.command)) {
+    return { kind: 'ask', reason: `pi-plans: this command names the plan folder (.pi/), which changes only through the plan tools while ${named(f)} binds this session: the person decides whether it runs; to read or change the plan, ${use}.` };
+  }
+  return undefined;
 }
 
 function choice(c: Choice, reason: string): Decision {

@@ -176,6 +176,45 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
         assert.match(fs.readFileSync(planFile(ID), 'utf8'), /^status: stalled$/m);
       });
 
+      it('while executing, the plan folder changes only through the plan tools: an edit of the plan file is denied, a command naming .pi/ (deleting the binding) asks, the CLI\'s approve is denied', async () => {
+        bind(host);
+        await approveAndStart(host);
+        const planPath = `${root}/.pi/plans/${ID}.md`;
+        const edit = hook(
+          payload(host, host.files.target, (p) => {
+            if (host.name === 'codex') p.tool_input.command = `*** Begin Patch\n*** Update File: ${planPath}\n@@\n-a\n+b\n*** End Patch\n`;
+            else if (host.name === 'copilot-cli') p.toolArgs = { ...(typeof p.toolArgs === 'string' ? JSON.parse(p.toolArgs) : p.toolArgs), path: planPath };
+            else if (host.name === 'copilot') p.tool_input.filePath = planPath;
+            else p.tool_input.file_path = planPath;
+          }),
+        );
+        const d = decision(host, edit.out);
+        assert.equal(d.decision, 'deny', edit.stdout + edit.stderr);
+        assert.match(d.reason!, /on \.pi\/plans\/PLAN-0000b00d\.md is not run: the plan folder changes only through the plan tools, .*pi_plan_update.* with id PLAN-0000b00d/);
+        const rm = hook(
+          payload(host, host.files.terminal, (p) => {
+            if (host.name === 'copilot-cli') p.toolArgs = { command: 'rm -rf .pi/plans/hooks' };
+            else p.tool_input = { ...p.tool_input, command: 'rm -rf .pi/plans/hooks' };
+          }),
+        );
+        const c = decision(host, rm.out);
+        assert.equal(c.decision, host.name === 'codex' ? 'deny' : 'ask', rm.stdout + rm.stderr);
+        assert.match(c.reason!, /names the plan folder \(\.pi\/\)/);
+        // Approving is the person's act: the CLI's approve in the agent's terminal is denied on every host.
+        const approve = hook(
+          payload(host, host.files.terminal, (p) => {
+            const command = `npx pi-plans --root ${root} approve ${OTHER} --digest abc`;
+            if (host.name === 'copilot-cli') p.toolArgs = { command };
+            else p.tool_input = { ...p.tool_input, command };
+          }),
+        );
+        const a = decision(host, approve.out);
+        assert.equal(a.decision, 'deny', approve.stdout + approve.stderr);
+        assert.match(a.reason!, /would approve, confirm or trust a plan, which is the person's act, never the agent's: call pi_plan_submit with id PLAN-0000b00d/);
+        // A command that does not name it runs as before while executing.
+        assert.equal(decision(host, hook(payload(host, host.files.terminal)).out).decision, undefined);
+      });
+
       it('the context events inject the plan\'s summary (status, version, next step), at most 1,500 characters', () => {
         bind(host);
         for (const name of [host.files.start, host.files.prompt]) {
