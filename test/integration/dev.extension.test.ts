@@ -332,6 +332,29 @@ describe('Pi Plans in a real VS Code', function () {
     }
   });
 
+  it('plan work mode tells the agent hooks: while it is on, a VS Code agent session no plan tool bound is held to that plan (an edit denied); when it ends, the session is free', async () => {
+    await api();
+    const root = folder().uri.fsPath;
+    const modeFile = path.join(root, '.pi', 'plans', 'hooks', 'work-mode.json');
+    const bin = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'bin.js');
+    const env = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
+    const edit = { hook_event_name: 'PreToolUse', session_id: 'it-work-mode', tool_name: 'replace_string_in_file', tool_input: { filePath: path.join(root, 'src', 'x.ts'), oldString: 'a', newString: 'b' }, tool_use_id: 't1', transcript_path: '/tmp/t.jsonl', cwd: root, timestamp: new Date().toISOString() };
+    const hook = () => execFileSync(process.execPath, [bin, 'hook', '--event', 'preToolUse'], { encoding: 'utf8', env, input: JSON.stringify(edit) });
+    assert.equal(hook(), '', 'no plan work: the session is free');
+    await vscode.commands.executeCommand('piPlans.startWork', { id: 'PLAN-7b2d4e61' });
+    try {
+      await until('the hooks file names the plan', () => fs.existsSync(modeFile) && JSON.parse(fs.readFileSync(modeFile, 'utf8')).plan === 'PLAN-7b2d4e61', 10_000);
+      const answer = JSON.parse(hook());
+      assert.equal(answer.hookSpecificOutput.permissionDecision, 'deny');
+      // (An earlier test wrote `status: approved` into it by hand: planned, or an approval that is not valid.)
+      assert.match(answer.hookSpecificOutput.permissionDecisionReason, /^pi-plans: replace_string_in_file on src\/x\.ts is not run: PLAN-7b2d4e61 "Migrate the settings page to the new form components" (is being planned|says approved, but its approval is not valid)/);
+    } finally {
+      await vscode.commands.executeCommand('piPlans.endWork');
+    }
+    await until('the hooks file is gone', () => !fs.existsSync(modeFile), 10_000);
+    assert.equal(hook(), '', 'plan work ended: free again');
+  });
+
   it('registers the Planner agent and the planning prompt files with VS Code; the agent file passes VS Code\'s own checks', async () => {
     await api();
     type Listed = { uri: { path: string }; type: string; extensionId: string };

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { eventOf, HOOK_HOSTS, hostOf } from './payload';
 import { HookSettings, PLANNING, PlanFacts } from './policy';
 import { HeavyActs, runHook } from './run';
+import { workModePlan } from './workMode';
 import { Binding, listBindings, PlanUnreadable, readBinding, readPlanFacts, readSettings, workspaceOf, writeBinding } from './workspace';
 
 export interface HookIo {
@@ -45,12 +46,14 @@ function status(root: string, now: number, json: boolean, io: HookIo): number {
     }
     return { session: b.session, host: b.host, plan: b.plan, status: facts?.status, collecting: !!b.collecting, idleMinutes: Math.floor((now - Date.parse(b.seenAt)) / 60_000), may: facts ? mayDo(facts, settings) : `anything: ${problem} (the hook fails open)` };
   });
+  const workMode = workModePlan(root);
   if (json) {
-    io.out(`${JSON.stringify({ root, sessions: rows }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ root, sessions: rows, ...(workMode ? { workMode } : {}) }, null, 2)}\n`);
     return 0;
   }
+  if (workMode) io.out(`VS Code's plan work mode is on ${workMode}: it binds every VS Code agent session no plan tool call has bound.\n`);
   if (!rows.length) {
-    io.out(`No agent session is bound to a plan in ${root}: every session is unrestricted. A session binds when it creates a plan or names one with a pi_plan_* tool.\n`);
+    io.out(`No agent session is bound to a plan in ${root}${workMode ? ' by a plan tool call' : ': every session is unrestricted'}. A session binds when it creates a plan or names one with a pi_plan_* tool.\n`);
     return 0;
   }
   for (const r of rows) {

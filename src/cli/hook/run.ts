@@ -11,6 +11,7 @@ import { HookEvent, HookHost, HookPayload, readPayload } from './payload';
 import { CONTEXT_EVENTS, decideStop, decideTool, Decision, nextStep, PlanFacts, summary } from './policy';
 import { classifyTool, ToolCall } from './tools';
 import { GOVERNED, Verdict, verdictCache } from './verdict';
+import { workModeBinding } from './workMode';
 import { Binding, PlanUnreadable, plansDir, readBinding, readPlanFile, readSettings, removeBinding, workspaceOf, writeBinding } from './workspace';
 
 /** The store's acts the hook needs rarely (see heavy.ts), loaded only then. */
@@ -92,7 +93,8 @@ async function decidePayload(p: HookPayload, o: HookOptions): Promise<HookAnswer
     return EMPTY;
   }
   const call = p.event === 'PreToolUse' || p.event === 'PostToolUse' ? classifyTool(p) : undefined;
-  const b = bindingAfter({ ...p, session: p.session }, call, readBinding(root, p.session, o.now), root, o.now);
+  const session = { ...p, session: p.session };
+  const b = bindingAfter(session, call, readBinding(root, p.session, o.now) ?? workModeBinding(root, session, o.now), root, o.now);
   if (!b || p.event === 'PostToolUse') return EMPTY;
   const read = readPlanFile(root, b.plan);
   // A status that relaxes the planning policy counts only with a person's approval of this text

@@ -6,6 +6,8 @@ import { CONTEXT_KEYS } from '../common/ids';
 const KEY = 'piPlans.activePlans';
 /** The plan work was last on: what `@plans /on` resumes and `/show` shows when no plan is named. */
 const LAST_KEY = 'piPlans.lastPlan';
+/** What `pi-plans hook` reads (src/cli/hook/workMode.ts): the file's name in `.pi/plans/hooks/`. */
+const WORK_MODE_FILE = 'work-mode.json';
 /** Context key: a plan is active (plan work mode), for the gated tools' `when` clauses. */
 export const WORK_ACTIVE_CONTEXT = CONTEXT_KEYS.planWorkActive;
 
@@ -60,5 +62,29 @@ export class WorkspaceActivePlans extends DisposableScope implements ActivePlans
   private async publish(): Promise<void> {
     await vscode.commands.executeCommand('setContext', WORK_ACTIVE_CONTEXT, this.list().length > 0);
     this.changed.fire();
+    await this.tellHooks().catch(() => undefined); // the hooks file is a convenience: never fails plan work
+  }
+
+  /**
+   * Agent hooks (`pi-plans hook`) run in processes of their own: each folder's active plan goes to
+   * `.pi/plans/hooks/work-mode.json` while plan work mode is on there (it binds the VS Code agent
+   * sessions no plan tool call bound), and the file goes when it ends.
+   */
+  private async tellHooks(): Promise<void> {
+    const active = new Map(this.list().map((a) => [a.folder, a.id]));
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme !== 'file') continue;
+      const plans = vscode.Uri.joinPath(folder.uri, '.pi', 'plans');
+      const file = vscode.Uri.joinPath(plans, 'hooks', WORK_MODE_FILE);
+      const id = active.get(folder.name);
+      const had = await vscode.workspace.fs.readFile(file).then((b) => new TextDecoder().decode(b), () => undefined);
+      if (!id) {
+        if (had !== undefined) await vscode.workspace.fs.delete(file);
+        continue;
+      }
+      const text = `${JSON.stringify({ plan: id })}\n`;
+      const hasPlans = await vscode.workspace.fs.stat(plans).then(() => true, () => false);
+      if (had !== text && hasPlans) await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
+    }
   }
 }

@@ -230,6 +230,29 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
 
   describe('bindings', () => {
     const claude = HOSTS[0];
+    it('VS Code\'s plan work mode binds a VS Code session no plan tool call bound (not written as a binding); other hosts\' sessions stay free; a plan tool call naming another plan wins; the mode\'s end frees it', () => {
+      const vscodeHost = HOSTS[1];
+      fs.writeFileSync(planFile(OTHER), planText(OTHER, 'draft'));
+      const modeFile = path.join(root, '.pi', 'plans', 'hooks', 'work-mode.json');
+      fs.mkdirSync(path.dirname(modeFile), { recursive: true });
+      fs.writeFileSync(modeFile, JSON.stringify({ plan: ID }));
+      const edit = () => decision(vscodeHost, hook(payload(vscodeHost, vscodeHost.files.target)).out);
+      assert.equal(edit().decision, 'deny');
+      assert.match(edit().reason!, /PLAN-0000b00d .* is being planned/);
+      assert.deepEqual(fs.readdirSync(path.dirname(modeFile)), ['work-mode.json'], 'no binding written');
+      assert.equal(hook(payload(claude, claude.files.target)).stdout, '', 'a Claude Code session is not bound by VS Code\'s mode');
+      const status = spawnSync(process.execPath, [BIN, 'hook', 'status'], { cwd: root, encoding: 'utf8' });
+      assert.match(status.stdout, /VS Code's plan work mode is on PLAN-0000b00d: it binds every VS Code agent session no plan tool call has bound/);
+      bind(vscodeHost, OTHER);
+      assert.match(edit().reason!, /PLAN-0000b00e .* it is a draft/, 'the plan tool call\'s binding wins');
+      fs.rmSync(path.join(root, '.pi', 'plans', 'hooks'), { recursive: true });
+      fs.mkdirSync(path.dirname(modeFile), { recursive: true });
+      fs.writeFileSync(modeFile, JSON.stringify({ plan: 'PLAN-0000dead' }));
+      assert.equal(hook(payload(vscodeHost, vscodeHost.files.target)).stdout, '', 'a mode on a plan that is not there binds nothing');
+      fs.rmSync(modeFile);
+      assert.equal(hook(payload(vscodeHost, vscodeHost.files.target)).stdout, '', 'the mode ended: free');
+    });
+
     it('a call naming another plan rebinds the session; SessionEnd removes the binding; a day idle ends it', () => {
       fs.writeFileSync(planFile(OTHER), planText(OTHER, 'draft'));
       bind(claude);
