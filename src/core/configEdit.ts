@@ -155,18 +155,38 @@ function checkShape(doc: JsonDoc, place: JsonPlace, shape: EntryEdit['shape']): 
   }
 }
 
+/** A hook entry is ours when one of its commands (command; bash or powershell in Copilot's files) is. */
+function isOurHook(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && ['command', 'bash', 'powershell'].some((k) => typeof (v as Record<string, unknown>)[k] === 'string' && OUR_HOOK.test((v as Record<string, string>)[k]));
+}
+
+/**
+ * Whether a host's hook file (JSON or JSONC) holds a hook of ours for any event, in either shape
+ * setup writes: `hooks.<event>` a list of commands (Copilot) or of `{ matcher?, hooks: [...] }`
+ * groups (Claude Code, Codex). A file that does not parse holds none.
+ */
+export function hasOurHooks(text: string): boolean {
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length || root?.type !== 'object') return false;
+  const hooks = getNodeValue(root).hooks as unknown;
+  if (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks)) return false;
+  return Object.values(hooks).some(
+    (list) => Array.isArray(list) && list.some((item) => isOurHook(item) || (Array.isArray((item as { hooks?: unknown } | null)?.hooks) && ((item as { hooks: unknown[] }).hooks).some(isOurHook))),
+  );
+}
+
 /** The paths of our hook commands in the list at `place`. */
 function ourHooks(doc: JsonDoc, place: JsonPlace, shape: EntryEdit['shape']): JSONPath[] {
   const list = doc.node(place as JSONPath);
-  const isOurs = (v: unknown) => typeof v === 'object' && v !== null && ['command', 'bash', 'powershell'].some((k) => typeof (v as Record<string, unknown>)[k] === 'string' && OUR_HOOK.test((v as Record<string, string>)[k]));
   const found: JSONPath[] = [];
   (list?.children ?? []).forEach((item, i) => {
     if (shape === 'hookList') {
-      if (isOurs(getNodeValue(item))) found.push([...place, i]);
+      if (isOurHook(getNodeValue(item))) found.push([...place, i]);
       return;
     }
     const hooks = (getNodeValue(item) as { hooks?: unknown } | null)?.hooks;
-    if (Array.isArray(hooks)) hooks.forEach((h, j) => isOurs(h) && found.push([...place, i, 'hooks', j]));
+    if (Array.isArray(hooks)) hooks.forEach((h, j) => isOurHook(h) && found.push([...place, i, 'hooks', j]));
   });
   return found;
 }

@@ -8,8 +8,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConfigBase, HOST_NAMES, SetupRequest, setupTargets, SetupTarget } from '../core/agentSetup';
-import { ConfigFileError, editConfig } from '../core/configEdit';
+import { AGENT_HOSTS, AgentHost, ConfigBase, HOST_NAMES, SETUP_SCOPES, SetupRequest, SetupScope, setupTargets, SetupTarget } from '../core/agentSetup';
+import { ConfigFileError, editConfig, hasOurHooks } from '../core/configEdit';
 
 export interface SetupOptions extends SetupRequest {
   remove: boolean;
@@ -172,4 +172,37 @@ export function formatSetupReport(r: SetupReport): string {
   else if (r.dryRun) lines.push('Dry run: run the same command without --dry-run to write these changes.');
   else if (!r.remove) lines.push(`Done. Restart ${HOST_NAMES[r.agent]} (or start a new session) to load the changes.`);
   return `${lines.join('\n')}\n`;
+}
+
+/** A host whose hook file holds Pi Plans' hooks: the hooks enforce bound plans in its sessions. */
+export interface HooksSetUp {
+  host: AgentHost;
+  scope: SetupScope;
+  file: string;
+}
+
+/** A hook file larger than this is not one setup wrote into (it is not read). */
+const MAX_HOOK_FILE_BYTES = 1024 * 1024;
+
+/**
+ * Which hosts have Pi Plans' hooks set up for a workspace: the hook files `pi-plans setup` writes
+ * (setupTargets, at workspace and user scope) that hold a hook of ours (configEdit's hasOurHooks).
+ * Reads at most one small file per host and scope; a missing or broken file is no hooks.
+ */
+export function hooksSetUp(workspace: string, folders: UserFolders = userFolders()): HooksSetUp[] {
+  const out: HooksSetUp[] = [];
+  for (const agent of AGENT_HOSTS) {
+    for (const scope of SETUP_SCOPES) {
+      for (const t of setupTargets({ agent, scope, hooks: true, mcp: false, command: ['pi-plans'], workspace })) {
+        const file = path.join(t.base === 'workspace' ? workspace : folders[t.base], ...t.path);
+        try {
+          const st = fs.statSync(file, { throwIfNoEntry: false });
+          if (st?.isFile() && st.size <= MAX_HOOK_FILE_BYTES && hasOurHooks(fs.readFileSync(file, 'utf8'))) out.push({ host: agent, scope, file });
+        } catch {
+          // unreadable: no hooks of ours to count on
+        }
+      }
+    }
+  }
+  return out;
 }

@@ -52,6 +52,8 @@ export interface PiPlansApi {
   _explorerTimings(): { lastChange: number; lastRender: number };
   /** @internal Milliseconds from each plan editor's script start to its first render, for the bench. */
   _editorRenderTimes(): number[];
+  /** @internal A plan's row in the explorer (description, tooltip's text, accessibility label), for this extension's own tests. */
+  _explorerRow(folder: vscode.Uri, id: string): Promise<{ description: string; tooltip: string; label: string } | undefined>;
 }
 
 /** Composition root: creates the log, the stores, the status bar; registers commands. */
@@ -107,6 +109,14 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
     _settled: () => plans.settled(),
     _explorerTimings: () => ({ ...explorer.timings }),
     _editorRenderTimes: () => [...editor.renderTimes],
+    _explorerRow: async (folder, id) => {
+      const item = await explorer.planRow(folder, id);
+      if (!item) return undefined;
+      const tip = item.tooltip;
+      // The tooltip as the text it shows: MarkdownString.appendText's escapes undone.
+      const text = typeof tip === 'string' ? tip : (tip?.value ?? '').replace(/&nbsp;/g, ' ').replace(/\\([\\`*_{}[\]()#+\-.!<>|~])/g, '$1');
+      return { description: String(item.description ?? ''), tooltip: text, label: item.accessibilityInformation?.label ?? '' };
+    },
   };
 }
 

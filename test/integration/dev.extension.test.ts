@@ -1,13 +1,14 @@
 // The extension in the real extension host of VS Code 1.139 (code-server), in development mode,
 // on a fresh copy of the sample workspace. Outside writes use plain fs, as git or another agent would.
 import { strict as assert } from 'node:assert';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editStep, isPlanError, markStep, startExecution } from '../../src/core';
-import { api, approveInTerminal, EXTENSION_ID, folder, say, until } from './helpers';
+import { hooksSetUp } from '../../src/node/agentSetup';
+import { api, approveInTerminal, EXTENSION_ID, folder, runCli, say, until } from './helpers';
 
 const plansDir = () => path.join(folder().uri.fsPath, '.pi', 'plans');
 const planFile = (id: string) => path.join(plansDir(), `${id}.md`);
@@ -389,5 +390,48 @@ describe('Pi Plans in a real VS Code', function () {
       fs.rmSync(path.dirname(path.dirname(probe)), { recursive: true, force: true });
     }
   });
-});
 
+  it('the explorer shows the agent session the hook bound to a plan, and whether hooks enforce it; the session gone, so is the mark', async () => {
+    const a = await api();
+    const id = 'PLAN-3f9a1c2e';
+    const session = '7e57b1d0-5e55-4a11-9d00-0000000000b1';
+    // The real `pi-plans hook`, as Claude Code runs it after a plan tool call that names the plan.
+    const hook = (p: Record<string, unknown>) => {
+      const bin = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'bin.js');
+      const r = spawnSync(process.execPath, [bin, 'hook'], { input: JSON.stringify({ session_id: session, cwd: folder().uri.fsPath, ...p }), encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', CLAUDE_PROJECT_DIR: '' } });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    const row = () => a._explorerRow(folder().uri, id);
+    assert.doesNotMatch((await row())!.description, /agent/, 'no session bound yet');
+    hook({ hook_event_name: 'PostToolUse', tool_name: 'mcp__pi-plans__pi_plan_get', tool_input: { id }, tool_response: `${id} (executing, v3)` });
+    let t = Date.now();
+    const bound = await until('the bound session on the plan\'s row', async () => {
+      const r = await row();
+      return r && /\b1 agent\b/.test(r.description) ? r : undefined;
+    });
+    say(`binding seen by the explorer in ${Date.now() - t} ms`);
+    assert.match(bound.label, /1 agent/, 'said to a screen reader too');
+    assert.match(bound.tooltip, /Bound to 1 agent session/);
+    assert.match(bound.tooltip, /Claude Code 7e57b1d0/);
+    // Hooks the person set up in their home count too: on a machine with none, the tooltip says so.
+    if (!hooksSetUp(folder().uri.fsPath).length) assert.match(bound.tooltip, /No agent hooks set up: run Pi Plans: Set Up an Agent/);
+    // Set up Claude Code's hooks in the workspace: the tooltip says the plan is enforced.
+    await runCli('setup', '--agent', 'claude', '--no-mcp');
+    try {
+      assert.match((await row())!.tooltip, /Enforced by hooks for [^.]*Claude Code/);
+    } finally {
+      await runCli('setup', '--agent', 'claude', '--no-mcp', '--remove');
+    }
+    // The session ends: its binding goes, and the row's mark with it.
+    hook({ hook_event_name: 'SessionEnd', reason: 'exit' });
+    assert.equal(fs.readdirSync(path.join(plansDir(), 'hooks')).filter((f) => f.endsWith('.json')).length, 0);
+    t = Date.now();
+    const gone = await until('the mark gone from the row', async () => {
+      const r = await row();
+      return r && !/agent/.test(r.description) ? r : undefined;
+    });
+    say(`end of the session seen in ${Date.now() - t} ms`);
+    assert.doesNotMatch(gone.tooltip, /Bound to/);
+    assert.ok(a.listPlans().every((e) => !e.file.includes('hooks')), 'a binding file is never listed as a plan');
+  });
+});

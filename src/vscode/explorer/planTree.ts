@@ -6,6 +6,7 @@ import { DisposableScope } from '../common/disposable';
 import { COMMANDS, CONTEXT_KEYS, VIEWS } from '../common/ids';
 import { dateTime, planCodicon, planColor, relativeTime, STATUS_CODICON, STATUS_COLOR, STEP_ICON } from '../common/planIcons';
 import type { WorkspacePlans } from '../workspace/workspacePlans';
+import { PlanSessions, sessionsMark, sessionsTooltip } from './planSessions';
 
 /** The explorer's groups, in the order a reviewer needs them. */
 type GroupKey = 'review' | 'invalid' | 'executing' | 'stalled' | 'failed' | 'approved' | 'draft' | 'rejected' | 'finished';
@@ -107,6 +108,8 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the last change event arrived and when the tree was last asked for its rows (the bench reads them). */
   readonly timings = { lastChange: 0, lastRender: 0 };
+  /** The agent sessions bound to each plan (pi-plans hook's bindings). */
+  readonly sessions = this.register(new PlanSessions());
 
   constructor(
     private readonly plans: WorkspacePlans,
@@ -122,6 +125,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     this.register(plans.onDidChangeAttention(() => this.refreshSoon()));
     this.register(plans.onDidLoad(() => this.refreshSoon(true)));
     this.register(active.onDidChange(() => this.refreshSoon(true)));
+    this.register(this.sessions.onDidChange(() => this.refreshSoon()));
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.refreshSoon(true)));
     this.register(vscode.window.onDidChangeActiveTextEditor((ed) => void this.follow(ed)));
     this.register(this.view.onDidChangeVisibility((e) => {
@@ -225,7 +229,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     const snap = this.groups();
     const after = new Map<string, string>();
     for (const [folder, byGroup] of snap) {
-      for (const [g, rows] of byGroup) after.set(`${folder}|group|${g}`, rows.map((e) => `${e.file}:${e.version}:${e.mtimeMs}:${this.plans.attention(vscode.Uri.parse(folder), e.file) ?? ''}`).join('|'));
+      for (const [g, rows] of byGroup) after.set(`${folder}|group|${g}`, rows.map((e) => `${e.file}:${e.version}:${e.mtimeMs}:${this.plans.attention(vscode.Uri.parse(folder), e.file) ?? ''}:${this.sessions.key(vscode.Uri.parse(folder), e.id)}`).join('|'));
     }
     this.signatures = after;
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, this.plans.loaded);
@@ -416,7 +420,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     const progress = e.steps ? `${e.stepsDone}/${e.steps}` : '';
     const item = new vscode.TreeItem(progress ? `${progress}  ${e.title ?? e.id}` : (e.title ?? e.id), e.steps ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = n.key;
-    const marks = [isActive ? vscode.l10n.t('active') : '', flag ? vscode.l10n.t(attentionLabel(flag)) : ''].filter(Boolean);
+    const marks = [isActive ? vscode.l10n.t('active') : '', flag ? vscode.l10n.t(attentionLabel(flag)) : '', sessionsMark(this.sessions.of(n.folder, e.id))].filter(Boolean);
     item.description = [...marks, relativeTime(e.updatedAt, Date.now()), e.id].filter(Boolean).join(' · ');
     // The active plan (plan work) is a mark, never an icon: the play icon belongs to an executing plan.
     item.iconPath = new vscode.ThemeIcon(planCodicon(e.status, flag), new vscode.ThemeColor(planColor(e.status, flag)));
@@ -494,11 +498,21 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
       if (flag === 'stalled' || flag === 'stale') tip.appendMarkdown('\n\n').appendText(flag === 'stalled' ? 'Stalled: no activity for a while.' : 'Stale: waiting for review for a long time.');
       const last = doc.rejections.at(-1);
       if (last) tip.appendMarkdown('\n\n').appendText(doc.rejections.length === 1 ? vscode.l10n.t('Rejected once, at v{0}.', last.version) : vscode.l10n.t('Rejected {0} times; last at v{1}.', doc.rejections.length, last.version));
+      const sessions = sessionsTooltip(n.folder, this.sessions.of(n.folder, n.id));
+      if (sessions.length) tip.appendMarkdown('\n\n').appendText(sessions.join('\n'));
       item.tooltip = tip;
     } catch (err) {
       item.tooltip = new vscode.MarkdownString().appendText(String((err as Error).message ?? err));
     }
     return item;
+  }
+
+  /** A plan's row as VS Code gets it, its tooltip resolved (for this extension's tests). */
+  async planRow(folder: vscode.Uri, id: string): Promise<vscode.TreeItem | undefined> {
+    const e = this.plans.storeFor(folder)?.entry(id);
+    if (!e) return undefined;
+    const n = this.planNode(folder, e);
+    return this.resolveTreeItem(this.getTreeItem(n), n);
   }
 
   /** Selects the row of the plan file open in the active editor (when the explorer is visible). */
