@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_HOSTS, AgentHost, ConfigBase, HOST_NAMES, SETUP_SCOPES, SetupRequest, SetupScope, setupTargets, SetupTarget } from '../core/agentSetup';
 import { ConfigFileError, editConfig, hasOurHooks } from '../core/configEdit';
+import { realPathOf } from './userFolders';
 
 export interface SetupOptions extends SetupRequest {
   remove: boolean;
@@ -63,22 +64,6 @@ const inside = (dir: string, p: string) => {
   const rel = path.relative(dir, p);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 };
-
-/** The real path of `p`, or of its nearest existing ancestor with the rest appended. */
-function realPathOf(p: string): string {
-  let head = p;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(fs.realpathSync(head), ...rest);
-    } catch {
-      const up = path.dirname(head);
-      if (up === head) return p;
-      rest.unshift(path.basename(head));
-      head = up;
-    }
-  }
-}
 
 interface Planned {
   target: SetupTarget;
