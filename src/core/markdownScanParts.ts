@@ -164,11 +164,6 @@ export abstract class ScanBase {
     return this.skipBlanks(m, stop, 0) < stop && (!ordered || (m === c + 2 && this.text.charCodeAt(c) === 0x31));
   }
 
-  /** True while the fence this scan follows is open for a line of `q` quotes. */
-  protected inFenceAt(q: number): boolean {
-    return !!this.fence && q >= this.fence.q;
-  }
-
   /** The content column of the innermost list item at quote level `q` (0 outside lists). */
   protected itemCol(q: number): number {
     for (let k = this.items.length - 1; k >= 0; k--) if (this.items[k].q === q) return this.items[k].col;
