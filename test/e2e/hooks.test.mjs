@@ -28,6 +28,26 @@ const PLAN = 'PLAN-7b2d4e61'; // proposed; S003 creates src/settings/SettingsPag
 const TARGET = 'src/settings/SettingsPage.test.tsx';
 
 /** Marks VS Code's chat setup completed in the workbench's profile storage, so its built-in Copilot Chat stays enabled. */
+/** In the workbench's page: whether it has stored its built-in Copilot Chat as disabled (what completeChatSetup undoes). */
+async function chatDisabledStored() {
+  const db = await new Promise((res, rej) => {
+    const r = indexedDB.open('vscode-web-state-db-global');
+    r.onsuccess = () => res(r.result);
+    r.onerror = () => rej(r.error);
+  });
+  try {
+    if (!db.objectStoreNames.contains('ItemTable')) return false;
+    const value = await new Promise((res) => {
+      const r = db.transaction('ItemTable').objectStore('ItemTable').get('extensionsIdentifiers/disabled');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => res(undefined);
+    });
+    return JSON.parse(value ?? '[]').some((e) => e.id.toLowerCase() === 'github.copilot-chat');
+  } finally {
+    db.close();
+  }
+}
+
 async function completeChatSetup(page, port) {
   await page.goto(`http://127.0.0.1:${port}/healthz`); // same origin, no workbench writing the storage
   await page.evaluate(async () => {
@@ -108,7 +128,7 @@ describe('Plans that bind: hooks in VS Code agent mode (code-server + chromium, 
     // First start: VS Code disables its Copilot Chat (chat setup not completed); complete it and reload.
     await page.goto(server.url(ws));
     await page.locator('.statusbar-item', { hasText: /6 plans/ }).waitFor({ timeout: 60_000 });
-    await new Promise((r) => setTimeout(r, 3000)); // the storage written
+    await page.waitForFunction(chatDisabledStored, undefined, { timeout: 60_000, polling: 250 }); // the workbench has stored what it disabled
     await completeChatSetup(page, server.port);
     await page.goto(server.url(ws));
     await page.locator('.statusbar-item', { hasText: /6 plans/ }).waitFor({ timeout: 60_000 });
