@@ -4,6 +4,7 @@ import { isPlanError, PlanError } from './errors';
 import { ensureStepIds, reviewProblemList, sectionTextEdits } from './operations';
 import { Checkpoint, DEFAULT_CONFIG, PlansConfig } from './schema';
 import { noteLineOf } from './steps';
+import { GRAPH_CODES, graphProblems } from './graphProblems';
 import { diffEdits, positionAt, TextEdit, TextPosition } from './textEdits';
 
 /** How much a problem matters: an error keeps the plan from being read (or, for review, from being proposed). */
@@ -86,6 +87,7 @@ export function analyze(text: string, opts: AnalyzeOptions = {}): Analysis {
     const severity: ProblemSeverity = status === 'proposed' && !foreign ? 'error' : 'warning';
     const after = status === 'draft' ? ' before submitting for review' : foreign ? ' (another tool proposed this plan; a plan submitted through Pi Plans needs it)' : '';
     for (const p of reviewProblemList(doc, opts.config ?? DEFAULT_CONFIG)) {
+      if (GRAPH_CODES.has(p.code)) continue; // below, with their fixes, whatever the status
       const anchor = p.step !== undefined ? doc.block.bodyStart + doc.outline.steps[doc.steps.find((s) => s.id === p.step)!.index].start : headerLineOffset(doc);
       const fix = p.section ? { title: `Add a "## ${p.section}" section`, edits: sectionTextEdits(doc, p.section, SECTION_PLACEHOLDER[p.section] ?? 'TODO') } : undefined;
       problems.push({ code: p.code, severity, message: `${p.message}${after}`, ...at(anchor), ...(fix ? { fix } : {}) });
@@ -103,6 +105,7 @@ export function analyze(text: string, opts: AnalyzeOptions = {}): Analysis {
       });
     }
   }
+  problems.push(...graphProblems(doc, status === 'draft' ? 'warning' : 'error'));
   const approval = approvalProblem(doc, opts.keyring);
   if (approval) problems.push({ ...approval, ...at(statusLineOffset(doc)) });
   const missing = doc.steps.filter((s) => !s.hasId);

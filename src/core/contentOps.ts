@@ -6,13 +6,13 @@ import { nextStatus } from './lifecycle';
 import { LIMITS } from './limits';
 import { SectionName } from './schema';
 import { oneLine, renderStepItem, Step } from './steps';
-import { FieldsInput, NewStep, OpContext, OpResult, SECTION_KEYS, SectionsInput, checkDetails, checkNewStep, createPlanText, editPatch, ensureStepIds, findStep, rebuildSteps, result, sectionBody, sectionEdit, stamp, stepEdits, withEol, withShiftedOutline, keepReviewHistory, reviewHistory, stripReviewHistory } from './opsShared';
+import { detailsWithDeps, FieldsInput, NewStep, OpContext, OpResult, SECTION_KEYS, SectionsInput, checkDetails, checkNewStep, createPlanText, editPatch, ensureStepIds, findStep, rebuildSteps, result, sectionBody, sectionEdit, stamp, stepEdits, withEol, withShiftedOutline, keepReviewHistory, reviewHistory, stripReviewHistory } from './opsShared';
 
 // ---------- content edits ----------
 
 export type StepOp =
   | ({ op: 'add'; after?: string } & NewStep)
-  | { op: 'update'; id: string; text?: string; tool?: string; operation?: string; target?: string; details?: string }
+  | { op: 'update'; id: string; text?: string; tool?: string; operation?: string; target?: string; details?: string; dependsOn?: readonly string[] }
   | { op: 'remove'; id: string }
   | { op: 'move'; id: string; after?: string };
 
@@ -23,18 +23,19 @@ export function editStep(input: PlanDocument, op: StepOp, ctx: OpContext): OpRes
   doc = ensureStepIds(doc);
   if (op.op === 'update') {
     const s = findStep(doc, op.id);
-    const upd = { ...s, text: op.text ?? s.text, tool: op.tool ?? s.tool, operation: op.operation ?? s.operation, target: op.target ?? s.target, details: op.details ?? s.details };
-    if (op.text === undefined && op.tool === undefined && op.operation === undefined && op.target === undefined && op.details === undefined) {
-      throw new PlanError('INVALID_INPUT', `nothing to update for ${op.id}: give text, tool, operation, target or details`);
+    const details = op.dependsOn === undefined ? op.details : detailsWithDeps({ details: op.details ?? s.details, dependsOn: op.dependsOn });
+    const upd = { ...s, text: op.text ?? s.text, tool: op.tool ?? s.tool, operation: op.operation ?? s.operation, target: op.target ?? s.target, details: details ?? s.details };
+    if (op.text === undefined && op.tool === undefined && op.operation === undefined && op.target === undefined && details === undefined && op.dependsOn === undefined) {
+      throw new PlanError('INVALID_INPUT', `nothing to update for ${op.id}: give text, tool, operation, target, details or depends_on`);
     }
     checkNewStep(upd);
-    checkDetails(op.details, s.id);
+    checkDetails(details, s.id);
     // The header line is rendered anew; the lines under it only when new details were given.
     const it = doc.outline.steps[s.index];
     const rendered = renderStepItem(upd, s.bullet, doc.eol);
     const headerEnd = rendered.indexOf(doc.eol);
     const edits: BodyEdit[] = [{ start: it.start, end: it.lineEnd, text: headerEnd === -1 ? rendered : rendered.slice(0, headerEnd) }];
-    if (op.details !== undefined) edits.push({ start: it.lineEnd, end: it.end, text: headerEnd === -1 ? '' : rendered.slice(headerEnd) });
+    if (details !== undefined || op.dependsOn !== undefined) edits.push({ start: it.lineEnd, end: it.end, text: headerEnd === -1 ? '' : rendered.slice(headerEnd) });
     const text = applyEdits(doc, { ...stamp(input, ctx), ...patch }, edits).text;
     return result(input, keepReviewHistory(input, text), 'edit', { step: s.id });
   }
@@ -48,12 +49,13 @@ export function editStep(input: PlanDocument, op: StepOp, ctx: OpContext): OpRes
     return seq.findIndex((e) => e.step.id === after) + 1;
   };
   if (op.op === 'add') {
-    checkNewStep(op);
-    checkDetails(op.details);
+    const details = detailsWithDeps(op);
+    checkNewStep({ ...op, details });
+    checkDetails(details);
     if (doc.steps.length >= LIMITS.steps) throw new PlanError('TOO_LARGE', `${doc.fm.id} has ${LIMITS.steps} steps, the limit: split the work into another plan`);
     stepId = `S${String(++stepSeq).padStart(3, '0')}`;
     const at = indexOfAfter(op.after);
-    seq.splice(at, 0, { step: { id: stepId, status: 'pending', text: oneLine(op.text), tool: op.tool, operation: op.operation, target: op.target, details: op.details } });
+    seq.splice(at, 0, { step: { id: stepId, status: 'pending', text: oneLine(op.text), tool: op.tool, operation: op.operation, target: op.target, details } });
   } else if (op.op === 'remove') {
     const s = findStep(doc, op.id);
     stepId = s.id;

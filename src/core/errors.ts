@@ -20,6 +20,10 @@ export type PlanErrorCode =
   /** Review history (`## Approval (vN)`, `## Rejection (vN)`) sent through a field that is not a person's review. */
   | 'REVIEW_HISTORY'
   | 'VALIDATION_FAILED'
+  /** A step marked in progress (or done from pending) while a step it waits for is open. */
+  | 'STEP_WAITING'
+  /** A step in progress that another session holds (its `> Claimed:` record line). */
+  | 'STEP_CLAIMED'
   | 'UNSAFE_PATH'
   | 'NOT_A_FILE'
   | 'EDIT_CONFLICT'

@@ -1,4 +1,5 @@
-import { applyEdits, BodyEdit, parsePlan, PlanDocument, rememberOutline, rememberStepsAfterEdit } from './document';
+import { applyEdits, BodyEdit, parsePlan, PlacedStep, PlanDocument, rememberOutline, rememberStepsAfterEdit } from './document';
+import { openDependencies, planGraph, runnableSteps } from './graph';
 import { approvalStanding, standingProblem } from './approval';
 import { PlanError } from './errors';
 import { isFinished, isReviewHistoryTitle } from './policy';
@@ -47,6 +48,7 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
   if (note !== undefined && note.length > LIMITS.note) throw new PlanError('TOO_LARGE', `the note is over ${LIMITS.note} characters: shorten it`);
   const doc = ensureStepIds(input);
   const s = findStep(doc, stepId);
+  refuseWaiting(doc, s, status);
   const updated = { ...s, status, note: note !== undefined ? oneLine(note) || undefined : s.note };
   const finishing = isFinished(status) && doc.steps.every((x) => x.id === s.id || isFinished(x.status));
   const patch: Record<string, FrontmatterValue | undefined> = stamp(input, ctx);
@@ -63,6 +65,31 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
   rememberOutline(body, outline, doc.outline);
   rememberStepsAfterEdit(doc.body, body, outline, [s.index]);
   return result(input, text, 'step', { step: s.id, stepStatus: status, note: updated.note, autoCompleted: finishing }, doc === input ? input : undefined);
+}
+
+/**
+ * Refuses to start a step (in progress, or done straight from pending) while a step it waits for
+ * is open, naming those steps and the call that does the right thing. Only in a plan that uses
+ * `after:` (a graph): a plain list keeps its old freedom to be marked in any order.
+ */
+function refuseWaiting(doc: PlanDocument, s: PlacedStep, status: StepStatus): void {
+  if (status !== 'in_progress' && !(status === 'done' && s.status === 'pending')) return;
+  const graph = planGraph(doc.steps);
+  // A plan without any `after:` line is a list, marked in any order as it always was.
+  if (!graph.explicit.size) return;
+  if (graph.cyclic.has(s.id)) {
+    const cycle = graph.problems.find((p) => p.code === 'dependency-cycle' && p.step && graph.cyclic.has(p.step));
+    throw new PlanError('STEP_WAITING', `${s.id} cannot start: ${cycle?.message ?? 'it is on a cycle of "after:" lines'}; that is a change of the plan (pi_plan_set_content makes a revision for review)`);
+  }
+  const open = openDependencies(doc.steps, s.id, graph);
+  if (!open.length) return;
+  const first = open[0];
+  const waits = open.map((id) => `${id} (${doc.steps.find((x) => x.id === id)!.status.replace('_', ' ')})`).join(', ');
+  const runnable = runnableSteps(doc.steps, graph).map((x) => x.id);
+  throw new PlanError(
+    'STEP_WAITING',
+    `${s.id} waits for ${waits}: do ${open.length === 1 ? 'it' : 'them'} first (pi_plan_execute {"id":"${doc.fm.id}","op":"mark","step":"${first}","status":"in_progress"}), or call pi_plan_execute {"id":"${doc.fm.id}","op":"next"} for a step that can run now${runnable.length ? ` (runnable now: ${runnable.join(', ')})` : ''}`,
+  );
 }
 
 /** executing -> completed or failed, with a result summary (required for a failure). */

@@ -8,6 +8,7 @@ import { LIMITS } from './limits';
 import { lineStartAt, shiftOutline } from './outline';
 import { Actor, DEFAULT_CONFIG, Frontmatter, FRONTMATTER_KEYS, PlansConfig, PlanStatus, SECTION_NAMES, SectionName, StepStatus } from './schema';
 import { diffEdits, TextEdit } from './textEdits';
+import { withAfterLine } from './graph';
 import { contentIndent, inNoteForm, noteLineOf, oneLine, renderNoteLine, renderStepItem, rewriteHeader, Step } from './steps';
 
 /** Who acts and when. Time is passed in: the core has no clock. */
@@ -58,6 +59,13 @@ export interface NewStep {
   operation?: string;
   target?: string;
   details?: string;
+  /** What the step waits for: written as its `after:` detail line (empty: `after: none`). */
+  dependsOn?: readonly string[];
+}
+
+/** A new step's details with its `after:` line when `dependsOn` is given. */
+export function detailsWithDeps(s: Pick<NewStep, 'details' | 'dependsOn'>): string | undefined {
+  return s.dependsOn === undefined ? s.details : withAfterLine(s.details, s.dependsOn);
 }
 
 /** Metadata a plan carries in sections (lists are written as `- item` lines). */
@@ -129,7 +137,7 @@ export function checkNewStep(s: NewStep): void {
 
 /** The text of a new plan file (LF line ends), built from its parts. */
 export function createPlanText(input: CreateInput, now: string): string {
-  const steps = input.steps ?? [];
+  const steps = (input.steps ?? []).map((st) => ({ ...st, details: detailsWithDeps(st) }));
   steps.forEach(checkNewStep);
   steps.forEach((st) => checkDetails(st.details));
   if (steps.length > LIMITS.steps) throw new PlanError('TOO_LARGE', `at most ${LIMITS.steps} steps in one plan: split it`);

@@ -10,6 +10,7 @@ import { LIMITS } from './limits';
 import { DEFAULT_CONFIG, PlansConfig, SectionName } from './schema';
 import { diffEdits, TextEdit } from './textEdits';
 import { oneLine } from './steps';
+import { GraphProblem, planGraph } from './graph';
 import { APPROVAL_CLEARED, OpContext, OpResult, cfg, ensureStepIds, result, sectionEdit, stamp, withEol } from './opsShared';
 import { requireApproval } from './executionOps';
 
@@ -17,7 +18,7 @@ import { requireApproval } from './executionOps';
 
 /** One thing that keeps a plan from review: a stable code, what to do, and the step it concerns. */
 export interface ReviewProblem {
-  code: 'missing-section' | 'no-steps' | 'step-without-text';
+  code: 'missing-section' | 'no-steps' | 'step-without-text' | GraphProblem['code'];
   message: string;
   step?: string;
   /** For `missing-section`: which one. */
@@ -32,6 +33,7 @@ export function reviewProblemList(doc: PlanDocument, config: PlansConfig = DEFAU
   }
   if (!doc.steps.length) problems.push({ code: 'no-steps', message: 'add at least one step' });
   for (const s of doc.steps) if (!s.text) problems.push({ code: 'step-without-text', message: `step ${s.id} has no text: say what it does`, step: s.id });
+  for (const g of planGraph(doc.steps).problems) problems.push({ code: g.code, message: g.message, step: g.step });
   return problems;
 }
 

@@ -10,7 +10,7 @@ export const editStepTool = defineTool({
   toolReferenceName: 'planStep',
   userDescription: 'Add, update, remove or move a step of a plan.',
   modelDescription:
-    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start", default end) returns the new id. op=update (step + fields), op=remove (step), op=move (step, after). Ids (S001...) are never reused. Not while executing: use pi_plan_set_content for a revision. In every tool, version (the version you last saw) guards against lost updates; id defaults to the active plan, if one is.',
+    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start" for its place in the list, default end; depends_on: the step ids it waits for, [] for none, written as its "after: S001, S003" line) returns the new id. op=update (step + fields, depends_on included), op=remove (step), op=move (step, after). Ids (S001...) are never reused. Not while executing: use pi_plan_set_content for a revision. In every tool, version (the version you last saw) guards against lost updates; id defaults to the active plan, if one is.',
   icon: '$(list-ordered)',
   gated: true,
   schema: argsObject({
@@ -23,6 +23,7 @@ export const editStepTool = defineTool({
     target: z.optional(text(200)),
     details: z.optional(text(2000)),
     after: z.optional(z.union([stepIdField, z.literal('start')])),
+    depends_on: z.optional(z.array(stepIdField).check(z.maxLength(50))),
     version: z.optional(versionField),
   }),
   invocationMessage: (i) => `${{ add: 'Adding a step to', update: `Updating ${i.step} in`, remove: `Removing ${i.step} from`, move: `Moving ${i.step} in` }[i.op]} ${i.id ?? 'the active plan'}`,
@@ -37,9 +38,9 @@ export const editStepTool = defineTool({
       if (i.op === 'add' && !i.text) throw new PlanError('INVALID_INPUT', `op=add needs "text": call pi_plan_step {"id":"${id}","op":"add","text":"..."}.`);
       const op =
         i.op === 'add'
-          ? { op: 'add' as const, text: i.text!, tool: i.tool, operation: i.operation, target: i.target, details: i.details, after: i.after }
+          ? { op: 'add' as const, text: i.text!, tool: i.tool, operation: i.operation, target: i.target, details: i.details, after: i.after, dependsOn: i.depends_on }
           : i.op === 'update'
-            ? { op: 'update' as const, id: i.step!, text: i.text, tool: i.tool, operation: i.operation, target: i.target, details: i.details }
+            ? { op: 'update' as const, id: i.step!, text: i.text, tool: i.tool, operation: i.operation, target: i.target, details: i.details, dependsOn: i.depends_on }
             : i.op === 'remove'
               ? { op: 'remove' as const, id: i.step! }
               : { op: 'move' as const, id: i.step!, after: i.after };
