@@ -1,0 +1,91 @@
+/**
+ * Claims: a step in progress belongs to the session that started it. The store writes the claim
+ * as the step's record line `> Claimed: <session> at <ISO time>` (see `RECORD_KEYS` in steps.ts),
+ * kept once the step is finished as the record of who did it. A claim older than the stall
+ * threshold (`executor_timeout_minutes`) may be taken over explicitly; the new claim then says
+ * whose it was: `> Claimed: <session> at <ISO time> (taken over from <session>, claimed <ISO time>)`.
+ */
+import { isFinished } from './policy';
+import { DEFAULT_CONFIG, PlansConfig, StepStatus } from './schema';
+import { oneLine } from './steps';
+import { LIMITS } from './limits';
+import { openDependencies, planGraph, PlanGraph, runnableSteps } from './graph';
+
+/** Who holds a step, since when, and whose claim it took over, if any. */
+export interface Claim {
+  session: string;
+  at: string;
+  takenFrom?: { session: string; at: string };
+}
+
+/** Who acts on a step: the session (an agent's conversation, an MCP connection) and whether it takes over a stalled claim. */
+export interface ClaimInput {
+  session: string;
+  takeover?: boolean;
+}
+
+const ISO = String.raw`\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:?\d\d)`;
+const CLAIM = new RegExp(String.raw`^(?<session>.+?) at (?<at>${ISO})(?: \(taken over from (?<from>.+?), claimed (?<fromAt>${ISO})\))?$`);
+
+/** The claim a record line's text says, or undefined for text that is not one. */
+export function parseClaim(text: string | undefined): Claim | undefined {
+  const g = text === undefined ? undefined : CLAIM.exec(text.trim())?.groups;
+  if (!g) return undefined;
+  return { session: g.session, at: g.at, ...(g.from ? { takenFrom: { session: g.from, at: g.fromAt } } : {}) };
+}
+
+/** A session id as a claim carries it: one line, short. */
+export function cleanSession(session: string): string {
+  return oneLine(session).slice(0, 80) || 'unknown';
+}
+
+/** The record line's text of a claim. */
+export function renderClaim(c: Claim): string {
+  const text = `${c.session} at ${c.at}${c.takenFrom ? ` (taken over from ${c.takenFrom.session}, claimed ${c.takenFrom.at})` : ''}`;
+  return text.slice(0, LIMITS.note);
+}
+
+/** Minutes since a claim was made (at `now`). */
+export function claimAgeMinutes(c: Claim, now: string): number {
+  return Math.max(0, (Date.parse(now) - Date.parse(c.at)) / 60_000);
+}
+
+/** True when a claim is older than the stall threshold, so another session may take it over. */
+export function claimStalled(c: Claim, now: string, config: PlansConfig = DEFAULT_CONFIG): boolean {
+  return claimAgeMinutes(c, now) > config.executor_timeout_minutes;
+}
+
+/** What the graph and the claims say of a step, for a reader. */
+export interface ClaimStep {
+  id: string;
+  status: StepStatus;
+  details?: string;
+  claim?: Claim;
+}
+
+/**
+ * Why no step can be claimed now, in one sentence: the plan is complete, or which steps hold the
+ * rest (in progress, and by whom; blocked or failed; on a cycle).
+ */
+export function whyNoneRunnable(steps: readonly ClaimStep[], graph: PlanGraph = planGraph(steps)): string {
+  if (steps.every((s) => isFinished(s.status))) return 'every step is done or skipped: the plan is complete';
+  const running = steps.filter((s) => s.status === 'in_progress').map((s) => (s.claim ? `${s.id} (in progress, ${s.claim.session} since ${s.claim.at})` : `${s.id} (in progress)`));
+  const stuck = steps.filter((s) => s.status === 'blocked' || s.status === 'failed').map((s) => `${s.id} (${s.status})`);
+  const cyclic = steps.filter((s) => graph.cyclic.has(s.id)).map((s) => s.id);
+  const waiting = steps
+    .filter((s) => s.status === 'pending' && !graph.cyclic.has(s.id))
+    .slice(0, 5)
+    .map((s) => `${s.id} waits for ${openDependencies(steps, s.id, graph).join(', ')}`);
+  const parts = [
+    running.length ? `held by ${running.join(', ')}` : '',
+    stuck.length ? `stopped at ${stuck.join(', ')}` : '',
+    cyclic.length ? `${cyclic.join(', ')} wait for each other in a circle (fix their "after:" lines)` : '',
+    waiting.length ? waiting.join('; ') : '',
+  ].filter(Boolean);
+  return `no step can start now: ${parts.join('; ') || 'every open step waits for another'}`;
+}
+
+/** The steps that can be claimed now (see `runnableSteps`), for a result line. */
+export function runnableIds(steps: readonly ClaimStep[], graph: PlanGraph = planGraph(steps)): string[] {
+  return runnableSteps(steps, graph).map((s) => s.id);
+}
