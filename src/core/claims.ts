@@ -9,6 +9,7 @@ import { isFinished } from './policy';
 import { DEFAULT_CONFIG, PlansConfig, StepStatus } from './schema';
 import { oneLine } from './steps';
 import { LIMITS } from './limits';
+import { PlanError } from './errors';
 import { openDependencies, planGraph, PlanGraph, runnableSteps } from './graph';
 
 /** Who holds a step, since when, and whose claim it took over, if any. */
@@ -55,6 +56,16 @@ export function claimStalled(c: Claim, now: string, config: PlansConfig = DEFAUL
   return claimAgeMinutes(c, now) > config.executor_timeout_minutes;
 }
 
+/** The text of a step's `> Claimed:` record line, if it has one. */
+export function claimTextOf(_step: object): string | undefined {
+  return undefined; // TODO(record lines): step.record?.Claimed once they land
+}
+
+/** The change of the step's record a claim's new text makes, for `stepEdits`. */
+export function claimRecord(_text: string | null | undefined): Record<string, never> {
+  return {}; // TODO(record lines): { record: { Claimed: text } } once they land
+}
+
 /** What the graph and the claims say of a step, for a reader. */
 export interface ClaimStep {
   id: string;
@@ -88,4 +99,44 @@ export function whyNoneRunnable(steps: readonly ClaimStep[], graph: PlanGraph = 
 /** The steps that can be claimed now (see `runnableSteps`), for a result line. */
 export function runnableIds(steps: readonly ClaimStep[], graph: PlanGraph = planGraph(steps)): string[] {
   return runnableSteps(steps, graph).map((s) => s.id);
+}
+
+/**
+ * What a mark does to a step's claim: the record line's new text (null: removed; undefined: as it
+ * is) and, for a takeover, what the log says. Refuses a mark of a step another session holds,
+ * naming the holder; a stalled claim is taken over with `takeover`, and a person (not an agent)
+ * may take over any claim with it.
+ */
+export function claimChange(
+  plan: string,
+  step: { id: string; status: StepStatus },
+  held: string | undefined,
+  status: StepStatus,
+  who: ClaimInput & { person?: boolean },
+  now: string,
+  config: PlansConfig = DEFAULT_CONFIG,
+): { text?: string | null; takenOver?: string } {
+  const session = cleanSession(who.session);
+  const holder = step.status === 'in_progress' ? parseClaim(held) : undefined;
+  if (holder && holder.session !== session) {
+    const stalled = claimStalled(holder, now, config);
+    const age = Math.floor(claimAgeMinutes(holder, now));
+    if (!who.takeover || (!stalled && !who.person)) {
+      const retake = `pi_plan_execute {"id":"${plan}","op":"mark","step":"${step.id}","status":"${status}","takeover":true}`;
+      throw new PlanError(
+        'STEP_CLAIMED',
+        `${step.id} is in progress, claimed by ${holder.session} at ${holder.at} (${age} min ago): leave it to that session and call pi_plan_execute {"id":"${plan}","op":"next"} for another step${
+          stalled ? `; its claim is older than the stall threshold (${config.executor_timeout_minutes} min), so you may take it over with ${retake}` : `; it can be taken over once it is older than ${config.executor_timeout_minutes} min without activity`
+        }`,
+      );
+    }
+    const claim: Claim = { session, at: now, takenFrom: { session: holder.session, at: holder.at } };
+    return { text: status === 'pending' ? null : renderClaim(claim), takenOver: `${step.id} taken over from ${holder.session} (claimed ${holder.at}, ${age} min ago) by ${session}` };
+  }
+  // Back to pending: nobody's. The holder goes on (its claim stays), or the step is new to anyone: it is claimed now.
+  if (status === 'pending') return { text: held === undefined ? undefined : null };
+  if (holder) return {};
+  if (step.status === 'in_progress' && held !== undefined && parseClaim(held)?.session === session) return {};
+  if (isFinished(step.status) && held !== undefined) return {};
+  return { text: renderClaim({ session, at: now }) };
 }

@@ -1,5 +1,6 @@
 import { applyEdits, BodyEdit, parsePlan, PlacedStep, PlanDocument, rememberOutline, rememberStepsAfterEdit } from './document';
 import { openDependencies, planGraph, runnableSteps } from './graph';
+import { ClaimInput, claimChange, claimRecord, claimTextOf, parseClaim, whyNoneRunnable } from './claims';
 import { approvalStanding, standingProblem } from './approval';
 import { PlanError } from './errors';
 import { isFinished, isReviewHistoryTitle } from './policy';
@@ -9,7 +10,7 @@ import { LIMITS } from './limits';
 import { shiftOutline } from './outline';
 import { DEFAULT_CONFIG, Frontmatter, PlansConfig, StepStatus } from './schema';
 import { oneLine } from './steps';
-import { OpContext, OpResult, createPlanText, ensureStepIds, findStep, result, stamp, stepEdits } from './opsShared';
+import { OpContext, OpResult, cfg, createPlanText, ensureStepIds, findStep, result, stamp, stepEdits } from './opsShared';
 
 // ---------- execution ----------
 
@@ -41,13 +42,18 @@ export function requireApproval(doc: PlanDocument, ctx: OpContext, what: string)
   throw new PlanError(s.state === 'changed' ? 'CHANGED_SINCE_APPROVAL' : 'APPROVAL_INVALID', `${problem}, so it cannot be ${what}. To go on, ${again}.`);
 }
 
-/** Marks a step (executing only). Marking the last open step done or skipped completes the plan. */
-export function markStep(input: PlanDocument, stepId: string, status: StepStatus, ctx: OpContext, note?: string): OpResult {
+/**
+ * Marks a step (executing only). Marking the last open step done or skipped completes the plan.
+ * With `claim` (the session acting), the step's `> Claimed:` record line says whose it is: a step
+ * another session holds is refused (see `claimChange`), a takeover is logged in the checkpoint.
+ */
+export function markStep(input: PlanDocument, stepId: string, status: StepStatus, ctx: OpContext, note?: string, claim?: ClaimInput): OpResult {
   nextStatus(input.fm.id, input.fm.status, 'mark_step', ctx.actor);
   requireApproval(input, ctx, 'marked');
   if (note !== undefined && note.length > LIMITS.note) throw new PlanError('TOO_LARGE', `the note is over ${LIMITS.note} characters: shorten it`);
   const doc = ensureStepIds(input);
   const s = findStep(doc, stepId);
+  const change = claim ? claimChange(doc.fm.id, s, claimTextOf(s), status, { ...claim, person: ctx.actor !== 'agent' }, ctx.now, cfg(ctx)) : {};
   refuseWaiting(doc, s, status);
   const updated = { ...s, status, note: note !== undefined ? oneLine(note) || undefined : s.note };
   const finishing = isFinished(status) && doc.steps.every((x) => x.id === s.id || isFinished(x.status));
@@ -57,14 +63,43 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
     patch.execution_ended_at = ctx.now;
     patch.result_summary = doc.fm.result_summary ?? 'All steps done.';
   }
-  const edits = stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined });
+  const edits = stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined, ...claimRecord(change.text) });
   const { text, body } = applyEdits(doc, patch, edits);
-  // The hot path: the header and note lines change, the block structure does not; no Markdown
+  // The hot path: the header and record lines change, the block structure does not; no Markdown
   // parse, and of the steps only this one is read again.
   const outline = shiftOutline(doc.outline, edits, body);
   rememberOutline(body, outline, doc.outline);
   rememberStepsAfterEdit(doc.body, body, outline, [s.index]);
-  return result(input, text, 'step', { step: s.id, stepStatus: status, note: updated.note, autoCompleted: finishing }, doc === input ? input : undefined);
+  const logged = [updated.note, change.takenOver].filter(Boolean).join('; ') || undefined;
+  return result(input, text, 'step', { step: s.id, stepStatus: status, note: logged, autoCompleted: finishing }, doc === input ? input : undefined);
+}
+
+/** Why `claimNext` claimed nothing: the plan is complete, or what holds its open steps. */
+export class NoRunnableStep extends Error {
+  constructor(
+    readonly why: string,
+    readonly complete: boolean,
+  ) {
+    super(why);
+  }
+}
+
+/**
+ * Claims the next runnable step for a session and marks it in progress (the first runnable in
+ * list order). Throws `NoRunnableStep` saying why when there is none. Under the store's lock, two
+ * sessions never claim the same step: the second one's work is done again on the first one's write.
+ */
+export function claimNext(input: PlanDocument, claim: ClaimInput, ctx: OpContext): OpResult {
+  if (input.fm.status === 'completed') throw new NoRunnableStep(`${input.fm.id} is complete: every step is done or skipped`, true);
+  nextStatus(input.fm.id, input.fm.status, 'mark_step', ctx.actor);
+  const doc = ensureStepIds(input);
+  const graph = planGraph(doc.steps);
+  const next = runnableSteps(doc.steps, graph)[0];
+  if (!next) {
+    const steps = doc.steps.map((s) => ({ ...s, claim: s.status === 'in_progress' ? parseClaim(claimTextOf(s)) : undefined }));
+    throw new NoRunnableStep(whyNoneRunnable(steps, graph), false);
+  }
+  return markStep(input, next.id, 'in_progress', ctx, undefined, claim);
 }
 
 /**

@@ -26,3 +26,4 @@ export * from './planActions';
 export * from './review';
 export * from './merge';
 export * from './graph';
+export * from './claims';

@@ -9,6 +9,7 @@
  * read -32002 (resource not found); `listChanged` is advertised only where it is sent; the server
  * ends with its stdin, and says why when the transport gives up on a request.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -312,6 +313,7 @@ function approvalSetting(server: McpServer, configDir: string, root: string): { 
  * the approve tool's: listed only while the user allows agent approval.
  */
 function serveTools(server: McpServer, opts: McpOptions, plans: SharedStore, approval: { now(): boolean }, log: (line: string) => void): void {
+  const session = connectionSession(server);
   const offered = (name: string) => name !== 'pi_plan_approve' || approval.now();
   const refused = (tool: PlanTool, e: unknown) => {
     const message = e instanceof Error ? e.message : String(e);
@@ -334,15 +336,28 @@ function serveTools(server: McpServer, opts: McpOptions, plans: SharedStore, app
       return refused(entry.tool, e);
     }
     try {
-      return answer(await entry.tool.run(input as never, await toolContext(entry.tool, input, extra, opts, plans, approval)));
+      return answer(await entry.tool.run(input as never, await toolContext(entry.tool, input, extra, opts, plans, approval, session())));
     } catch (e) {
       return refused(entry.tool, e);
     }
   });
 }
 
+/**
+ * The session this connection's calls claim steps as (see core/claims): the client's name, as it
+ * introduced itself, and a random id of this connection (one stdio server serves one client), so
+ * two clients of the same kind hold their steps apart.
+ */
+function connectionSession(server: McpServer): () => string {
+  const own = randomBytes(4).toString('hex');
+  return () => {
+    const name = (server.server.getClientVersion()?.name ?? 'mcp').replace(/[^\w.-]+/g, '-').slice(0, 40);
+    return `${name}-${own}`;
+  };
+}
+
 /** What a tool call runs with: the store (indexed for a listing, else the named plan tracked), the user's settings read now, the review wait. */
-async function toolContext(tool: PlanTool, input: { id?: string }, extra: Extra, opts: McpOptions, plans: SharedStore, approval: { now(): boolean }): Promise<ToolContext> {
+async function toolContext(tool: PlanTool, input: { id?: string }, extra: Extra, opts: McpOptions, plans: SharedStore, approval: { now(): boolean }, session: string): Promise<ToolContext> {
   const st = await plans.store();
   if (tool.name === 'pi_plan_list') await st.loadIndex();
   else if (isPlanId(input.id)) await st.track(input.id).catch(() => undefined);
@@ -353,6 +368,7 @@ async function toolContext(tool: PlanTool, input: { id?: string }, extra: Extra,
     // Read on every call: the user's file may change while the server runs.
     settings: { agentMayApprove: approval.now(), gating: 'always', waitForReview: true },
     signal: extra.signal,
+    session,
     review: {
       awaitDecision: async (s, id, signal) => {
         // Progress while the person reviews, so clients that reset their timeout on progress keep waiting.

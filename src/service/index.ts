@@ -10,6 +10,9 @@ import {
   Actor,
   approve,
   changeStatus,
+  claimNext,
+  ClaimInput,
+  NoRunnableStep,
   commentAddressed,
   comparePlans,
   openReview,
@@ -250,11 +253,28 @@ export async function startPlan(p: Place, id: string, act: Act): Promise<Done> {
   return done;
 }
 
-/** Marks a step; marking the last open one finishes the plan, which then leaves plan work mode. */
-export async function markPlanStep(p: Place, id: string, step: string, status: StepStatus, note: string | undefined, act: Act): Promise<Done> {
-  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note));
+/**
+ * Marks a step; marking the last open one finishes the plan, which then leaves plan work mode.
+ * With `claim` (the session acting), the step's claim is checked and recorded (see core/claims).
+ */
+export async function markPlanStep(p: Place, id: string, step: string, status: StepStatus, note: string | undefined, act: Act, claim?: ClaimInput): Promise<Done> {
+  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, claim));
   if (done.result.autoCompleted) await p.active?.clear(id);
   return done;
+}
+
+/**
+ * Claims the next runnable step for a session and marks it in progress, under the plan's lock (two
+ * sessions never get the same step). `none` says why nothing was claimed (the plan is complete,
+ * or what holds its open steps), with the plan as read.
+ */
+export async function nextPlanStep(p: Place, id: string, claim: ClaimInput, act: Act): Promise<{ done: Done; none?: undefined } | { done?: undefined; none: NoRunnableStep; doc: PlanDocument }> {
+  try {
+    return { done: await run(p, id, act, (d, c) => claimNext(d, claim, c)) };
+  } catch (e) {
+    if (e instanceof NoRunnableStep) return { none: e, doc: await p.store.read(id) };
+    throw e;
+  }
 }
 
 /** Completes or fails an executing plan with a summary (required for a failure). */

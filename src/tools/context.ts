@@ -33,4 +33,9 @@ export interface ToolContext {
   review?: ReviewGate;
   /** Aborted when the chat request is cancelled. */
   signal?: AbortSignal;
+  /**
+   * Who calls, as step claims record it (`> Claimed: <session> at …`): VS Code's window session,
+   * an MCP connection's own id. Without one, marks claim nothing and `next` claims as "agent".
+   */
+  session?: string;
 }

@@ -10,7 +10,6 @@ const stepInput = argsObject({
   operation: z.optional(text(60)),
   target: z.optional(text(200)),
   details: z.optional(text(2000)),
-  depends_on: z.optional(z.array(text(6).check(z.regex(/^S\d{3,4}$/, 'S and 3 digits, e.g. S001'))).check(z.maxLength(50))),
 });
 
 export const createPlanTool = defineTool({
@@ -19,7 +18,7 @@ export const createPlanTool = defineTool({
   toolReferenceName: 'planCreate',
   userDescription: 'Create a plan document in .pi/plans (a draft, or proposed for review).',
   modelDescription:
-    'Create a persistent plan (a Markdown file the user reviews). Give title and goal; optionally steps (text, tool, operation, target, depends_on: ids of the steps it waits for, S001 being the first; [] for none) and sections. propose=true submits it for review at once (validated); otherwise it is a draft you extend with pi_plan_step/pi_plan_update, then pi_plan_submit. Pass folder (a workspace folder name) when several are open. Returns the id (PLAN-xxxxxxxx) and version; it becomes the active plan.',
+    'Create a persistent plan (a Markdown file the user reviews). Give title and goal; optionally steps (text, tool, operation, target) and sections. propose=true submits it for review at once (validated); otherwise it is a draft you extend with pi_plan_step/pi_plan_update, then pi_plan_submit. Pass folder (a workspace folder name) when several are open. Returns the id (PLAN-xxxxxxxx) and version; it becomes the active plan.',
   icon: '$(new-file)',
   gated: false,
   schema: argsObject({
@@ -45,8 +44,7 @@ export const createPlanTool = defineTool({
       if (!i.folder && folders.length > 1) {
         throw new PlanError('INVALID_INPUT', `Several workspace folders are open (${folders.map((f) => f.name).join(', ')}): pass "folder".`);
       }
-      const { propose, folder: _f, steps, ...rest } = i;
-      const input = { ...rest, steps: steps?.map(({ depends_on, ...st }) => ({ ...st, dependsOn: depends_on })) };
+      const { propose, folder: _f, ...input } = i;
       let doc = await target.store.create(input, 'agent');
       await ctx.active.set(doc.fm.id, target.name);
       if (propose) {

@@ -1,8 +1,13 @@
 import * as z from 'zod/mini';
-import { PlanError } from '../core';
+import { afterOf, PlanError } from '../core';
 import { editPlanStep } from '../service';
 import { argsObject } from './arguments';
 import { defineTool, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
+
+/** The ids of a `depends_on` argument ("S001, S003", "none"), as an `after:` line reads them. */
+function dependsOn(v: string | undefined): string[] | undefined {
+  return v === undefined ? undefined : (afterOf(`after: ${v}`) ?? []);
+}
 
 export const editStepTool = defineTool({
   name: 'pi_plan_step',
@@ -10,7 +15,7 @@ export const editStepTool = defineTool({
   toolReferenceName: 'planStep',
   userDescription: 'Add, update, remove or move a step of a plan.',
   modelDescription:
-    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start" for its place in the list, default end; depends_on: the step ids it waits for, [] for none, written as its "after: S001, S003" line) returns the new id. op=update (step + fields, depends_on included), op=remove (step), op=move (step, after). Ids (S001...) are never reused. Not while executing: use pi_plan_set_content for a revision. In every tool, version (the version you last saw) guards against lost updates; id defaults to the active plan, if one is.',
+    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start", default end; depends_on: "S001, S003" or "none": steps it waits for) returns the new id. op=update (step + fields), op=remove (step), op=move (step, after). Ids are never reused. Not while executing (pi_plan_set_content revises). In every tool, version (the one you last saw) guards edits; id defaults to the active plan.',
   icon: '$(list-ordered)',
   gated: true,
   schema: argsObject({
@@ -23,7 +28,7 @@ export const editStepTool = defineTool({
     target: z.optional(text(200)),
     details: z.optional(text(2000)),
     after: z.optional(z.union([stepIdField, z.literal('start')])),
-    depends_on: z.optional(z.array(stepIdField).check(z.maxLength(50))),
+    depends_on: z.optional(text(300)),
     version: z.optional(versionField),
   }),
   invocationMessage: (i) => `${{ add: 'Adding a step to', update: `Updating ${i.step} in`, remove: `Removing ${i.step} from`, move: `Moving ${i.step} in` }[i.op]} ${i.id ?? 'the active plan'}`,
@@ -38,9 +43,9 @@ export const editStepTool = defineTool({
       if (i.op === 'add' && !i.text) throw new PlanError('INVALID_INPUT', `op=add needs "text": call pi_plan_step {"id":"${id}","op":"add","text":"..."}.`);
       const op =
         i.op === 'add'
-          ? { op: 'add' as const, text: i.text!, tool: i.tool, operation: i.operation, target: i.target, details: i.details, after: i.after, dependsOn: i.depends_on }
+          ? { op: 'add' as const, text: i.text!, tool: i.tool, operation: i.operation, target: i.target, details: i.details, after: i.after, dependsOn: dependsOn(i.depends_on) }
           : i.op === 'update'
-            ? { op: 'update' as const, id: i.step!, text: i.text, tool: i.tool, operation: i.operation, target: i.target, details: i.details, dependsOn: i.depends_on }
+            ? { op: 'update' as const, id: i.step!, text: i.text, tool: i.tool, operation: i.operation, target: i.target, details: i.details, dependsOn: dependsOn(i.depends_on) }
             : i.op === 'remove'
               ? { op: 'remove' as const, id: i.step! }
               : { op: 'move' as const, id: i.step!, after: i.after };

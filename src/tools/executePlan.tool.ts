@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
 import { openReview, PlanError } from '../core';
-import { finishPlan, markPlanStep, startPlan } from '../service';
+import { finishPlan, markPlanStep, nextPlanStep, Place, startPlan } from '../service';
+import type { ClaimInput } from '../core';
 import { argsObject } from './arguments';
-import { approvalSuggestions, defineTool, guarded, idField, locate, nextStep, placeOf, result, stepIdField, text, versionField } from './toolkit';
+import { approvalSuggestions, asData, defineTool, guarded, header, idField, locate, nextStep, placeOf, recovery, result, runnableLine, stepIdField, text, versionField } from './toolkit';
 
 /** The statuses a mark sets. */
 const STEP_MARKS = ['in_progress', 'done', 'blocked', 'failed', 'skipped', 'pending'] as const;
@@ -13,20 +14,21 @@ export const executePlanTool = defineTool({
   toolReferenceName: 'planExecute',
   userDescription: 'Start an approved plan, mark its steps, complete or fail it.',
   modelDescription:
-    'Track execution of an approved plan. op=start; op=mark (step, status, optional note) after each step, the last step done completes the plan; op=complete or op=fail with summary. Each result names the next step and the call for it.',
+    'Run an approved plan. op=start; op=next claims a runnable step (result starts with its id); op=mark (step, status, note?; takeover=true: take over a stalled claim), the last done completes the plan; op=complete/op=fail with summary.',
   icon: '$(run)',
   gated: true,
   schema: argsObject({
     id: z.optional(idField),
-    op: z.enum(['start', 'mark', 'complete', 'fail']),
+    op: z.enum(['start', 'next', 'mark', 'complete', 'fail']),
     step: z.optional(stepIdField),
     status: z.optional(z.enum(STEP_MARKS)),
     note: z.optional(z.string().check(z.maxLength(1000))),
     summary: z.optional(text(4000)),
+    takeover: z.optional(z.boolean()),
     version: z.optional(versionField),
   }),
   invocationMessage: (i) =>
-    i.op === 'mark' ? `Marking ${i.step} ${i.status?.replace('_', ' ')} in ${i.id ?? 'the active plan'}` : `${{ start: 'Starting', complete: 'Completing', fail: 'Failing' }[i.op]} ${i.id ?? 'the active plan'}`,
+    i.op === 'mark' ? `Marking ${i.step} ${i.status?.replace('_', ' ')} in ${i.id ?? 'the active plan'}` : `${{ start: 'Starting', next: 'Claiming the next step of', complete: 'Completing', fail: 'Failing' }[i.op]} ${i.id ?? 'the active plan'}`,
   run: (i, ctx) =>
     guarded(i.id, async () => {
       const { store, id } = locate(ctx, i.id, { gated: true });
@@ -36,8 +38,9 @@ export const executePlanTool = defineTool({
         const { doc } = await startPlan(place, id, act);
         // The approval's suggestions, as its signed record names them: the agent sees them as it starts.
         const open = openReview(doc, await store.approvalStanding(doc));
-        return result(doc, 'Execution started.', open?.kind === 'approval' ? approvalSuggestions(doc, open.version, open.notes.comments) : undefined);
+        return result(doc, 'Execution started.', runnableLine(doc), open?.kind === 'approval' ? approvalSuggestions(doc, open.version, open.notes.comments) : undefined);
       }
+      if (i.op === 'next') return claimNextStep(place, id, { session: ctx.session ?? 'agent' }, act);
       if (i.op === 'mark') {
         if (!i.step || !i.status) {
           // The call to make, with the step it most likely means: the one given, else the next open one.
@@ -47,10 +50,28 @@ export const executePlanTool = defineTool({
             `op=mark needs "step" and "status": call pi_plan_execute {"id":"${id}","op":"mark","step":"${step}","status":"${i.status ?? 'done'}"} (status: ${STEP_MARKS.join(', ').replace(/, (\w+)$/, ' or $1')}).`,
           );
         }
-        const { doc, result: r } = await markPlanStep(place, id, i.step, i.status, i.note, act);
-        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`);
+        const claim = ctx.session ? { session: ctx.session, takeover: i.takeover } : i.takeover ? { session: 'agent', takeover: true } : undefined;
+        const { doc, result: r } = await markPlanStep(place, id, i.step, i.status, i.note, act, claim);
+        const taken = r.note && / taken over from /.test(r.note) ? ` (${r.note.split('; ').pop()})` : '';
+        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${taken}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, runnableLine(doc));
       }
       const { doc } = await finishPlan(place, id, i.op, i.summary, act);
       return result(doc, i.op === 'complete' ? 'Completed.' : 'Marked failed; the user may retry or resume it.');
     }),
 });
+
+/**
+ * op=next: the first line names the step claimed (its id first) and the call that finishes it; or
+ * says that no step can start now and why, or that the plan is complete.
+ */
+async function claimNextStep(place: Place, id: string, claim: ClaimInput, act: { actor: 'agent'; expectedVersion?: number }): Promise<string> {
+  const r = await nextPlanStep(place, id, claim, act);
+  if (r.none) {
+    const first = r.none.complete ? `Complete: ${r.none.why}.` : `No step is runnable now: ${r.none.why}. Call pi_plan_execute {"id":"${id}","op":"next"} again when one of them is done.`;
+    return [first, header(r.doc), recovery(r.doc)].join('\n');
+  }
+  const doc = r.done.doc;
+  const s = doc.steps.find((x) => x.id === r.done.result.step)!;
+  const first = `${s.id} is yours (claimed by ${claim.session}): "${s.text}". Do it, then pi_plan_execute {"id":"${id}","op":"mark","step":"${s.id}","status":"done"}.`;
+  return [first, header(doc), runnableLine(doc), s.details ? asData(doc, s.details) : undefined, recovery(doc)].filter(Boolean).join('\n');
+}

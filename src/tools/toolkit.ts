@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { $ZodError } from 'zod/v4/core';
-import { ApprovalStanding, approvalStanding, AttentionFlag, isPlanError, nextOpenStep, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, sectionText } from '../core';
+import { ApprovalStanding, approvalStanding, AttentionFlag, isPlanError, nextOpenStep, planGraph, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, runnableSteps, sectionText, wavesOf } from '../core';
 import type { Place } from '../service';
 import type { PlanStore } from '../store';
 import type { ToolContext } from './context';
@@ -73,6 +73,9 @@ function hint(e: PlanError, id?: string): string {
       return `Call ${get} to see its status.`;
     case 'HUMAN_ONLY':
       return 'Ask the user to decide in the editor (Approve/Reject on the plan) and wait.';
+    case 'STEP_WAITING':
+    case 'STEP_CLAIMED':
+      return '';
     case 'VALIDATION_FAILED':
       return 'Fix them with pi_plan_update or pi_plan_step, then call pi_plan_submit again.';
     case 'INVALID_FILE':
@@ -140,6 +143,20 @@ export function placeOf(ctx: ToolContext, store: PlanStore): Place {
 /** The first step that is not finished. */
 export function nextStep(doc: PlanDocument) {
   return nextOpenStep(doc.steps);
+}
+
+/**
+ * The steps that can start now and the waves (steps that can run together), for an approved or
+ * executing plan; undefined otherwise. Read from the graph, never stored.
+ */
+export function runnableLine(doc: PlanDocument): string | undefined {
+  if (doc.fm.status !== 'executing' && doc.fm.status !== 'approved') return undefined;
+  const graph = planGraph(doc.steps);
+  const runnable = runnableSteps(doc.steps, graph).map((s) => s.id);
+  const { waves } = wavesOf(doc.steps, graph);
+  const w = graph.explicit.size ? ` Waves (steps that can run together): ${waves.map((x) => x.join(' ')).join(' | ')}.` : '';
+  const give = runnable.length > 1 ? ' Independent: each can go to its own subagent, told its step id.' : '';
+  return `Runnable now: ${runnable.join(', ') || 'none'}.${give}${w}`;
 }
 
 /** Labelled fields of a plan, one line. */

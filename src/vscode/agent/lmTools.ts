@@ -25,7 +25,8 @@ export function registerLmTools(plans: WorkspacePlans, active: WorkspaceActivePl
   const ctxFor = (token: vscode.CancellationToken): ToolContext => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
-    return { stores: plans, active, settings: toolSettings(), review, signal: abort.signal };
+    // Steps claimed through these tools are this window's (`vscode-` and its session id): its agent and subagents share it.
+    return { stores: plans, active, settings: toolSettings(), review, signal: abort.signal, session: `vscode-${vscode.env.sessionId.slice(0, 8)}` };
   };
   return ALL_TOOLS.map((tool) =>
     vscode.lm.registerTool<Record<string, unknown>>(tool.name, {
