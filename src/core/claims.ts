@@ -75,8 +75,8 @@ export interface ClaimStep {
 }
 
 /**
- * Why no step can be claimed now, in one sentence: the plan is complete, or which steps hold the
- * rest (in progress, and by whom; blocked or failed; on a cycle).
+ * Why no step can be claimed now, in a few words: the plan is complete, or which steps hold the
+ * rest (in progress, and by whom; blocked or failed; on a cycle) and what the others wait for.
  */
 export function whyNoneRunnable(steps: readonly ClaimStep[], graph: PlanGraph = planGraph(steps)): string {
   if (steps.every((s) => isFinished(s.status))) return 'every step is done or skipped: the plan is complete';
@@ -93,7 +93,7 @@ export function whyNoneRunnable(steps: readonly ClaimStep[], graph: PlanGraph = 
     cyclic.length ? `${cyclic.join(', ')} wait for each other in a circle (fix their "after:" lines)` : '',
     waiting.length ? waiting.join('; ') : '',
   ].filter(Boolean);
-  return `no step can start now: ${parts.join('; ') || 'every open step waits for another'}`;
+  return parts.join('; ') || 'every open step waits for another';
 }
 
 /** The steps that can be claimed now (see `runnableSteps`), for a result line. */

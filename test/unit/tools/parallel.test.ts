@@ -1,0 +1,116 @@
+// Several agents on one plan (issue 31), through the tools as every face calls them: the step
+// graph from depends_on, the runnable steps and waves in results, out-of-order marks refused,
+// op=next claiming for each session, claims held against other sessions and taken over once stalled.
+import { strict as assert } from 'node:assert';
+import { seenNow } from '../../helpers/approvals';
+import { approve } from '../../../src/core';
+import { PlanStore } from '../../../src/store';
+import { ALL_TOOLS, PlanTool, ToolContext } from '../../../src/tools';
+import { memoryPorts } from '../../helpers/memoryPorts';
+
+const tool = (name: string) => ALL_TOOLS.find((t) => t.name === name) as PlanTool;
+async function call(ctx: ToolContext, name: string, input: Record<string, unknown>): Promise<string> {
+  const parsed = tool(name).schema.safeParse(input);
+  if (!parsed.success) throw new Error(`schema: ${parsed.error.message}`);
+  return tool(name).run(parsed.data as never, ctx);
+}
+async function refused(ctx: ToolContext, name: string, input: Record<string, unknown>): Promise<string> {
+  return call(ctx, name, input).then(
+    (r) => assert.fail(`expected a refusal, got:\n${r}`),
+    (e: Error) => e.message,
+  );
+}
+const idOf = (text: string) => /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(text)![1];
+
+async function setup() {
+  const m = memoryPorts();
+  const store = await PlanStore.open('/work/ws', m.ports);
+  const as = (session?: string): ToolContext => ({
+    stores: { folders: () => [{ name: 'ws', store }] },
+    active: { list: () => [], set: () => undefined, clear: () => undefined },
+    settings: { agentMayApprove: false, gating: 'always', waitForReview: false },
+    ...(session ? { session } : {}),
+  });
+  return { store, as, advance: m.advance };
+}
+
+/** S001 and S002 run together; S003 waits for both; S004 (no after:) waits for S003. */
+async function graphPlan(ctx: ToolContext, store: PlanStore): Promise<string> {
+  const id = idOf(await call(ctx, 'pi_plan_create', { title: 'Parallel', goal: 'G', verification: ['v'] }));
+  await call(ctx, 'pi_plan_step', { id, op: 'add', text: 'Parser' });
+  await call(ctx, 'pi_plan_step', { id, op: 'add', text: 'Printer', depends_on: 'none' });
+  await call(ctx, 'pi_plan_step', { id, op: 'add', text: 'Round trip', details: 'both sides', depends_on: 'S001, S002' });
+  await call(ctx, 'pi_plan_step', { id, op: 'add', text: 'Release' });
+  await call(ctx, 'pi_plan_submit', { id });
+  await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
+  return id;
+}
+
+describe('several agents on one plan: dependencies, next, claims (tools on in-memory stores)', () => {
+  it('depends_on writes the after: line; start names the runnable steps and the waves', async () => {
+    const { store, as } = await setup();
+    const id = await graphPlan(as('A'), store);
+    const text = (await store.read(id)).text;
+    assert.match(text, /2\. \[ \] S002 Printer\n {3}after: none\n3\. \[ \] S003 Round trip\n {3}both sides\n {3}after: S001, S002\n4\. \[ \] S004 Release\n/);
+    const started = await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    assert.match(started, /Runnable now: S001, S002\. Independent: each can go to its own subagent, told its step id\. Waves \(steps that can run together\): S001 S002 \| S003 \| S004\./);
+    assert.match(await call(as('A'), 'pi_plan_get', { id }), /Runnable now: S001, S002\./);
+    // depends_on on update replaces the line; an unknown id is a problem pi_plan_get names.
+    await assert.rejects(call(as('A'), 'pi_plan_step', { id, op: 'update', step: 'S004', depends_on: 'S009' }), /executing/);
+  });
+
+  it('a mark before the steps it waits for is refused, naming them and the call to make', async () => {
+    const { store, as } = await setup();
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    const why = await refused(as('A'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'in_progress' });
+    assert.match(why, /^S003 waits for S001 \(pending\), S002 \(pending\): do them first \(pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"mark","step":"S001","status":"in_progress"\}\), or call pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"next"\} for a step that can run now \(runnable now: S001, S002\)/);
+    await refused(as('A'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'done' });
+    // Skipping is not starting: allowed.
+    await call(as('A'), 'pi_plan_execute', { id, op: 'mark', step: 'S004', status: 'skipped' });
+  });
+
+  it('op=next gives each session its own step, says why when none can start, and that the plan is complete', async () => {
+    const { store, as } = await setup();
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    const a = await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
+    assert.match(a.split('\n')[0], /^S001 is yours \(claimed by agent-a\): "Parser"\. Do it, then pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"mark","step":"S001","status":"done"\}\.$/);
+    const b = await call(as('agent-b'), 'pi_plan_execute', { id, op: 'next' });
+    assert.match(b.split('\n')[0], /^S002 is yours \(claimed by agent-b\)/);
+    const c = await call(as('agent-c'), 'pi_plan_execute', { id, op: 'next' });
+    assert.match(c.split('\n')[0], /^No step is runnable now: held by S001 \(in progress, agent-a since [^)]+\), S002 \(in progress, agent-b since [^)]+\); S003 waits for S001, S002; S004 waits for S003\./);
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
+    await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S002', status: 'done' });
+    assert.match(await call(as('agent-c'), 'pi_plan_execute', { id, op: 'next' }), /^S003 is yours \(claimed by agent-c\): "Round trip"\..*\n[^]*<plan-data[^>]*>\nboth sides\nafter: S001, S002\n<\/plan-data>/);
+    await call(as('agent-c'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'done' });
+    assert.match(await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' }), /^S004 is yours/);
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S004', status: 'done' });
+    assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'next' }), /^Complete: PLAN-[0-9a-f]{8} is complete: every step is done or skipped\./);
+    // Each step records who did it.
+    const text = (await store.read(id)).text;
+    for (const [step, who] of [['S001', 'agent-a'], ['S002', 'agent-b'], ['S003', 'agent-c'], ['S004', 'agent-a']]) {
+      assert.match(text, new RegExp(`${step} [^\\n]*\\n(?: {3}[^\\n]*\\n)*? {3}> Claimed: ${who} at 20\\d\\d-`), `${step} by ${who}`);
+    }
+  });
+
+  it('a step in progress is its session\'s: another is refused naming the holder; a stalled claim is taken over, and the takeover is logged', async () => {
+    const { store, as, advance } = await setup();
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
+    const held = await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
+    assert.match(held, /^S001 is in progress, claimed by agent-a at [^ ]+ \(0 min ago\): leave it to that session and call pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"next"\} for another step; it can be taken over once it is older than 30 min/);
+    // takeover before the stall threshold: still refused.
+    await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done', takeover: true });
+    advance(31 * 60_000);
+    assert.match(await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' }), /so you may take it over with pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"mark","step":"S001","status":"done","takeover":true\}/);
+    const r = await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress', takeover: true });
+    assert.match(r, /S001 is in progress \(S001 taken over from agent-a \(claimed [^)]+, 31 min ago\) by agent-b\)/);
+    assert.match((await store.read(id)).text, /> Claimed: agent-b at [^ ]+ \(taken over from agent-a, claimed [^)]+\)/);
+    const log = await store.readCheckpoints(id);
+    assert.ok(log.some((c) => c.step === 'S001' && /taken over from agent-a/.test(c.note ?? '')), JSON.stringify(log));
+    // The holder now is agent-b: agent-a is refused.
+    assert.match(await refused(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' }), /claimed by agent-b/);
+  });
+});
