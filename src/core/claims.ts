@@ -56,16 +56,6 @@ export function claimStalled(c: Claim, now: string, config: PlansConfig = DEFAUL
   return claimAgeMinutes(c, now) > config.executor_timeout_minutes;
 }
 
-/** The text of a step's `> Claimed:` record line, if it has one. */
-export function claimTextOf(_step: object): string | undefined {
-  return undefined; // TODO(record lines): step.record?.Claimed once they land
-}
-
-/** The change of the step's record a claim's new text makes, for `stepEdits`. */
-export function claimRecord(_text: string | null | undefined): Record<string, never> {
-  return {}; // TODO(record lines): { record: { Claimed: text } } once they land
-}
-
 /** What the graph and the claims say of a step, for a reader. */
 export interface ClaimStep {
   id: string;

@@ -1,6 +1,6 @@
 import { applyEdits, BodyEdit, parsePlan, PlacedStep, PlanDocument, rememberOutline, rememberStepsAfterEdit } from './document';
 import { openDependencies, planGraph, runnableSteps } from './graph';
-import { ClaimInput, claimChange, claimRecord, claimTextOf, parseClaim, whyNoneRunnable } from './claims';
+import { ClaimInput, claimChange, parseClaim, whyNoneRunnable } from './claims';
 import { approvalStanding, standingProblem } from './approval';
 import { PlanError } from './errors';
 import { isFinished, isReviewHistoryTitle } from './policy';
@@ -9,7 +9,7 @@ import { nextStatus } from './lifecycle';
 import { LIMITS } from './limits';
 import { shiftOutline } from './outline';
 import { DEFAULT_CONFIG, Frontmatter, PlansConfig, StepStatus } from './schema';
-import { oneLine } from './steps';
+import { oneLine, RecordKey } from './steps';
 import { OpContext, OpResult, cfg, createPlanText, ensureStepIds, findStep, result, stamp, stepEdits } from './opsShared';
 
 // ---------- execution ----------
@@ -44,16 +44,26 @@ export function requireApproval(doc: PlanDocument, ctx: OpContext, what: string)
 
 /**
  * Marks a step (executing only). Marking the last open step done or skipped completes the plan.
- * With `claim` (the session acting), the step's `> Claimed:` record line says whose it is: a step
- * another session holds is refused (see `claimChange`), a takeover is logged in the checkpoint.
+ * `record` sets (or, with null, removes) the step's other record lines in the same write: its
+ * claim, its changes, its check (see `recordBlockOf`). With `claim` (the session acting), the
+ * step's `> Claimed:` line says whose it is: a step another session holds is refused (see
+ * `claimChange`), and a takeover is logged in the checkpoint.
  */
-export function markStep(input: PlanDocument, stepId: string, status: StepStatus, ctx: OpContext, note?: string, claim?: ClaimInput): OpResult {
+export function markStep(
+  input: PlanDocument,
+  stepId: string,
+  status: StepStatus,
+  ctx: OpContext,
+  note?: string,
+  record?: Partial<Record<Exclude<RecordKey, 'Note'>, string | null>>,
+  claim?: ClaimInput,
+): OpResult {
   nextStatus(input.fm.id, input.fm.status, 'mark_step', ctx.actor);
   requireApproval(input, ctx, 'marked');
   if (note !== undefined && note.length > LIMITS.note) throw new PlanError('TOO_LARGE', `the note is over ${LIMITS.note} characters: shorten it`);
   const doc = ensureStepIds(input);
   const s = findStep(doc, stepId);
-  const change = claim ? claimChange(doc.fm.id, s, claimTextOf(s), status, { ...claim, person: ctx.actor !== 'agent' }, ctx.now, cfg(ctx)) : {};
+  const change = claim ? claimChange(doc.fm.id, s, s.record?.Claimed, status, { ...claim, person: ctx.actor !== 'agent' }, ctx.now, cfg(ctx)) : {};
   refuseWaiting(doc, s, status);
   const updated = { ...s, status, note: note !== undefined ? oneLine(note) || undefined : s.note };
   const finishing = isFinished(status) && doc.steps.every((x) => x.id === s.id || isFinished(x.status));
@@ -63,7 +73,9 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
     patch.execution_ended_at = ctx.now;
     patch.result_summary = doc.fm.result_summary ?? 'All steps done.';
   }
-  const edits = stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined, ...claimRecord(change.text) });
+  for (const v of Object.values(record ?? {})) if (v && v.length > LIMITS.note) throw new PlanError('TOO_LARGE', `a record line is over ${LIMITS.note} characters: shorten it`);
+  const claimed = change.text === undefined ? {} : { Claimed: change.text };
+  const edits = stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined, record: { ...claimed, ...record } });
   const { text, body } = applyEdits(doc, patch, edits);
   // The hot path: the header and record lines change, the block structure does not; no Markdown
   // parse, and of the steps only this one is read again.
@@ -96,10 +108,10 @@ export function claimNext(input: PlanDocument, claim: ClaimInput, ctx: OpContext
   const graph = planGraph(doc.steps);
   const next = runnableSteps(doc.steps, graph)[0];
   if (!next) {
-    const steps = doc.steps.map((s) => ({ ...s, claim: s.status === 'in_progress' ? parseClaim(claimTextOf(s)) : undefined }));
+    const steps = doc.steps.map((s) => ({ ...s, claim: s.status === 'in_progress' ? parseClaim(s.record?.Claimed) : undefined }));
     throw new NoRunnableStep(whyNoneRunnable(steps, graph), false);
   }
-  return markStep(input, next.id, 'in_progress', ctx, undefined, claim);
+  return markStep(input, next.id, 'in_progress', ctx, undefined, undefined, claim);
 }
 
 /**
@@ -143,11 +155,11 @@ export function clonePlan(doc: PlanDocument, newId: string, ctx: OpContext): str
   nextStatus(doc.fm.id, doc.fm.status, 'clone', ctx.actor);
   const src = ensureStepIds(doc);
   const created = parsePlan(createPlanText({ id: newId, title: src.fm.title, status: 'proposed', planner_model: src.fm.planner_model, executor_model: src.fm.executor_model, tools_required: src.fm.tools_required }, ctx.now));
-  // Body: the source body without its review history, every step pending, no notes.
+  // Body: the source body without its review history, every step pending, no record lines.
   const drop = src.outline.sections.filter((s) => s.depth === 2 && isReviewHistoryTitle(s.title));
   const edits: BodyEdit[] = [
     ...drop.map((s) => ({ start: s.start, end: s.end, text: '' })),
-    ...src.steps.flatMap((s) => stepEdits(src, s, { status: 'pending', note: null })),
+    ...src.steps.flatMap((s) => stepEdits(src, s, { status: 'pending', record: { Claimed: null, Changed: null, Check: null, Note: null } })),
   ];
   // A clone is a new file: LF line ends, no BOM.
   const body = applyEdits(src, {}, edits).body.replace(/\r\n/g, '\n').replace(/\s+$/, '') + '\n';

@@ -258,7 +258,7 @@ export async function startPlan(p: Place, id: string, act: Act): Promise<Done> {
  * With `claim` (the session acting), the step's claim is checked and recorded (see core/claims).
  */
 export async function markPlanStep(p: Place, id: string, step: string, status: StepStatus, note: string | undefined, act: Act, claim?: ClaimInput): Promise<Done> {
-  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, claim));
+  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, undefined, claim));
   if (done.result.autoCompleted) await p.active?.clear(id);
   return done;
 }
