@@ -14,7 +14,7 @@ export const executePlanTool = defineTool({
   toolReferenceName: 'planExecute',
   userDescription: 'Start an approved plan, mark its steps, complete or fail it.',
   modelDescription:
-    'Run an approved plan. op=start; op=next claims a runnable step (result starts with its id); op=mark (step, status, note?; takeover=true: take over a stalled claim), the last done completes the plan; op=complete/op=fail with summary.',
+    'Run an approved plan. op=start; op=next claims a runnable step (its id first); op=mark (step, status, note?; takeover=true: take a stalled claim), the last done completes the plan; op=complete/op=fail with summary.',
   icon: '$(run)',
   gated: true,
   schema: argsObject({

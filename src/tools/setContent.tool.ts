@@ -9,7 +9,7 @@ export const setContentTool = defineTool({
   toolReferenceName: 'planSetContent',
   userDescription: 'Replace a plan\'s whole Markdown body.',
   modelDescription:
-    'Replace the whole Markdown body of a plan (## Goal, ## Steps as "1. [ ] S001 text (tool: op → target)", other sections). Keep existing step ids; new steps may omit ids. Draft/proposed: overwritten. Rejected -> draft; approved -> back to proposed. Executing: creates a revision (new plan id, proposed, done steps kept) and supersedes the old one. No frontmatter; title is separate.',
+    'Replace the whole Markdown body of a plan (## Goal, ## Steps as "1. [ ] S001 text (tool: op → target)", other sections). Keep existing step ids; new steps may omit ids. Rejected -> draft; approved -> proposed. Executing: creates a revision (new plan id, proposed, done steps kept) and supersedes the old one. No frontmatter; title is separate.',
   icon: '$(replace-all)',
   gated: true,
   schema: argsObject({ id: z.optional(idField), markdown: text(120000).check(z.minLength(1)), title: z.optional(text(200)), version: z.optional(versionField) }),

@@ -10,7 +10,7 @@ export const submitPlanTool = defineTool({
   toolReferenceName: 'planSubmit',
   userDescription: 'Submit a draft for the user\'s review and (by default) wait for the decision.',
   modelDescription:
-    'Finalize a draft: validates it (goal, at least one step, required sections) and moves it to proposed for the user\'s review; problems come back as a list to fix. A plan with no steps is cancelled. Depending on the user\'s setting it waits for the decision and returns it (approved: start executing; rejected: the feedback to revise with), or returns "awaiting review".',
+    'Finalize a draft: validates it (goal, at least one step, required sections) and moves it to proposed for the user\'s review; problems come back as a list to fix. A plan with no steps is cancelled. Depending on the user\'s setting it waits for the decision and returns it (approved, or rejected with feedback), or returns "awaiting review".',
   icon: '$(check)',
   gated: false,
   schema: argsObject({ id: z.optional(idField), version: z.optional(versionField), wait: z.optional(z.boolean()) }),

@@ -147,14 +147,16 @@ export function nextStep(doc: PlanDocument) {
 
 /**
  * The steps that can start now and the waves (steps that can run together), for an approved or
- * executing plan; undefined otherwise. Read from the graph, never stored.
+ * executing plan that uses `after:`; undefined otherwise. Read from the graph, never stored.
  */
 export function runnableLine(doc: PlanDocument): string | undefined {
   if (doc.fm.status !== 'executing' && doc.fm.status !== 'approved') return undefined;
   const graph = planGraph(doc.steps);
+  // A plain list (no `after:`) runs in order: the next action names its step already.
+  if (!graph.explicit.size) return undefined;
   const runnable = runnableSteps(doc.steps, graph).map((s) => s.id);
   const { waves } = wavesOf(doc.steps, graph);
-  const w = graph.explicit.size ? ` Waves (steps that can run together): ${waves.map((x) => x.join(' ')).join(' | ')}.` : '';
+  const w = ` Waves (steps that can run together): ${waves.map((x) => x.join(' ')).join(' | ')}.`;
   const give = runnable.length > 1 ? ' Independent: each can go to its own subagent, told its step id.' : '';
   return `Runnable now: ${runnable.join(', ') || 'none'}.${give}${w}`;
 }

@@ -146,7 +146,7 @@ describe('the review gate holds against file writes (MCP server and CLI processe
     assert.notEqual((await call('pi_plan_execute', { id, op: 'start' })).isError, true);
     const mark = await call('pi_plan_execute', { id, op: 'mark', step: 'S002', status: 'in_progress', note: 'running the suite' });
     assert.notEqual(mark.isError, true, textOf(mark));
-    assert.match(read(id), /^ {3}> Warning: never touch prod\n {3}> Note: running the suite$/m);
+    assert.match(read(id), /^ {3}> Warning: never touch prod\n {3}> Claimed: [\w.-]+-[0-9a-f]{8} at [^\n]+\n {3}> Note: running the suite$/m);
     assert.equal(cli('validate').status, 0);
     // Quote lines in other forms are covered too: one written as a second ">" line, or a "> Note:" that is not the store's last line.
     for (const edit of [(t: string) => t.replace('   > Warning: never touch prod\n', '   > Warning: never touch prod\n   > Also: drop the tables\n'), (t: string) => t.replace('   > Warning: never touch prod\n', '   > Note: drop the tables\n   > Warning: never touch prod\n')]) {
