@@ -207,6 +207,25 @@ describe('corpus: pi-planner plans', () => {
     assert.equal(p.fm.execution_started_at, NOW);
   });
 
+  it('after: lines and claims are step text pi-planner\'s reader passes over: every step and field still read', () => {
+    let d = parsePlan(editStep(parsePlan(PROPOSED), { op: 'update', id: 'S003', dependsOn: ['S001'] }, agent).text);
+    d = parsePlan(editStep(d, { op: 'update', id: 'S002', dependsOn: [] }, agent).text);
+    d = parsePlan(setContent(d, d.body.replace('## Steps', '## Goal\nRemind Acme.\n\n## Steps'), agent).text);
+    d = parsePlan(startExecution(parsePlan(approve(d, seenNow(d), user).text), agent).text);
+    d = parsePlan(markStep(d, 'S001', 'in_progress', agent, undefined, undefined, { session: 'claude-code-1a2b3c4d' }).text);
+    d = parsePlan(markStep(d, 'S002', 'done', agent, 'sent', undefined, { session: 'codex-5e6f7a8b' }).text);
+    assert.match(d.text, /S003 Log reminder activity on each invoice \(odoo-toolbox: write → account\.move\)\n {3}after: S001\n/);
+    assert.match(d.text, /S001 \*in progress\* [^\n]*\n {3}> Claimed: claude-code-1a2b3c4d at /);
+    const p = piParse(d.text);
+    assert.deepEqual(p.steps.map((s) => [s.description, s.tool, s.operation]), [
+      ['[ ] S001 *in progress* Query overdue invoices for Acme Corp', 'odoo-toolbox', 'search'],
+      ['[x] S002 Send payment reminder email', 'go-easy', 'send'],
+      ['[ ] S003 Log reminder activity on each invoice', 'odoo-toolbox', 'write'],
+      ['[ ] S004 Confirm the reminders went out', 'go-easy', 'list'],
+    ]);
+    assert.equal(p.fm.status, 'executing');
+  });
+
   it('a rejection with comments round-trips through pi-planner\'s reader: steps intact, the comment lines plain body text', () => {
     // Ids on every step (our first write), one step checked off by hand; then a person rejects it with comments.
     let d = parsePlan(editStep(parsePlan(PROPOSED), { op: 'update', id: 'S004', target: 'sent-items' }, agent).text.replace('2. [ ] S002', '2. [x] S002'));
