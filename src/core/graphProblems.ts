@@ -5,8 +5,17 @@
  */
 import type { PlanDocument } from './document';
 import { afterOf, isAfterLine, planGraph, renderAfterLine } from './graph';
-import type { PlanProblem, ProblemSeverity } from './analyze';
-import { diffEdits, positionAt } from './textEdits';
+import { diffEdits, positionAt, TextEdit, TextPosition } from './textEdits';
+
+/** A graph problem as `analyze` reports it (its `PlanProblem`, without importing it back). */
+export interface GraphPlanProblem {
+  code: string;
+  severity: 'error' | 'warning';
+  message: string;
+  range: { start: TextPosition; end: TextPosition };
+  line: number;
+  fix: { title: string; edits: TextEdit[] };
+}
 
 export const GRAPH_CODES: ReadonlySet<string> = new Set(['unknown-dependency', 'self-dependency', 'dependency-cycle']);
 
@@ -29,9 +38,9 @@ function afterLineAt(doc: PlanDocument, stepId: string): { start: number; end: n
 }
 
 /** Every problem of the plan's step graph, located, each with its fix. */
-export function graphProblems(doc: PlanDocument, severity: ProblemSeverity): PlanProblem[] {
+export function graphProblems(doc: PlanDocument, severity: 'error' | 'warning'): GraphPlanProblem[] {
   const graph = planGraph(doc.steps);
-  const out: PlanProblem[] = [];
+  const out: GraphPlanProblem[] = [];
   for (const g of graph.problems) {
     const at = afterLineAt(doc, g.step);
     if (!at) continue;
