@@ -23,6 +23,7 @@ import { commentAddressed, comparePlans, describeComparison, PlanComparison, rev
 import { type ApprovalStanding, contentDigest, standingProblem } from './approval';
 import { type Checkpoint, STEP_STATUSES } from './schema';
 import { RECORD_KEYS, type StepRecord } from './steps';
+import { planGraph, runnableSteps, wavesOf } from './graph';
 
 /** remark, GFM, what Markdown would draw as nothing made visible (markdownShown.ts), HTML, sanitized. */
 const markdown = unified().use(remarkParse).use(remarkGfm).use(nothingHidden).use(remarkRehype).use(rehypeSanitize);
@@ -234,6 +235,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     total,
     ...(goal ? { goal: renderMarkdown(bodyOf(goal)) } : {}),
     steps: stepViews(doc, ctx, loose, since),
+    ...graphView(doc),
     sections: sections.filter((s) => s !== goal && s !== steps && !isHistory(s)).map((s) => sectionView(s.title, bodyOf(s), ctx, since)),
     ...(since ? { review: reviewView(since, ctx.reviewed?.comments ?? []) } : {}),
     // An approval's section is the person's only when the signed record names its text; any other
@@ -282,8 +284,17 @@ function recordView(record: StepRecord | undefined): { key: string; text: string
   return lines.length ? lines : undefined;
 }
 
+/** The waves of a plan that uses `after:` lines (none for a plain list: it is one sequence). */
+function graphView(doc: PlanDocument): { waves?: string[][] } {
+  const graph = planGraph(doc.steps);
+  return graph.explicit.size ? { waves: wavesOf(doc.steps, graph).waves } : {};
+}
+
 function stepViews(doc: PlanDocument, ctx: PlanViewContext, loose: ReturnType<typeof stepsLooseText>, since: SinceReview | undefined) {
   const status = doc.fm.status;
+  const graph = planGraph(doc.steps);
+  const runnable = new Set(runnableSteps(doc.steps, graph).map((s) => s.id));
+  const shown = (id: string) => (graph.explicit.size ? { waitsFor: graph.deps.get(id) ?? [], runnable: runnable.has(id) } : {});
   return doc.steps.map((s) => {
     const changed = since?.step(s.id);
     return {
@@ -301,6 +312,7 @@ function stepViews(doc: PlanDocument, ctx: PlanViewContext, loose: ReturnType<ty
       ...(ctx.threads?.[s.id] ? { threads: ctx.threads[s.id] } : {}),
       ...(changed ? { since: changed } : {}),
       ...(loose.after[s.index] ? { after: renderMarkdown(loose.after[s.index]) } : {}),
+      ...shown(s.id),
     };
   });
 }

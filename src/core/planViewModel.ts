@@ -67,6 +67,10 @@ const StepViewSchema = z.object({
   since: z.optional(z.enum(['added', 'changed', 'moved'])),
   /** Text of the Steps section after this step and before the next one (or the section's end): drawn, since the agent reads it. */
   after: z.optional(z.array(ViewNodeSchema)),
+  /** In a plan that uses `after:` lines: the steps this one waits for (its own, or the step before it). */
+  waitsFor: z.optional(z.array(z.string())),
+  /** In such a plan: it can start now (pending, every step it waits for done or skipped). */
+  runnable: z.optional(z.boolean()),
 });
 export type StepView = z.infer<typeof StepViewSchema>;
 
@@ -97,6 +101,8 @@ export const PlanViewSchema = z.object({
   total: z.number(),
   goal: z.optional(z.array(ViewNodeSchema)),
   steps: z.array(StepViewSchema),
+  /** In a plan that uses `after:` lines: the waves, step ids by layer (steps that can run together), read from the graph. */
+  waves: z.optional(z.array(z.array(z.string()))),
   /** The other sections in the file's order, rendered (Assumptions, Risks, … and the author's own). */
   sections: z.array(
     z.object({

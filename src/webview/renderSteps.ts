@@ -73,7 +73,9 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   if (s.status !== 'pending') head.append(el('span', { class: `badge step-status ${s.status}` }, s.status.replace('_', ' ')));
   if (s.since) head.append(el('span', { class: `badge since ${s.since}`, title: `${s.since} since the reviewed version` }, s.since === 'added' ? 'new' : s.since));
   if (s.threads) head.append(threadCount(s.threads));
+  if (s.runnable && p.status === 'executing') head.append(el('span', { class: 'badge runnable', title: 'Every step it waits for is done: it can start now' }, 'runnable'));
   li.append(head);
+  if (s.waitsFor) li.append(el('div', { class: 'waits-for' }, s.waitsFor.length ? `Waits for ${s.waitsFor.join(', ')}` : 'Waits for nothing'));
   if (s.tool) {
     const target = s.target ? el(s.targetIsFile ? 'a' : 'span', { class: 'target' }, s.target) : undefined;
     if (target && s.targetIsFile) link(target, s.target!);
@@ -142,7 +144,20 @@ export function stepsSection(p: PlanView): HTMLElement {
   p.steps.forEach((s, i) => list.append(cachedStep(p, s, i)));
   const shown = new Set(p.steps.map((s) => s.id));
   for (const id of stepCache.keys()) if (!shown.has(id)) stepCache.delete(id);
-  const steps = section('Steps', p.stepsIntro?.length ? el('div', { class: 'loose' }, build(p.stepsIntro)) : undefined, p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.'));
+  const steps = section('Steps', p.stepsIntro?.length ? el('div', { class: 'loose' }, build(p.stepsIntro)) : undefined, wavesView(p), p.steps.length ? list : el('p', { class: 'empty' }, 'No steps yet.'));
   if (p.editable) steps.append(ui.editing === 'new' ? stepForm(p, undefined) : button('Add step', () => openStepEditor('new'), 'secondary', 'add'));
   return steps;
+}
+
+/** The waves of a plan that uses `after:` lines: one row per wave, the steps that can run together. */
+function wavesView(p: PlanView): HTMLElement | undefined {
+  if (!p.waves?.length) return undefined;
+  const status = new Map(p.steps.map((s) => [s.id, s.status]));
+  return el(
+    'div',
+    { class: 'waves', role: 'list', 'aria-label': 'Waves: steps that can run together' },
+    ...p.waves.map((w, i) =>
+      el('div', { class: 'wave', role: 'listitem', 'data-wave': String(i + 1) }, el('span', { class: 'wave-label' }, `Wave ${i + 1}`), ...w.map((id) => el('span', { class: `wave-step ${status.get(id) ?? 'pending'}` }, id))),
+    ),
+  );
 }

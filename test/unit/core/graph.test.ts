@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
+import { planView } from '../../../src/core/planView';
+import type { PlanView } from '../../../src/core/planViewModel';
 import { afterOf, analyze, applyTextEdits, GraphStep, isFinished, planGraph, runnableSteps, StepStatus, wavesOf, withAfterLine } from '../../../src/core';
 
 const head = (status = 'draft') =>
@@ -68,6 +70,21 @@ describe('the step graph: after: lines, runnable steps, waves', () => {
     // Both fixed: no problem of the graph is left.
     const both = applyTextEdits(applyTextEdits(text, cycle.fix!.edits), analyze(applyTextEdits(text, cycle.fix!.edits)).problems.find((p) => p.code === 'unknown-dependency')!.fix!.edits);
     assert.deepEqual(analyze(both).problems.filter((p) => /dependency/.test(p.code)), []);
+  });
+
+  it('the plan editor\'s view: the waves, each step\'s dependencies and whether it can start; none of it for a plain list', () => {
+    const text = `${head('executing')}1. [x] S001 one\n2. [ ] S002 two\n   after: none\n3. [ ] S003 three\n4. [ ] S004 four\n   after: S001, S003\n`;
+    const v = planView(text) as PlanView;
+    assert.deepEqual(v.waves, [['S001', 'S002'], ['S003'], ['S004']]);
+    assert.deepEqual(v.steps.map((s) => [s.id, s.waitsFor, s.runnable]), [
+      ['S001', [], false],
+      ['S002', [], true],
+      ['S003', ['S002'], false],
+      ['S004', ['S001', 'S003'], false],
+    ]);
+    const plain = planView(`${head('executing')}1. [ ] S001 one\n2. [ ] S002 two\n`) as PlanView;
+    assert.equal(plain.waves, undefined);
+    assert.ok(plain.steps.every((s) => s.waitsFor === undefined && s.runnable === undefined));
   });
 
   it('a draft shows graph problems as warnings, an executing plan as errors', () => {
