@@ -258,3 +258,24 @@ export function wavesOf(steps: readonly GraphStep[], graph: PlanGraph = planGrap
   }
   return { waves: waves.filter(Boolean), unplaced };
 }
+
+const graphs = new WeakMap<readonly GraphStep[], { graph: PlanGraph; waves: Map<string, number> }>();
+
+/**
+ * What a step waits for and its wave, in words, for a plan that uses `after:` lines (a tooltip,
+ * a card); undefined for a plain list. The graph is read once per list of steps.
+ */
+export function dependencyLine(steps: readonly GraphStep[], id: string): string | undefined {
+  let g = graphs.get(steps);
+  if (!g) {
+    const graph = planGraph(steps);
+    const waves = new Map(wavesOf(steps, graph).waves.flatMap((w, i) => w.map((s) => [s, i + 1] as const)));
+    graphs.set(steps, (g = { graph, waves }));
+  }
+  if (!g.graph.explicit.size) return undefined;
+  const deps = g.graph.deps.get(id) ?? [];
+  const open = openDependencies(steps, id, g.graph);
+  const wave = g.waves.get(id);
+  const waits = deps.length ? `Waits for ${deps.join(', ')}${open.length ? ` (open: ${open.join(', ')})` : ' (all done)'}` : 'Waits for nothing';
+  return `${waits} · ${wave ? `wave ${wave}` : 'on a cycle of after: lines'}`;
+}

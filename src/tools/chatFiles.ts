@@ -21,7 +21,8 @@ export const PLANNER_TOOLS: readonly string[] = [...READ_ONLY_TOOLS, ...PLANNER_
 
 /** What the "Execute the plan" hand-off sends to agent mode. */
 export const EXECUTE_HANDOFF_PROMPT =
-  'Execute the plan I approved with the Pi Plans tools: start it with #planExecute, mark each step in progress and then done with a one-line note (or blocked with the reason) with #planUpdate, and read it again with #planGet whenever you lose track.';
+  'Execute the plan I approved with the Pi Plans tools: start it with #planExecute, mark each step in progress and then done with a one-line note (or blocked with the reason) with #planUpdate, and read it again with #planGet whenever you lose track. ' +
+  'When #planExecute names several runnable steps (a wave), hand each independent one to a subagent, telling it the plan id and its step id, to mark that step in progress, do it, and mark it done; wait for the wave, then go on with the next runnable steps.';
 
 const yamlString = (s: string) => JSON.stringify(s);
 
@@ -42,6 +43,8 @@ export function plannerAgentFile(strategy: PlanningStrategy = 'react'): string {
     'You are the Planner. You plan; you do not change the workspace. Read what you need with the read-only tools, then write the plan with the Pi Plans tools and submit it for the user\'s review. The plan file in .pi/plans, not this chat, is the plan.',
     '',
     renderPlanningSection(strategy).trimEnd(),
+    '',
+    'Where steps do not depend on each other, say so with depends_on, so they run in waves: independent runnable steps are handed to subagents, each told its step id.',
     '',
     'When the user approves the plan, tell them to use "Execute the plan" to hand it to agent mode.',
     '',

@@ -36,8 +36,9 @@ const MINDSET: Record<PlanningStrategy, string[]> = {
 const TOOL_USE = [
   'Plan when the task takes several steps, touches several files or needs the user\'s review; answer directly when it does not.',
   'Create the plan with pi_plan_create (title, goal, steps), add or change steps with pi_plan_step, and the sections with pi_plan_update.',
+  'Steps that do not depend on each other can run in parallel: give each step depends_on (pi_plan_step: the step ids it waits for, or "none"); a step without it waits for the step before it.',
   'Submit it with pi_plan_submit and wait for the user\'s decision; on a rejection, revise with the feedback and the comments, then submit again.',
-  'Once approved, start with pi_plan_execute {"op":"start"} and mark each step as you go (in_progress, done, blocked, skipped) with a note.',
+  'Once approved, start with pi_plan_execute {"op":"start"} and mark each step as you go (in_progress, done, blocked, skipped) with a note; with several runnable steps, pi_plan_execute {"op":"next"} claims one for you, and independent runnable steps can go to subagents, each told its step id.',
   'After a context loss, read the plan again with pi_plan_get: the file, not the chat, is the plan.',
 ];
 

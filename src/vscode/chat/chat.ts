@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { byAttention, isPlanError, PLAN_ID_PATTERN, planCommands, PlanCommand, progressOf, type PlanDocument } from '../../core';
+import { byAttention, isPlanError, PLAN_ID_PATTERN, planCommands, PlanCommand, planGraph, progressOf, wavesOf, type PlanDocument } from '../../core';
 import { submitPlan } from '../../service';
 import type { PlanStore } from '../../store';
 import { PLANNING_STRATEGIES, renderPlanningSection, type PlanningStrategy } from '../../tools/strategies';
@@ -340,6 +340,12 @@ export class PlansChat implements vscode.Disposable {
     md.appendMarkdown(` · **${fm.status.replace('_', ' ')}**${flag ? ` (${flag})` : ''} · v${fm.version} · ${done}/${total} ${vscode.l10n.t('steps done')}\n\n`);
     for (const s of doc.steps.slice(0, 30)) md.appendMarkdown(`- ${STEP_ICONS[s.status] ?? ''} \`${s.id}\` ${escape(s.text)}\n`);
     if (doc.steps.length > 30) md.appendMarkdown(`- … ${vscode.l10n.t('{0} more', doc.steps.length - 30)}\n`);
+    // A plan that uses `after:` lines runs in waves: the steps of one can go to subagents together.
+    const graph = planGraph(doc.steps);
+    if (graph.explicit.size) {
+      const waves = wavesOf(doc.steps, graph).waves.slice(0, 12).map((w, i) => `${i + 1}: ${w.map((id) => `\`${id}\``).join(' ')}`);
+      md.appendMarkdown(`\n**${vscode.l10n.t('Waves')}** (${vscode.l10n.t('steps that can run together')}): ${waves.join(' · ')}\n`);
+    }
     stream.markdown(md);
     stream.reference(uri);
     const version = fm.version;

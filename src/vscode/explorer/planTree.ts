@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionLabel, attentionRank, compareText, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue } from '../../core';
+import { AttentionFlag, attentionLabel, attentionRank, compareText, dependencyLine, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue } from '../../core';
 import type { IndexEntry } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
@@ -456,7 +456,10 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     const tip = new vscode.MarkdownString();
     tip.appendText(`${s.id} · ${s.status.replace('_', ' ')}\n\n${s.text}`);
     if (annotation) tip.appendText(`\n\n${annotation}`);
+    const deps = dependencyLine(doc.steps, s.id);
+    if (deps) tip.appendText(`\n\n${deps}`);
     if (s.details) tip.appendText(`\n\n${s.details}`);
+    if (s.record?.Claimed) tip.appendText(`\n\nClaimed: ${s.record.Claimed}`);
     if (s.note) tip.appendText(`\n\nNote: ${s.note}`);
     item.tooltip = tip;
     const { done, total } = progressOf(doc.steps);

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { planView } from '../../../src/core/planView';
 import type { PlanView } from '../../../src/core/planViewModel';
-import { afterOf, analyze, applyTextEdits, GraphStep, isFinished, planGraph, runnableSteps, StepStatus, wavesOf, withAfterLine } from '../../../src/core';
+import { afterOf, analyze, dependencyLine, applyTextEdits, GraphStep, isFinished, planGraph, runnableSteps, StepStatus, wavesOf, withAfterLine } from '../../../src/core';
 
 const head = (status = 'draft') =>
   `---\nid: PLAN-1a2b3c4d\ntitle: "A plan"\nstatus: ${status}\nversion: 2\ncreated_at: 2026-01-01T00:00:00.000Z\nupdated_at: 2026-01-01T00:00:00.000Z\n---\n\n## Goal\nG\n\n## Steps\n`;
@@ -85,6 +85,15 @@ describe('the step graph: after: lines, runnable steps, waves', () => {
     const plain = planView(`${head('executing')}1. [ ] S001 one\n2. [ ] S002 two\n`) as PlanView;
     assert.equal(plain.waves, undefined);
     assert.ok(plain.steps.every((s) => s.waitsFor === undefined && s.runnable === undefined));
+  });
+
+  it('dependencyLine says what a step waits for, what of it is open, and its wave (nothing for a plain list)', () => {
+    const steps = [step('S001', undefined, 'done'), step('S002', 'none'), step('S003'), step('S004', 'S001, S003')];
+    assert.equal(dependencyLine(steps, 'S002'), 'Waits for nothing · wave 1');
+    assert.equal(dependencyLine(steps, 'S004'), 'Waits for S001, S003 (open: S003) · wave 3');
+    assert.equal(dependencyLine([step('S001', undefined, 'done'), step('S002', 'S001')], 'S002'), 'Waits for S001 (all done) · wave 2');
+    assert.equal(dependencyLine([step('S001', 'S002'), step('S002', 'S001')], 'S001'), 'Waits for S002 (open: S002) · on a cycle of after: lines');
+    assert.equal(dependencyLine([step('S001'), step('S002')], 'S002'), undefined);
   });
 
   it('a draft shows graph problems as warnings, an executing plan as errors', () => {
