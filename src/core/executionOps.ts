@@ -64,7 +64,7 @@ export function markStep(
   const doc = ensureStepIds(input);
   const s = findStep(doc, stepId);
   const change = claim ? claimChange(doc.fm.id, s, s.record?.Claimed, status, { ...claim, person: ctx.actor !== 'agent' }, ctx.now, cfg(ctx)) : {};
-  refuseWaiting(doc, s, status);
+  refuseWaiting(doc, s, status, ctx.actor);
   const updated = { ...s, status, note: note !== undefined ? oneLine(note) || undefined : s.note };
   const finishing = isFinished(status) && doc.steps.every((x) => x.id === s.id || isFinished(x.status));
   const patch: Record<string, FrontmatterValue | undefined> = stamp(input, ctx);
@@ -119,7 +119,7 @@ export function claimNext(input: PlanDocument, claim: ClaimInput, ctx: OpContext
  * is open, naming those steps and the call that does the right thing. Only in a plan that uses
  * `after:` (a graph): a plain list keeps its old freedom to be marked in any order.
  */
-function refuseWaiting(doc: PlanDocument, s: PlacedStep, status: StepStatus): void {
+function refuseWaiting(doc: PlanDocument, s: PlacedStep, status: StepStatus, actor: OpContext['actor']): void {
   if (status !== 'in_progress' && !(status === 'done' && s.status === 'pending')) return;
   const graph = planGraph(doc.steps);
   // A plan without any `after:` line is a list, marked in any order as it always was.
@@ -132,6 +132,7 @@ function refuseWaiting(doc: PlanDocument, s: PlacedStep, status: StepStatus): vo
   if (!open.length) return;
   const first = open[0];
   const waits = open.map((id) => `${id} (${doc.steps.find((x) => x.id === id)!.status.replace('_', ' ')})`).join(', ');
+  if (actor !== 'agent') throw new PlanError('STEP_WAITING', `${s.id} waits for ${waits}: mark ${open.length === 1 ? 'it' : 'them'} done or skipped first`);
   const runnable = runnableSteps(doc.steps, graph).map((x) => x.id);
   throw new PlanError(
     'STEP_WAITING',
