@@ -246,9 +246,9 @@ export async function archivePlan(p: Place, id: string, act: Act): Promise<{ pat
 
 // ---------- execution ----------
 
-/** Starts an approved plan; it becomes the active plan of its folder. */
-export async function startPlan(p: Place, id: string, act: Act): Promise<Done> {
-  const done = await run(p, id, act, (d, c) => startExecution(d, c));
+/** Starts an approved plan; it becomes the active plan of its folder. `session`: who started it (`execution_session`). */
+export async function startPlan(p: Place, id: string, act: Act, session?: string): Promise<Done> {
+  const done = await run(p, id, act, (d, c) => startExecution(d, c, session));
   await p.active?.set(id, p.folder ?? '');
   return done;
 }

@@ -35,7 +35,7 @@ export const executePlanTool = defineTool({
       const place = placeOf(ctx, store);
       const act = { actor: 'agent' as const, expectedVersion: i.version };
       if (i.op === 'start') {
-        const { doc } = await startPlan(place, id, act);
+        const { doc } = await startPlan(place, id, act, ctx.session);
         // The approval's suggestions, as its signed record names them: the agent sees them as it starts.
         const open = openReview(doc, await store.approvalStanding(doc));
         return result(doc, 'Execution started.', runnableLine(doc), open?.kind === 'approval' ? approvalSuggestions(doc, open.version, open.notes.comments) : undefined);

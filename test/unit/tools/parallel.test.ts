@@ -55,6 +55,7 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
     const started = await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
     assert.match(started, /Runnable now: S001, S002\. Independent: each can go to its own subagent, told its step id\. Waves \(steps that can run together\): S001 S002 \| S003 \| S004\./);
     assert.match(await call(as('A'), 'pi_plan_get', { id }), /Runnable now: S001, S002\./);
+    assert.equal((await store.read(id)).fm.execution_session, 'A', 'the session that started it');
     // depends_on on update replaces the line; an unknown id is a problem pi_plan_get names.
     await assert.rejects(call(as('A'), 'pi_plan_step', { id, op: 'update', step: 'S004', depends_on: 'S009' }), /executing/);
   });
