@@ -114,6 +114,9 @@ export function claimNext(input: PlanDocument, claim: ClaimInput, ctx: OpContext
   return markStep(input, next.id, 'in_progress', ctx, undefined, undefined, claim);
 }
 
+/** Any line that starts (after blanks) with `after:`: only then can a step have one. */
+const MAY_HAVE_AFTER = /^[ \t]*after:/im;
+
 /**
  * Refuses to start a step (in progress, or done straight from pending) while a step it waits for
  * is open, naming those steps and the call that does the right thing. Only in a plan that uses
@@ -121,8 +124,10 @@ export function claimNext(input: PlanDocument, claim: ClaimInput, ctx: OpContext
  */
 function refuseWaiting(doc: PlanDocument, s: PlacedStep, status: StepStatus, actor: OpContext['actor']): void {
   if (status !== 'in_progress' && !(status === 'done' && s.status === 'pending')) return;
+  // A plan without any `after:` line is a list, marked in any order as it always was. Told from
+  // the text first: the hot path of a mark reads no other step (steps are read when asked for).
+  if (!MAY_HAVE_AFTER.test(doc.body)) return;
   const graph = planGraph(doc.steps);
-  // A plan without any `after:` line is a list, marked in any order as it always was.
   if (!graph.explicit.size) return;
   if (graph.cyclic.has(s.id)) {
     const cycle = graph.problems.find((p) => p.code === 'dependency-cycle' && p.step && graph.cyclic.has(p.step));
