@@ -116,7 +116,7 @@ async function decidePayload(p: HookPayload, o: HookOptions): Promise<HookAnswer
  * (keyed by the bytes' SHA-256) when it holds one, else the store's check (heavy), then cached.
  * A check that fails makes the hook fail open, saying why.
  */
-async function withApproval(f: PlanFacts, bytes: Buffer, root: string, o: HookOptions): Promise<PlanFacts> {
+export async function withApproval(f: PlanFacts, bytes: Buffer, root: string, o: Pick<HookOptions, 'env' | 'heavy' | 'trace'>): Promise<PlanFacts> {
   const sha = createHash('sha256').update(bytes).digest('hex');
   const cache = verdictCache(root, o.env);
   let v = typeof cache === 'string' ? undefined : cache.get(f.id, sha);

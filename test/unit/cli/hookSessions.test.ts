@@ -1,0 +1,57 @@
+// Contract tests of `pi-plans hook` (the built command, real plans folder, real store) on what a
+// session sees across calls: `hook status` with the store's approval check, Copilot CLI's VS
+// Code-compatible payloads told from VS Code's, one call reaching the hook through two hook files,
+// the open review comments in the plan's summary, collect mode started from a plan tool call.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { openNodeStore } from '../../../src/node';
+import { startPlan } from '../../../src/service';
+import { sealedByUser } from '../../helpers/approvals';
+import { ensureBuilt, fixture, hookCommand, Json, planText, runHook, tempWorkspace } from '../../helpers/hookContract';
+
+const ID = 'PLAN-0000b00d';
+
+describe('pi-plans hook: sessions across calls (the built command)', function () {
+  this.timeout(60_000);
+  let root: string;
+  const planFile = (id = ID) => path.join(root, '.pi', 'plans', `${id}.md`);
+  const claude = (name: string, change?: (p: Json) => void) => fixture(root, 'claude', name, change);
+  const bindClaude = (id = ID) => assert.equal(runHook(root, claude('PreToolUse.mcp', (p) => (p.tool_input = { id }))).stdout, '');
+  const forge = (status: string) => fs.writeFileSync(planFile(), fs.readFileSync(planFile(), 'utf8').replace(/^status: proposed$/m, `status: ${status}`));
+
+  before(ensureBuilt);
+  beforeEach(() => {
+    root = tempWorkspace();
+    fs.writeFileSync(planFile(), planText(ID, 'proposed'));
+  });
+  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  describe('an approval forged by a file write (the status line changed, no person\'s signed approval)', () => {
+    for (const status of ['approved', 'executing']) {
+      it(`"${status}": PreToolUse denies the edit as not approved, and hook status says so, never "may edit"`, () => {
+        bindClaude();
+        forge(status);
+        const edit = runHook(root, claude('PreToolUse.edit'));
+        assert.equal(edit.out?.hookSpecificOutput?.permissionDecision, 'deny', edit.stdout + edit.stderr);
+        assert.match(edit.out?.hookSpecificOutput?.permissionDecisionReason, new RegExp(`says ${status}, but its approval is not valid .*call pi_plan_submit with id ${ID}`));
+        const text = hookCommand(root, 'status');
+        assert.equal(text.code, 0, text.stderr);
+        assert.match(text.stdout, new RegExp(`^${ID} \\(${status}, approval not valid\\) {2}claude session `));
+        assert.match(text.stdout, /may: read and use the plan tools; file edits denied, because PLAN-0000b00d .* says \w+, but its approval is not valid/);
+        assert.doesNotMatch(text.stdout, /edit the steps' targets|until pi_plan_execute start/);
+        const json = JSON.parse(hookCommand(root, 'status', '--json').stdout) as Json;
+        assert.equal(json.sessions[0].status, status);
+        assert.equal(json.sessions[0].approval.state, 'invalid');
+      });
+    }
+
+    it('a person\'s real approval, then start: hook status says the session may edit the steps\' targets', async () => {
+      bindClaude();
+      fs.writeFileSync(planFile(), await sealedByUser(fs.readFileSync(planFile(), 'utf8').replace(/^status: proposed$/m, 'status: approved'), root));
+      assert.match(hookCommand(root, 'status').stdout, /^PLAN-0000b00d \(approved\) .*\n {2}may: read; file edits denied until pi_plan_execute start\n$/);
+      await startPlan({ store: await openNodeStore(root, { index: false }) }, ID, { actor: 'agent' });
+      assert.match(hookCommand(root, 'status').stdout, /^PLAN-0000b00d \(executing\) .*\n {2}may: edit the steps' targets; other files: ask/);
+    });
+  });
+});
