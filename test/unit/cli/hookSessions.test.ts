@@ -27,6 +27,46 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
+  /** Approves the plan as the person would (their signed record) and starts it through the service. */
+  async function approveAndStart(): Promise<void> {
+    fs.writeFileSync(planFile(), await sealedByUser(fs.readFileSync(planFile(), 'utf8').replace(/^status: proposed$/m, 'status: approved'), root));
+    await startPlan({ store: await openNodeStore(root, { index: false }) }, ID, { actor: 'agent' });
+  }
+
+  describe('Copilot CLI\'s VS Code-compatible payloads (PascalCase events, .claude/settings.json read by the CLI) are told from VS Code\'s and answered in the CLI\'s format', () => {
+    const cli = (name: string, change?: (p: Json) => void) => fixture(root, 'copilot-cli', name, change);
+    // As the CLI runs the hooks of .claude/settings.json, which setup writes with --agent claude.
+    const viaClaudeFile = (event: string) => ['--agent', 'claude', '--event', event];
+
+    it('a create binds from its tool_result; an edit is denied at the top level; SessionStart\'s context is at the top level', () => {
+      const created = runHook(root, cli('PostToolUse.pascal-compat.mcp', (p) => (p.tool_result.text_result_for_llm = `Created ${ID} (v1).`)), viaClaudeFile('PostToolUse'));
+      assert.equal(created.stdout, '', created.stderr);
+      const edit = runHook(root, cli('PreToolUse.pascal-compat.edit'), viaClaudeFile('PreToolUse'));
+      assert.equal(edit.out?.permissionDecision, 'deny', edit.stdout);
+      assert.match(edit.out?.permissionDecisionReason, /PLAN-0000b00d .* is being planned/);
+      const start = runHook(root, cli('SessionStart.pascal-compat'), viaClaudeFile('SessionStart'));
+      assert.match(start.out?.additionalContext, /this session works on PLAN-0000b00d/, start.stdout);
+      const prompt = runHook(root, cli('UserPromptSubmit.pascal-compat'), viaClaudeFile('UserPromptSubmit'));
+      assert.match(prompt.out?.additionalContext, /this session works on PLAN-0000b00d/, prompt.stdout);
+    });
+
+    it('Stop with open steps: the CLI\'s block is top-level only, VS Code\'s is nested; each is let go the second time', async () => {
+      runHook(root, cli('PostToolUse.pascal-compat.mcp', (p) => (p.tool_result.text_result_for_llm = `Created ${ID} (v1).`)));
+      const vscode = (name: string) => fixture(root, 'vscode', name);
+      runHook(root, fixture(root, 'vscode', 'PreToolUse.mcp', (p) => (p.tool_input = { id: ID })));
+      await approveAndStart();
+      const cliStop = runHook(root, cli('Stop.pascal-compat'), viaClaudeFile('Stop'));
+      assert.equal(cliStop.out?.decision, 'block', cliStop.stdout + cliStop.stderr);
+      assert.match(cliStop.out?.reason, /the next is S001/);
+      assert.equal(cliStop.out?.hookSpecificOutput, undefined, 'not VS Code\'s nested form');
+      const vsStop = runHook(root, vscode('Stop'));
+      assert.equal(vsStop.out?.hookSpecificOutput?.decision, 'block', vsStop.stdout);
+      assert.equal(runHook(root, cli('Stop.pascal-compat'), viaClaudeFile('Stop')).out?.decision, undefined, 'the CLI session\'s second Stop goes');
+      const binding = JSON.parse(hookCommand(root, 'status', '--json').stdout) as Json;
+      assert.deepEqual(binding.sessions.map((b: Json) => b.host).sort(), ['copilot', 'copilot-cli']);
+    });
+  });
+
   describe('an approval forged by a file write (the status line changed, no person\'s signed approval)', () => {
     for (const status of ['approved', 'executing']) {
       it(`"${status}": PreToolUse denies the edit as not approved, and hook status says so, never "may edit"`, () => {
