@@ -25,6 +25,10 @@ export interface HookPayload {
   response?: string;
   /** The host's own loop guard on Stop: the agent is already continuing because a Stop hook blocked. */
   stopHookActive: boolean;
+  /** The host's id of the tool call (`tool_use_id`), when it sends one. */
+  callId?: string;
+  /** The payload's time in milliseconds (VS Code's and Copilot CLI's `timestamp`), when it has one. */
+  at?: number;
 }
 
 const CAMEL_EVENTS: Record<string, HookEvent> = {
@@ -163,5 +167,7 @@ export function readPayload(raw: unknown, given: { agent?: HookHost; event?: Hoo
     input: argsOf(p.tool_input ?? p.toolArgs),
     response: textOf(p.tool_response ?? p.tool_result ?? p.toolResult),
     stopHookActive: p.stop_hook_active === true || p.stopHookActive === true,
+    callId: str(p.tool_use_id, 512) ?? str(p.toolUseId, 512),
+    at: typeof p.timestamp === 'number' && Number.isFinite(p.timestamp) ? p.timestamp : typeof p.timestamp === 'string' && !Number.isNaN(Date.parse(p.timestamp)) ? Date.parse(p.timestamp) : undefined,
   };
 }

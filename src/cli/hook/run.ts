@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { answer, failOpen, HookAnswer, notice } from './answer';
+import { callKey, once } from './once';
 import { HookEvent, HookHost, HookPayload, readPayload } from './payload';
 import { CONTEXT_EVENTS, decideStop, decideTool, Decision, nextStep, PlanFacts, summary } from './policy';
 import { classifyTool, ToolCall } from './tools';
@@ -49,7 +50,7 @@ export async function runHook(stdin: string, o: HookOptions): Promise<HookAnswer
   const p = readPayload(raw, { agent: o.agent, event: o.event });
   if (!p) return failOpen(o.agent, 'the payload is not one it knows: pass --agent and --event in the hook\'s command');
   try {
-    return await decidePayload(p, o);
+    return await decidePayload(p, o, stdin);
   } catch (e) {
     if (e instanceof PlanUnreadable) return failOpen(p.host, e.message);
     return failOpen(p.host, `its own error: ${(e as Error).message ?? String(e)}`);
@@ -84,7 +85,7 @@ function bindingAfter(p: HookPayload & { session: string }, call: ToolCall | und
   return b;
 }
 
-async function decidePayload(p: HookPayload, o: HookOptions): Promise<HookAnswer> {
+async function decidePayload(p: HookPayload, o: HookOptions, raw: string): Promise<HookAnswer> {
   // No session id (some cloud runs): nothing can be bound, and an unbound session is never restricted.
   if (!p.session || p.event === 'other' || p.event === 'SubagentStop') return EMPTY;
   const root = workspaceOf(p.cwd, o.env, o.cwd);
@@ -92,9 +93,18 @@ async function decidePayload(p: HookPayload, o: HookOptions): Promise<HookAnswer
     removeBinding(root, p.session);
     return EMPTY;
   }
-  const call = p.event === 'PreToolUse' || p.event === 'PostToolUse' ? classifyTool(p) : undefined;
   const session = { ...p, session: p.session };
-  const b = bindingAfter(session, call, readBinding(root, p.session, o.now) ?? workModeBinding(root, session, o.now), root, o.now);
+  const had = readBinding(root, p.session, o.now) ?? workModeBinding(root, session, o.now);
+  // A bound session's call that reached the hook through two hook files is decided once (once.ts).
+  // An unbound session's calls change nothing twice: a plan tool's binding is the same written again.
+  if (had) return once(root, callKey(session, raw), o.now, () => decideSession(session, had, root, o));
+  return decideSession(session, undefined, root, o);
+}
+
+/** The decision for a session's payload, from its binding before this call (if any). */
+async function decideSession(p: HookPayload & { session: string }, had: Binding | undefined, root: string, o: HookOptions): Promise<HookAnswer> {
+  const call = p.event === 'PreToolUse' || p.event === 'PostToolUse' ? classifyTool(p) : undefined;
+  const b = bindingAfter(p, call, had, root, o.now);
   if (!b || p.event === 'PostToolUse') return EMPTY;
   const read = readPlanFile(root, b.plan);
   // A status that relaxes the planning policy counts only with a person's approval of this text

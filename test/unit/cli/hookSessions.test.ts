@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { openNodeStore } from '../../../src/node';
 import { startPlan } from '../../../src/service';
 import { sealedByUser } from '../../helpers/approvals';
-import { ensureBuilt, fixture, hookCommand, Json, planText, runHook, tempWorkspace } from '../../helpers/hookContract';
+import { ensureBuilt, fixture, hookCommand, Json, planText, runHook, runHookAsync, tempWorkspace } from '../../helpers/hookContract';
 
 const ID = 'PLAN-0000b00d';
 
@@ -61,9 +61,51 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
       assert.equal(cliStop.out?.hookSpecificOutput, undefined, 'not VS Code\'s nested form');
       const vsStop = runHook(root, vscode('Stop'));
       assert.equal(vsStop.out?.hookSpecificOutput?.decision, 'block', vsStop.stdout);
-      assert.equal(runHook(root, cli('Stop.pascal-compat'), viaClaudeFile('Stop')).out?.decision, undefined, 'the CLI session\'s second Stop goes');
+      const second = cli('Stop.pascal-compat', (p) => (p.timestamp = '2026-10-22T10:31:00.000Z'));
+      assert.equal(runHook(root, second, viaClaudeFile('Stop')).out?.decision, undefined, 'the CLI session\'s second attempt goes');
       const binding = JSON.parse(hookCommand(root, 'status', '--json').stdout) as Json;
       assert.deepEqual(binding.sessions.map((b: Json) => b.host).sort(), ['copilot', 'copilot-cli']);
+    });
+  });
+
+  describe('one call reaching the hook through two hook files (VS Code with chat.useClaudeHooks runs .claude/settings.json beside .github/hooks) is handled once', () => {
+    // The two commands setup writes: the shared Copilot file's (no --agent) and Claude Code's.
+    const COPILOT_FILE: string[] = [];
+    const CLAUDE_FILE = (event: string) => ['--agent', 'claude', '--event', event];
+    const vscode = (name: string, change?: (p: Json) => void) => fixture(root, 'vscode', name, change);
+    const OTHER = 'PLAN-0000b00e';
+
+    it('collect mode: two processes at once on the same edit record one step, and both deny naming it', async () => {
+      fs.writeFileSync(planFile(OTHER), planText(OTHER, 'draft'));
+      const session = vscode('PreToolUse.create_file').session_id as string;
+      assert.equal(hookCommand(root, 'collect', OTHER, '--session', session).code, 0);
+      const edit = vscode('PreToolUse.create_file');
+      const [a, b] = await Promise.all([runHookAsync(root, edit, COPILOT_FILE), runHookAsync(root, edit, CLAUDE_FILE('PreToolUse'))]);
+      for (const r of [a, b]) {
+        assert.equal(r.out?.hookSpecificOutput?.permissionDecision, 'deny', r.stdout + r.stderr);
+        assert.match(r.out?.hookSpecificOutput?.permissionDecisionReason, /recorded as S004 of PLAN-0000b00e/);
+      }
+      const text = fs.readFileSync(planFile(OTHER), 'utf8');
+      assert.match(text, /^4\. \[ \] S004 Edit src\/new-module\.ts/m);
+      assert.doesNotMatch(text, /S005/, 'one step, not two');
+      // The next call (another id) is recorded as the next step.
+      const next = runHook(root, vscode('PreToolUse.run_in_terminal'));
+      assert.match(next.out?.hookSpecificOutput?.permissionDecisionReason, /recorded as S005/);
+    });
+
+    it('Stop: the same payload twice (at once, then again) is one attempt: both blocked, the plan not marked stalled; the next Stop goes', async () => {
+      runHook(root, vscode('PreToolUse.mcp', (p) => (p.tool_input = { id: ID })));
+      await approveAndStart();
+      const stop = vscode('Stop');
+      const [a, b] = await Promise.all([runHookAsync(root, stop, COPILOT_FILE), runHookAsync(root, stop, CLAUDE_FILE('Stop'))]);
+      const again = runHook(root, stop, CLAUDE_FILE('Stop'));
+      for (const r of [a, b, again]) assert.equal(r.out?.hookSpecificOutput?.decision, 'block', r.stdout + r.stderr);
+      assert.match(fs.readFileSync(planFile(), 'utf8'), /^status: executing$/m, 'one attempt counted: not stalled');
+      const later = runHook(root, vscode('Stop', (p) => (p.timestamp = new Date(Date.parse(p.timestamp) + 5000).toISOString())));
+      assert.equal(later.out?.hookSpecificOutput?.decision, undefined, later.stdout);
+      assert.match(fs.readFileSync(planFile(), 'utf8'), /^status: stalled$/m);
+      const calls = fs.readdirSync(path.join(root, '.pi', 'plans', 'hooks', 'calls'));
+      assert.ok(calls.every((f) => /^[0-9a-f]{40}\.(claim|json)$/.test(f)), calls.join(', '));
     });
   });
 
