@@ -11,7 +11,11 @@ export interface PlanFacts {
   status: string;
   version: number;
   steps: readonly { id: string; status: string; text: string; target?: string }[];
-  /** Open review comments (from the frontmatter's review record, when cheap to tell); 0 when unknown. */
+  /**
+   * Review comments the agent still has to act on (core `openReview`): a rejection's, read from the
+   * body (reviewNotes `quickRejectionComments`); an approved or executing plan's approval
+   * suggestions, counted by the store with its approval check (cached with the verdict).
+   */
   openComments: number;
   /**
    * Set when the status says approved, executing, stalled or failed but the person's signed approval

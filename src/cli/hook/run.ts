@@ -34,6 +34,8 @@ export interface HookOptions {
 }
 
 const EMPTY: HookAnswer = { stdout: '', stderr: '', code: 0 };
+/** The events whose decision changes the plan or the binding (a collected step, the Stop loop guard): decided once per call. */
+const ONCE_EVENTS: ReadonlySet<HookEvent> = new Set(['PreToolUse', 'PostToolUse', 'Stop']);
 /** A binding's last-seen time is written again only after this long (the hook runs on every call). */
 const SEEN_EVERY_MS = 60_000;
 /** `pi-plans hook collect PLAN-…` run by the agent in its terminal: the hook sees the session that runs it. */
@@ -95,10 +97,11 @@ async function decidePayload(p: HookPayload, o: HookOptions, raw: string): Promi
   }
   const session = { ...p, session: p.session };
   const had = readBinding(root, p.session, o.now) ?? workModeBinding(root, session, o.now);
-  // A bound session's call that reached the hook through two hook files is decided once (once.ts).
-  // An unbound session's calls change nothing twice: a plan tool's binding is the same written again.
-  if (had) return once(root, callKey(session, raw), o.now, () => decideSession(session, had, root, o));
-  return decideSession(session, undefined, root, o);
+  // A bound session's tool call or Stop that reached the hook through two hook files is decided
+  // once (once.ts). An unbound session's calls change nothing twice (a plan tool's binding is the
+  // same written again), and neither do the context events (a summary, read afresh each time).
+  if (had && ONCE_EVENTS.has(p.event)) return once(root, callKey(session, raw), o.now, () => decideSession(session, had, root, o));
+  return decideSession(session, had, root, o);
 }
 
 /** The decision for a session's payload, from its binding before this call (if any). */
@@ -148,7 +151,7 @@ export async function withApproval(f: PlanFacts, bytes: Buffer, root: string, o:
       }
     }
   }
-  if (v.state === 'valid') return f;
+  if (v.state === 'valid') return { ...f, openComments: v.openComments ?? 0 };
   // `none` (the store does not read this status as one an approval governs) is no approval either.
   return { ...f, approval: { state: v.state === 'none' ? 'invalid' : v.state, detail: v.state === 'none' ? 'the store does not read this file as an approved plan' : v.detail } };
 }

@@ -6,8 +6,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openNodeStore } from '../../../src/node';
-import { startPlan } from '../../../src/service';
-import { sealedByUser } from '../../helpers/approvals';
+import { approvePlan, editPlanStep, rejectPlan, startPlan, submitPlan } from '../../../src/service';
+import { sealedByUser, seenIn } from '../../helpers/approvals';
 import { ensureBuilt, fixture, hookCommand, Json, planText, runHook, runHookAsync, tempWorkspace } from '../../helpers/hookContract';
 
 const ID = 'PLAN-0000b00d';
@@ -106,6 +106,29 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
       assert.match(fs.readFileSync(planFile(), 'utf8'), /^status: stalled$/m);
       const calls = fs.readdirSync(path.join(root, '.pi', 'plans', 'hooks', 'calls'));
       assert.ok(calls.every((f) => /^[0-9a-f]{40}\.(claim|json)$/.test(f)), calls.join(', '));
+    });
+  });
+
+  describe('the plan\'s summary (SessionStart, UserPromptSubmit) counts the open review comments', () => {
+    const contextOf = (r: { out?: Json }) => r.out?.hookSpecificOutput?.additionalContext as string;
+
+    it('a rejection\'s comments while the plan is revised (read from the body), an approval\'s suggestions while it runs (counted by the store\'s check, then cached)', async () => {
+      bindClaude();
+      const place = { store: await openNodeStore(root, { index: false }) };
+      assert.doesNotMatch(contextOf(runHook(root, claude('SessionStart'))), /open review comment/);
+      await rejectPlan(place, ID, { actor: 'user', feedback: 'Not yet.', seenVersion: 1, comments: [{ anchor: 'S001', body: 'Which variable?' }, { anchor: 'S002', body: 'Where?' }] });
+      const rejected = contextOf(runHook(root, claude('UserPromptSubmit')));
+      assert.match(rejected, /PLAN-0000b00d .*, rejected, v2, .* 2 open review comments: read them with pi_plan_get\.$/);
+      await editPlanStep(place, ID, { op: 'update', id: 'S001', text: 'Read PORT into config.port' }, { actor: 'agent' });
+      await submitPlan(place, ID, { actor: 'agent' });
+      assert.doesNotMatch(contextOf(runHook(root, claude('SessionStart'))), /open review comment/, 'submitted again: the rejection is answered');
+      await approvePlan(place, ID, { actor: 'user', seen: await seenIn(place.store, ID), comments: [{ anchor: 'S001', body: 'Default to 3000.' }] });
+      await startPlan(place, ID, { actor: 'agent' });
+      const first = runHook(root, claude('SessionStart'), [], { PI_PLANS_HOOK_TRACE: '1' });
+      assert.match(contextOf(first), /executing, v\d+, .* 1 open review comment: read them with pi_plan_get\.$/, first.stderr);
+      const cached = runHook(root, claude('UserPromptSubmit'), [], { PI_PLANS_HOOK_TRACE: '1' });
+      assert.match(cached.stderr, /approval verdict from the cache: valid/);
+      assert.match(contextOf(cached), / 1 open review comment: /);
     });
   });
 
