@@ -65,6 +65,8 @@ function bindingAfter(p: HookPayload & { session: string }, call: ToolCall | und
   let plan: string | undefined;
   let collecting = b?.collecting;
   if (call?.kind === 'plan' && call.plan && (p.event === 'PostToolUse' || !call.creates)) plan = call.plan;
+  // pi_plan_create with collect=true (chat's way into collect mode): the new draft collects; any other create does not.
+  if (call?.kind === 'plan' && call.creates && call.plan && p.event === 'PostToolUse') collecting = p.input.collect === true || undefined;
   if (call?.kind === 'terminal' && p.event === 'PreToolUse') {
     const m = COLLECT_COMMAND.exec(call.command);
     if (m) [plan, collecting] = [m[1], true];

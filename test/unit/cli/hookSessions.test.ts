@@ -5,6 +5,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createPlanText } from '../../../src/core';
 import { openNodeStore } from '../../../src/node';
 import { approvePlan, editPlanStep, rejectPlan, startPlan, submitPlan } from '../../../src/service';
 import { sealedByUser, seenIn } from '../../helpers/approvals';
@@ -129,6 +130,38 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
       const cached = runHook(root, claude('UserPromptSubmit'), [], { PI_PLANS_HOOK_TRACE: '1' });
       assert.match(cached.stderr, /approval verdict from the cache: valid/);
       assert.match(contextOf(cached), / 1 open review comment: /);
+    });
+  });
+
+  describe('collect mode started from chat: pi_plan_create with collect=true', () => {
+    const NEW = 'PLAN-0000c011';
+    const created = (host: 'claude' | 'vscode', input: Json) =>
+      fixture(root, host, host === 'claude' ? 'PostToolUse.write' : 'PostToolUse', (p) => Object.assign(p, { tool_name: host === 'claude' ? 'mcp__pi-plans__pi_plan_create' : 'pi_plan_create', tool_input: input, tool_response: `Created **${NEW}** (version: 1, draft).` }));
+
+    for (const host of ['claude', 'vscode'] as const) {
+      it(`${host}: its PostToolUse binds the session to the new draft in collect mode; each edit is then recorded as a step; pi_plan_submit ends it`, () => {
+        fs.writeFileSync(planFile(NEW), createPlanText({ id: NEW, title: 'Collected', goal: 'Plan by trying.', status: 'draft' }, '2026-11-01T00:00:00.000Z'));
+        assert.equal(runHook(root, created(host, { title: 'Collected', collect: true })).stdout, '');
+        const status = hookCommand(root, 'status');
+        assert.match(status.stdout, new RegExp(`^${NEW} \\(draft, collecting\\)`), status.stdout);
+        const edit = runHook(root, fixture(root, host, host === 'claude' ? 'PreToolUse.edit' : 'PreToolUse.replace_string_in_file'));
+        assert.equal(edit.out?.hookSpecificOutput?.permissionDecision, 'deny', edit.stdout + edit.stderr);
+        assert.match(edit.out?.hookSpecificOutput?.permissionDecisionReason, new RegExp(`recorded as S001 of ${NEW} .*\\(collect mode\\)`));
+        assert.match(fs.readFileSync(planFile(NEW), 'utf8'), /^1\. \[ \] S001 Edit src\/app\.ts/m);
+        const submit = fixture(root, host, host === 'claude' ? 'PostToolUse.write' : 'PostToolUse', (p) => Object.assign(p, { tool_name: host === 'claude' ? 'mcp__pi-plans__pi_plan_submit' : 'pi_plan_submit', tool_input: { id: NEW }, tool_response: 'Submitted.' }));
+        runHook(root, submit);
+        assert.match(hookCommand(root, 'status').stdout, new RegExp(`^${NEW} \\(draft\\)`), 'collect mode ended with the submission');
+      });
+    }
+
+    it('a create without collect binds without collect mode (and ends the collect mode of the draft before)', () => {
+      fs.writeFileSync(planFile(NEW), planText(NEW, 'draft'));
+      runHook(root, created('claude', { title: 'Collected', collect: true }));
+      fs.writeFileSync(planFile('PLAN-0000c012'), planText('PLAN-0000c012', 'draft'));
+      runHook(root, fixture(root, 'claude', 'PostToolUse.write', (p) => Object.assign(p, { tool_name: 'mcp__pi-plans__pi_plan_create', tool_input: { title: 'Plain' }, tool_response: 'Created **PLAN-0000c012** (version: 1, draft).' })));
+      assert.match(hookCommand(root, 'status').stdout, /^PLAN-0000c012 \(draft\) /);
+      const edit = runHook(root, claude('PreToolUse.edit'));
+      assert.match(edit.out?.hookSpecificOutput?.permissionDecisionReason, /is not run while PLAN-0000c012 .* is being planned/);
     });
   });
 
