@@ -24,6 +24,7 @@ export * from './approval';
 export * from './policy';
 export * from './planActions';
 export * from './review';
+export { quickRejectionComments } from './reviewNotes';
 export * from './merge';
 export * from './graph';
 export * from './claims';

@@ -15,7 +15,7 @@ export const editStepTool = defineTool({
   toolReferenceName: 'planStep',
   userDescription: 'Add, update, remove or move a step of a plan.',
   modelDescription:
-    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start", default end; depends_on: "S001, S003" or "none": steps it waits for) returns the new id. op=update (step + fields), op=remove (step), op=move (step, after). Ids are never reused. Not while executing (pi_plan_set_content revises). In every tool, version (the one you last saw) guards edits; id defaults to the active plan.',
+    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start", default end; depends_on: "S001, S003" or "none", what it waits for) returns the new id. op=update/remove/move (step; its fields, or after). Ids are never reused. Not while executing (pi_plan_set_content revises). In every tool, version (the one you last saw) guards edits; id defaults to the active plan.',
   icon: '$(list-ordered)',
   gated: true,
   schema: argsObject({
