@@ -5,10 +5,11 @@
  * A snapshot never touches the user's index, stash or branches: git runs with GIT_INDEX_FILE on a
  * temporary index (a copy of the real one, so unchanged files are not hashed again), `git add -A`
  * adds every tracked and untracked file into it (files git ignores stay out, as they do in a
- * commit; every `.pi/` folder, the plans themselves, stays out), and `git write-tree` writes the
- * tree. The objects written are the only trace, plus one ref per plan under `refs/pi-plans/`
- * that pins them (a tree of trees: `git branch`, `git log` and `git log --all` do not show it;
- * `git for-each-ref` and `git show-ref` do). Runs the machine's `git` with execFile, no shell.
+ * commit), and `git write-tree` writes the tree. Every `.pi/` folder (the plans themselves) is
+ * left out of the differences. The objects written are the only trace, plus the refs under
+ * `refs/pi-plans/evidence/` that pin them (refs to trees: `git branch`, `git log` and
+ * `git log --all` do not show them; `git for-each-ref` and `git show-ref` do). Runs the machine's
+ * `git` with execFile, no shell.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -28,7 +29,7 @@ export interface TreeChange {
   binary: boolean;
 }
 
-/** Every `.pi/` folder, the plans and their state, at any depth: never part of a snapshot or a diff. */
+/** Every `.pi/` folder, the plans and their state, at any depth: never part of a diff. */
 export const EXCLUDE_PLANS = ':(exclude,glob)**/.pi/**';
 
 /** The ref namespace that pins the snapshots (one ref per plan). */
@@ -91,9 +92,25 @@ export class GitEvidence {
 
   /**
    * The working tree as a tree object: tracked and untracked files as they are on disk, files git
-   * ignores and `.pi/` folders left out. The user's index is read (copied), never written.
+   * ignores left out. The user's index is read (copied), never written.
    */
   async snapshot(): Promise<string> {
+    return (await this.withIndex((env) => git(this.cwd, ['write-tree'], { env }))).trim();
+  }
+
+  /**
+   * The working tree as a tree object and what changed since the tree `before` (as `diff` says),
+   * the two worked out at once from the same temporary index.
+   */
+  async snapshotSince(before: string): Promise<{ tree: string; changes: TreeChange[] }> {
+    const [tree, out] = await this.withIndex((env) =>
+      Promise.all([git(this.cwd, ['write-tree'], { env }), git(this.cwd, ['diff-index', '--cached', '-M', '--raw', '--numstat', '-z', before, '--', ':/', EXCLUDE_PLANS], { env })]),
+    );
+    return { tree: tree.trim(), changes: parseRawNumstat(out) };
+  }
+
+  /** Runs `then` with git's environment on a temporary index holding the working tree; removes the index after. */
+  private async withIndex<T>(then: (env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
     const tmp = path.join(os.tmpdir(), `pi-plans-index-${process.pid}-${randomBytes(6).toString('hex')}`);
     try {
       await fs.promises.copyFile(this.index, tmp).catch((e: NodeJS.ErrnoException) => {
@@ -101,10 +118,10 @@ export class GitEvidence {
         if (e.code !== 'ENOENT') throw e;
       });
       const env = gitEnv({ GIT_INDEX_FILE: tmp });
-      await git(this.cwd, ['add', '-A', '--', ':/', EXCLUDE_PLANS], { env });
-      const tree = (await git(this.cwd, ['write-tree'], { env })).trim();
-      if (!SHA.test(tree)) throw new Error(`git write-tree answered ${JSON.stringify(tree)}`);
-      return tree;
+      // The whole working tree (no pathspec: an exclusion here would cost a match per file, a
+      // third of the time); `.pi/` folders are left out of every diff instead.
+      await git(this.cwd, ['add', '-A'], { env });
+      return await then(env);
     } finally {
       await fs.promises.rm(tmp, { force: true });
       await fs.promises.rm(`${tmp}.lock`, { force: true });
@@ -123,41 +140,30 @@ export class GitEvidence {
     return git(this.cwd, ['cat-file', 'blob', `${tree}:${file}`]).catch(() => undefined);
   }
 
-  /** The trees pinned for a plan: entry name (e.g. `S001.before`) to tree. */
-  async pinned(plan: string): Promise<Map<string, string>> {
-    const ref = pinRef(plan);
-    const out = await git(this.cwd, ['ls-tree', '-z', ref]).catch(() => '');
-    const map = new Map<string, string>();
-    for (const rec of out.split('\0')) {
-      const m = /^040000 tree ([0-9a-f]{40})\t(.+)$/.exec(rec);
-      if (m) map.set(m[2], m[1]);
-    }
-    return map;
+  /** The tree a ref pins (`pinRef(plan, step, end)`); undefined when none. */
+  async pinned(plan: string, step: string, end: 'before' | 'after'): Promise<string | undefined> {
+    const out = await git(this.cwd, ['rev-parse', '-q', '--verify', `${pinRef(plan, step, end)}^{tree}`]).catch(() => '');
+    return SHA.test(out.trim()) ? out.trim() : undefined;
   }
 
   /**
-   * Pins trees under the plan's ref (a tree whose entries are the pinned trees), so `git gc` keeps
-   * them: without it, an unreachable tree is pruned once older than gc.pruneExpire (2 weeks by
-   * default), at once by `git gc --prune=now`. Returns the ref.
+   * Pins a tree under `refs/pi-plans/evidence/<plan>/<step>/<end>`, so `git gc` keeps it: an
+   * unreachable tree is pruned once older than gc.pruneExpire (2 weeks by default), at once by
+   * `git gc --prune=now`. A ref to a tree is listed by `git for-each-ref`, never by `git branch`,
+   * `git log` or `git log --all` (which walk commits only). Returns the ref.
    */
-  async pin(plan: string, entries: Record<string, string>): Promise<string> {
-    const ref = pinRef(plan);
-    const map = await this.pinned(plan);
-    for (const [name, tree] of Object.entries(entries)) {
-      if (!/^[\w.-]+$/.test(name) || !SHA.test(tree)) throw new Error(`cannot pin ${name} → ${tree}`);
-      map.set(name, tree);
-    }
-    const input = [...map].map(([name, tree]) => `040000 tree ${tree}\t${name}`).join('\0') + '\0';
-    const holder = (await git(this.cwd, ['mktree', '-z'], { input })).trim();
-    await git(this.cwd, ['update-ref', '-m', 'pi-plans: step evidence', ref, holder]);
+  async pin(plan: string, step: string, end: 'before' | 'after', tree: string): Promise<string> {
+    if (!SHA.test(tree)) throw new Error(`not a tree: ${tree}`);
+    const ref = pinRef(plan, step, end);
+    await git(this.cwd, ['update-ref', ref, tree]);
     return ref;
   }
 }
 
-/** The ref that pins a plan's snapshots. */
-export function pinRef(plan: string): string {
-  if (!/^[\w-]+$/.test(plan)) throw new Error(`not a plan id: ${plan}`);
-  return `${PIN_NAMESPACE}/${plan}`;
+/** The ref that pins the snapshot a step's start or end took. */
+export function pinRef(plan: string, step: string, end: 'before' | 'after'): string {
+  if (!/^[\w-]+$/.test(plan) || !/^[\w-]+$/.test(step)) throw new Error(`not a plan and step id: ${plan} ${step}`);
+  return `${PIN_NAMESPACE}/${plan}/${step}/${end}`;
 }
 
 const STATUS: Record<string, TreeChange['status']> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed', C: 'added' };

@@ -74,7 +74,8 @@ describe('git evidence: snapshots of the working tree (real repositories)', func
     const before = await g.snapshot();
     write('b.txt', 'more\n');
     const after = await g.snapshot();
-    await g.pin('PLAN-00000001', { 'S001.before': before, 'S001.after': after });
+    await g.pin('PLAN-00000001', 'S001', 'before', before);
+    await g.pin('PLAN-00000001', 'S001', 'after', after);
     fs.rmSync(path.join(dir, 'b.txt'));
     assert.deepEqual(userView(), seen);
     assert.equal(git('log', '--all', '--oneline'), log, 'git log --all does not show the pins');
@@ -85,13 +86,14 @@ describe('git evidence: snapshots of the working tree (real repositories)', func
     const g = await GitEvidence.open(dir);
     write('kept.txt', 'kept\n');
     const kept = await g.snapshot();
-    await g.pin('PLAN-00000001', { 'S001.after': kept });
+    await g.pin('PLAN-00000001', 'S001', 'after', kept);
     write('kept.txt', 'lost\n');
     const lost = await g.snapshot();
     git('gc', '-q', '--prune=now');
     assert.equal(git('cat-file', '-t', kept).trim(), 'tree');
     assert.equal(spawnSync('git', ['cat-file', '-t', lost], { cwd: dir }).status, 128);
-    assert.equal((await g.pinned('PLAN-00000001')).get('S001.after'), kept);
+    assert.equal(await g.pinned('PLAN-00000001', 'S001', 'after'), kept);
+    assert.equal(await g.pinned('PLAN-00000001', 'S002', 'after'), undefined);
   });
 
   it('a folder outside any repository is "not a git repository"', async () => {
