@@ -80,6 +80,7 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
     li.append(el('div', { class: 'annotation' }, el('span', { class: 'tool' }, s.tool), s.operation ? `: ${s.operation}` : '', target ? ' → ' : '', target));
   }
   if (s.details?.length) li.append(el('div', { class: 'details' }, build(s.details)));
+  for (const r of s.record ?? []) li.append(el('div', { class: `record record-${r.key.toLowerCase()}` }, `${r.key}: ${r.text}`));
   if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
   // Text between this step and the next: not a step, but the agent reads it, so it is drawn here.
   if (s.after?.length) li.append(el('div', { class: 'loose', title: 'Text between the steps (the agent reads it too)' }, build(s.after)));
