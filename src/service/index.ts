@@ -9,7 +9,10 @@
 import {
   Actor,
   approve,
+  changedLine,
   changeStatus,
+  EvidenceFlag,
+  evidenceFlag,
   commentAddressed,
   comparePlans,
   openReview,
@@ -250,11 +253,36 @@ export async function startPlan(p: Place, id: string, act: Act): Promise<Done> {
   return done;
 }
 
-/** Marks a step; marking the last open one finishes the plan, which then leaves plan work mode. */
-export async function markPlanStep(p: Place, id: string, step: string, status: StepStatus, note: string | undefined, act: Act): Promise<Done> {
-  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note));
+/** What a mark recorded of the step's changes: its `> Changed:` line and the evidence flag it now has. */
+export interface MarkEvidence {
+  changed?: string;
+  flag?: EvidenceFlag;
+  /** Why the step's start could not be recorded (the mark stands). */
+  problem?: string;
+}
+
+/**
+ * Marks a step; marking the last open one finishes the plan, which then leaves plan work mode.
+ * With the store's evidence port (git): a step going to in_progress takes the "before" snapshot;
+ * a step leaving in_progress for done, blocked, failed or skipped records what changed since as
+ * its `> Changed:` line, in the same write; a step done without ever being in progress says it
+ * was not recorded. Every face marks through here, so every face records the same way.
+ */
+export async function markPlanStep(p: Place, id: string, step: string, status: StepStatus, note: string | undefined, act: Act): Promise<Done & { evidence?: MarkEvidence }> {
+  const ev = p.store.evidence;
+  let changed: string | undefined;
+  let problem: string | undefined;
+  if (ev) {
+    const was = (await p.store.read(id)).steps.find((s) => s.id === step)?.status;
+    if (status === 'in_progress' && was !== 'in_progress') problem = await ev.begin(id, step).then(() => undefined, (e: Error) => `its start could not be recorded: ${e.message}`);
+    else if (was === 'in_progress' && status !== 'in_progress' && status !== 'pending') changed = changedLine(await ev.end(id, step));
+    else if (status === 'done' && was === 'pending') changed = changedLine({ recorded: false, why: 'the step was never marked in progress' });
+  }
+  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, changed !== undefined ? { Changed: changed } : undefined));
   if (done.result.autoCompleted) await p.active?.clear(id);
-  return done;
+  const marked = done.doc.steps.find((s) => s.id === step);
+  const flag = marked ? evidenceFlag(marked) : undefined;
+  return { ...done, evidence: ev ? { changed: marked?.record?.Changed, flag, problem } : undefined };
 }
 
 /** Completes or fails an executing plan with a summary (required for a failure). */

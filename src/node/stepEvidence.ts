@@ -1,0 +1,54 @@
+/**
+ * The store's evidence port on Node (floor 3): what a step changed, from git snapshots of the
+ * working tree (gitEvidence). The "before" tree lives in git, pinned at
+ * `refs/pi-plans/evidence/<plan>/<step>/before` when the step goes to in_progress; the "after"
+ * tree beside it when the step leaves in_progress, and the difference is the step's change. No
+ * state file: a step started from VS Code and finished from the CLI records the same way.
+ */
+import type { FileChange, StepChanges } from '../core';
+import type { EvidencePort } from '../store';
+import { GitEvidence, NotRecorded, pinRef } from './gitEvidence';
+
+/** Files another process changed: what the agent's hooks reported for the step, when they reported anything. */
+export interface SessionReports {
+  /** The files the bound sessions' edit tools reported while the step was in progress (relative to the repository's top), and whether any ran a command; undefined when no hook reported anything. */
+  reported(plan: string, step: string): { files: Set<string>; ranCommand: boolean } | undefined;
+}
+
+export class NodeEvidence implements EvidencePort {
+  constructor(
+    private readonly root: string,
+    private readonly reports?: SessionReports,
+  ) {}
+
+  async begin(plan: string, step: string): Promise<void> {
+    const g = await GitEvidence.open(this.root).catch((e) => {
+      if (e instanceof NotRecorded) return undefined;
+      throw e;
+    });
+    if (!g) return;
+    await g.pin(plan, step, 'before', await g.snapshot());
+  }
+
+  async end(plan: string, step: string): Promise<StepChanges> {
+    try {
+      const g = await GitEvidence.open(this.root);
+      // The pinned "before" tree is read while the snapshot is taken (the diff names the ref itself).
+      const [before, now] = await Promise.all([g.pinned(plan, step, 'before'), g.snapshotSince(pinRef(plan, step, 'before')).catch(() => undefined)]);
+      if (!before || !now) return { recorded: false, why: 'its start was not recorded' };
+      await g.pin(plan, step, 'after', now.tree);
+      const files: FileChange[] = now.changes;
+      return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files) };
+    } catch (e) {
+      return { recorded: false, why: e instanceof NotRecorded ? e.message : `git failed: ${(e as Error).message.split('\n')[0].slice(0, 200)}` };
+    }
+  }
+
+  /** Files changed while the step ran that the bound sessions did not report, when hooks reported anything and no session ran a command. */
+  private notBySession(plan: string, step: string, files: FileChange[]): string[] | undefined {
+    const r = this.reports?.reported(plan, step);
+    if (!r || r.ranCommand) return undefined;
+    const others = files.map((f) => f.path).filter((f) => !r.files.has(f));
+    return others.length ? others : undefined;
+  }
+}
