@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { openReview, PlanError } from '../core';
+import { noEvidenceAdvice, openReview, PlanError } from '../core';
 import { finishPlan, markPlanStep, startPlan } from '../service';
 import { argsObject } from './arguments';
 import { approvalSuggestions, defineTool, guarded, idField, locate, nextStep, placeOf, result, stepIdField, text, versionField } from './toolkit';
@@ -47,8 +47,11 @@ export const executePlanTool = defineTool({
             `op=mark needs "step" and "status": call pi_plan_execute {"id":"${id}","op":"mark","step":"${step}","status":"${i.status ?? 'done'}"} (status: ${STEP_MARKS.join(', ').replace(/, (\w+)$/, ' or $1')}).`,
           );
         }
-        const { doc, result: r } = await markPlanStep(place, id, i.step, i.status, i.note, act);
-        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`);
+        const { doc, result: r, evidence } = await markPlanStep(place, id, i.step, i.status, i.note, act);
+        const changed = evidence?.changed ? `Changed: ${evidence.changed}` : undefined;
+        const flag = evidence?.flag === 'no evidence' ? noEvidenceAdvice(id, i.step) : evidence?.flag === 'no change, explained' ? `${i.step}: no change, explained (the note says why).` : undefined;
+        const problem = evidence?.problem ? `${i.step}: ${evidence.problem}; its change will be "not recorded".` : undefined;
+        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, changed, flag, problem);
       }
       const { doc } = await finishPlan(place, id, i.op, i.summary, act);
       return result(doc, i.op === 'complete' ? 'Completed.' : 'Marked failed; the user may retry or resume it.');
