@@ -1,5 +1,7 @@
 // The `> Changed:` line: written from the changes, read back, long lists summarised, the flags.
 import { strict as assert } from 'node:assert';
+import { planView } from '../../../src/core/planView';
+import { ToWebviewSchema } from '../../../src/protocol/planEditor';
 import { changedLine, evidenceFlag, evidenceSummary, FileChange, LIMITS, readChangedLine, SHOWN_FILES } from '../../../src/core';
 
 const T1 = '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d';
@@ -42,5 +44,19 @@ describe('evidence lines (core)', () => {
     assert.equal(evidenceFlag({ status: 'blocked', record: { Changed: nothing } }), undefined);
     const sum = evidenceSummary([{ status: 'done', record: { Changed: changed } }, { status: 'done', record: { Changed: nothing } }, { status: 'skipped' }]);
     assert.deepEqual(sum, { files: 1, added: 1, removed: 0, noEvidence: 1, explained: 0, recorded: 2 });
+  });
+
+  it('the plan editor view carries each step\'s evidence, its flag and a finished plan\'s summary', () => {
+    const changed = changedLine({ recorded: true, files: Array.from({ length: 8 }, (_, i) => ({ status: 'modified' as const, path: `f${i}.ts`, added: 2, removed: 1, binary: false })), before: T1, after: T2 });
+    const text = ['---', 'id: PLAN-0e0e0e0e', 'title: Evidence', 'status: completed', 'version: 5', 'created_at: 2026-01-01T00:00:00.000Z', 'updated_at: 2026-01-02T00:00:00.000Z', '---', '', '## Goal', 'G', '', '## Steps', '1. [x] S001 Eight files', `   > Changed: ${changed}`, '2. [x] S002 Nothing', '   > Changed: nothing · tree 1a2b3c4d5e..1a2b3c4d5e', '3. [x] S003 Explained', '   > Changed: nothing · tree 1a2b3c4d5e..1a2b3c4d5e', '   > Note: already there', ''].join('\n');
+    const v = planView(text);
+    assert.equal(v.kind, 'plan');
+    if (v.kind !== 'plan') return;
+    assert.deepEqual(v.steps[0].evidence, { flag: 'changed', recorded: true, files: ['f0.ts (+2 −1)', 'f1.ts (+2 −1)', 'f2.ts (+2 −1)', 'f3.ts (+2 −1)', 'f4.ts (+2 −1)', 'f5.ts (+2 −1)'], count: 8, added: 16, removed: 8, canView: true });
+    assert.equal(v.steps[1].evidence?.flag, 'no evidence');
+    assert.equal(v.steps[1].evidence?.canView, false);
+    assert.equal(v.steps[2].evidence?.flag, 'no change, explained');
+    assert.deepEqual(v.evidenceSummary, { files: 8, added: 16, removed: 8, noEvidence: 1, explained: 1 });
+    assert.ok(ToWebviewSchema.safeParse({ type: 'state', state: v }).success, 'the protocol carries it');
   });
 });
