@@ -7,18 +7,20 @@
  */
 import type { FileChange, StepChanges } from '../core';
 import type { EvidencePort } from '../store';
+import * as path from 'node:path';
 import { GitEvidence, NotRecorded, pinRef } from './gitEvidence';
+import { readStepEvents } from './hookBindings';
 
 /** Files another process changed: what the agent's hooks reported for the step, when they reported anything. */
 export interface SessionReports {
-  /** The files the bound sessions' edit tools reported while the step was in progress (relative to the repository's top), and whether any ran a command; undefined when no hook reported anything. */
+  /** The files the bound sessions' edit tools reported while the step was in progress (relative to the workspace folder, "/"), and whether any ran a command; undefined when no hook reported anything. */
   reported(plan: string, step: string): { files: Set<string>; ranCommand: boolean } | undefined;
 }
 
 export class NodeEvidence implements EvidencePort {
   constructor(
     private readonly root: string,
-    private readonly reports?: SessionReports,
+    private readonly reports: SessionReports = hookReports(root),
   ) {}
 
   async begin(plan: string, step: string): Promise<void> {
@@ -38,17 +40,35 @@ export class NodeEvidence implements EvidencePort {
       if (!before || !now) return { recorded: false, why: 'its start was not recorded' };
       await g.pin(plan, step, 'after', now.tree);
       const files: FileChange[] = now.changes;
-      return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files) };
+      return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files, g.top) };
     } catch (e) {
       return { recorded: false, why: e instanceof NotRecorded ? e.message : `git failed: ${(e as Error).message.split('\n')[0].slice(0, 200)}` };
     }
   }
 
   /** Files changed while the step ran that the bound sessions did not report, when hooks reported anything and no session ran a command. */
-  private notBySession(plan: string, step: string, files: FileChange[]): string[] | undefined {
-    const r = this.reports?.reported(plan, step);
+  private notBySession(plan: string, step: string, files: FileChange[], top: string): string[] | undefined {
+    const r = this.reports.reported(plan, step);
     if (!r || r.ranCommand) return undefined;
-    const others = files.map((f) => f.path).filter((f) => !r.files.has(f));
+    // The hooks name files from the workspace folder, git from the repository's top.
+    const prefix = path.relative(top, this.root).split(path.sep).join('/');
+    const reported = new Set([...r.files].map((f) => (prefix ? `${prefix}/${f}` : f)));
+    const others = files.map((f) => f.path).filter((f) => !reported.has(f));
     return others.length ? others : undefined;
   }
+}
+
+/**
+ * What the agent hooks reported for a step (`pi-plans hook` on PostToolUse, src/node/hookBindings):
+ * the files its sessions' edit tools named and whether any ran a command. A command may change
+ * any file, so a step during which one ran tells no file apart; nor does a step no hook reported on.
+ */
+export function hookReports(root: string): SessionReports {
+  return {
+    reported(plan, step) {
+      const events = readStepEvents(root, plan, step);
+      if (!events.length) return undefined;
+      return { files: new Set(events.flatMap((e) => e.paths ?? [])), ranCommand: events.some((e) => e.kind === 'command') };
+    },
+  };
 }
