@@ -25,4 +25,5 @@ export * from './approval';
 export * from './policy';
 export * from './planActions';
 export * from './review';
+export { quickRejectionComments } from './reviewNotes';
 export * from './merge';

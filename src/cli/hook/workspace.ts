@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { splitFrontmatter } from '../../core/frontmatter';
+import { quickRejectionComments } from '../../core/reviewNotes';
 import { quickSteps } from '../../core/steps';
 import { plansDir } from '../../node/hookBindings';
 import { Choice, DEFAULT_HOOK_SETTINGS, HookSettings, PlanFacts } from './policy';
@@ -62,7 +63,7 @@ export function readPlanFile(root: string, id: string): { facts: PlanFacts; byte
   }
   if (!data || typeof data.status !== 'string' || data.id !== id) throw new PlanUnreadable(`${rel} has no status or another id in its frontmatter: run pi-plans validate`);
   const steps = quickSteps(body).map((s) => ({ id: s.id, status: s.status, text: s.text, target: s.target }));
-  return { facts: { id, title: typeof data.title === 'string' ? data.title : id, status: data.status, version: typeof data.version === 'number' ? data.version : 0, steps, openComments: 0 }, bytes };
+  return { facts: { id, title: typeof data.title === 'string' ? data.title : id, status: data.status, version: typeof data.version === 'number' ? data.version : 0, steps, openComments: quickRejectionComments(body, data.status) }, bytes };
 }
 
 const CHOICES: readonly string[] = ['ask', 'deny', 'allow'];
