@@ -110,8 +110,9 @@ export function evidenceFlag(step: Pick<Step, 'status' | 'record' | 'note'>): Ev
   return (step.record?.Note ?? step.note) ? 'no change, explained' : 'no evidence';
 }
 
-/** What the mark result and pi_plan_get tell the agent about a step flagged "no evidence". */
-export function noEvidenceAdvice(plan: string, step: string): string {
+/** What the mark result and pi_plan_get tell the agent about a step flagged "no evidence" (`open`: its plan still executes, so the step can be marked again). */
+export function noEvidenceAdvice(plan: string, step: string, open = true): string {
+  if (!open) return `${step} is done with no recorded change ("no evidence"), and the plan is finished, so the flag stays for the reviewer: next time, when a step needs no change, mark it done with a note saying why.`;
   return `${step} is done with no recorded change ("no evidence"): if nothing had to change, say why: call pi_plan_execute {"id":"${plan}","op":"mark","step":"${step}","status":"done","note":"<why nothing had to change>"}; otherwise mark it in_progress, do the work, and mark it done again.`;
 }
 

@@ -49,7 +49,7 @@ export const executePlanTool = defineTool({
         }
         const { doc, result: r, evidence } = await markPlanStep(place, id, i.step, i.status, i.note, act);
         const changed = evidence?.changed ? `Changed: ${evidence.changed}` : undefined;
-        const flag = evidence?.flag === 'no evidence' ? noEvidenceAdvice(id, i.step) : evidence?.flag === 'no change, explained' ? `${i.step}: no change, explained (the note says why).` : undefined;
+        const flag = evidence?.flag === 'no evidence' ? noEvidenceAdvice(id, i.step, doc.fm.status === 'executing') : evidence?.flag === 'no change, explained' ? `${i.step}: no change, explained (the note says why).` : undefined;
         const problem = evidence?.problem ? `${i.step}: ${evidence.problem}; its change will be "not recorded".` : undefined;
         return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, changed, flag, problem);
       }

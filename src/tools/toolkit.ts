@@ -223,7 +223,7 @@ export function evidenceNote(doc: PlanDocument): string | undefined {
     if (!flag && !c) continue;
     const what = c?.recorded ? (c.files ? `${c.files} file${c.files === 1 ? '' : 's'} +${c.added} −${c.removed}` : 'nothing changed') : c ? `not recorded: ${c.why}` : 'no change recorded';
     parts.push(`${s.id} ${s.status}: ${what}${flag && flag !== 'changed' ? ` (${flag})` : ''}${c?.notBySession.length ? `, also changed by another process: ${c.notBySession.join(', ')}` : ''}`);
-    if (flag === 'no evidence') advice.push(noEvidenceAdvice(doc.fm.id, s.id));
+    if (flag === 'no evidence') advice.push(noEvidenceAdvice(doc.fm.id, s.id, doc.fm.status === 'executing'));
   }
   if (!parts.length) return undefined;
   const sum = doc.fm.status === 'completed' ? evidenceSummary(doc.steps) : undefined;
