@@ -69,6 +69,10 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
   });
 
   it('lists a step\'s changed files, flags the step with no evidence, and sums up the finished plan', async () => {
+    // Finished plans are grouped, collapsed, at the end of the view: its twistie opens the group.
+    const finished = plansPane().getByRole('treeitem', { name: /^Finished/ }).first();
+    await finished.locator('.monaco-tl-twistie').click();
+    await page.locator('.pane .monaco-list-row[aria-expanded="true"]', { hasText: /^Finished/ }).waitFor({ timeout: 20_000 });
     await plansPane().getByRole('treeitem', { name: /Evidence on screen/ }).first().click();
     const steps = view().locator('li.step');
     await steps.first().waitFor({ timeout: 30_000 });
@@ -96,8 +100,10 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
   it('the explorer\'s step row says "no evidence"', async () => {
     const planRow = plansPane().getByRole('treeitem', { name: /Evidence on screen/ }).first();
     await planRow.locator('.monaco-tl-twistie').click();
-    await plansPane().getByRole('treeitem', { name: /S002 Run the tests/ }).first().waitFor({ timeout: 20_000 });
-    const row = plansPane().getByRole('treeitem', { name: /S002 Run the tests/ }).first();
-    assert.match(await row.innerText(), /no evidence/);
+    // The row's name is its accessible label: the step, its status and its flag.
+    const row = plansPane().getByRole('treeitem', { name: /^Step S002, done, no evidence: Run the tests/ }).first();
+    await row.waitFor({ timeout: 20_000 });
+    assert.match(await row.innerText(), /S002 Run the tests/);
+    assert.equal(await plansPane().getByRole('treeitem', { name: /^Step S001, done: Add the health route/ }).count(), 1, 'a step with evidence has no flag');
   });
 });

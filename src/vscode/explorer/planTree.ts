@@ -450,7 +450,8 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     if (!s || !doc) return item;
     const annotation = s.tool ? `${s.tool}: ${s.operation ?? ''}${s.target ? ` → ${s.target}` : ''}` : '';
     const flag = evidenceFlag(s);
-    const shownFlag = flag === 'no evidence' || flag === 'no change, explained' ? flag : '';
+    // The row names the flag that asks for attention; "no change, explained" is in the tooltip.
+    const shownFlag = flag === 'no evidence' ? flag : '';
     item.description = [s.status !== 'pending' ? s.status.replace('_', ' ') : '', shownFlag, annotation, s.note ? `“${s.note}”` : ''].filter(Boolean).join(' · ');
     const icon = flag === 'no evidence' ? { icon: 'warning', color: 'list.warningForeground' } : STEP_ICON[s.status];
     item.iconPath = new vscode.ThemeIcon(icon.icon, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
@@ -461,10 +462,11 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     if (s.details) tip.appendText(`\n\n${s.details}`);
     if (s.record?.Changed) tip.appendText(`\n\nChanged: ${s.record.Changed}`);
     if (flag === 'no evidence') tip.appendText('\n\nNo evidence: marked done with no recorded change and no note saying why.');
+    if (flag === 'no change, explained') tip.appendText('\n\nNo change, explained: no recorded change; the note says why.');
     if (s.note) tip.appendText(`\n\nNote: ${s.note}`);
     item.tooltip = tip;
     const { done, total } = progressOf(doc.steps);
-    item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, s.status.replace('_', ' '), s.text, s.note ? `; note: ${s.note}` : '', done, total) };
+    item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, `${s.status.replace('_', ' ')}${shownFlag ? `, ${shownFlag}` : ''}`, s.text, s.note ? `; note: ${s.note}` : '', done, total) };
     item.command = { command: 'vscode.open', title: vscode.l10n.t('Open'), arguments: [vscode.Uri.joinPath(n.parent.folder, '.pi', 'plans', n.parent.file)] };
     return item;
   }
