@@ -18,27 +18,51 @@ export interface SessionReports {
 }
 
 export class NodeEvidence implements EvidencePort {
+  /** The repository, once found (a folder that is not in one is asked again next time). */
+  private repo?: GitEvidence;
+  /** The "before" trees this process took, by plan and step (another process's are read from their refs). */
+  private readonly started = new Map<string, string>();
+  /** Pins of "after" trees still being written: the mark does not wait for them. */
+  private readonly pending = new Set<Promise<unknown>>();
+
   constructor(
     private readonly root: string,
     private readonly reports: SessionReports = hookReports(root),
   ) {}
 
+  private async git(): Promise<GitEvidence> {
+    this.repo ??= await GitEvidence.open(this.root);
+    return this.repo;
+  }
+
+  /** Resolves once every pin this port started is written (tests; a short-lived process exits after them anyway). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+
   async begin(plan: string, step: string): Promise<void> {
-    const g = await GitEvidence.open(this.root).catch((e) => {
+    const g = await this.git().catch((e) => {
       if (e instanceof NotRecorded) return undefined;
       throw e;
     });
     if (!g) return;
-    await g.pin(plan, step, 'before', await g.snapshot());
+    const tree = await g.snapshot();
+    await g.pin(plan, step, 'before', tree);
+    this.started.set(`${plan}/${step}`, tree);
   }
 
   async end(plan: string, step: string): Promise<StepChanges> {
     try {
-      const g = await GitEvidence.open(this.root);
-      // The pinned "before" tree is read while the snapshot is taken (the diff names the ref itself).
-      const [before, now] = await Promise.all([g.pinned(plan, step, 'before'), g.snapshotSince(pinRef(plan, step, 'before')).catch(() => undefined)]);
+      const g = await this.git();
+      const known = this.started.get(`${plan}/${step}`);
+      // The "before" tree this process took, or the one its ref pins (read while the snapshot is taken).
+      const [before, now] = await Promise.all([known ?? g.pinned(plan, step, 'before'), g.snapshotSince(known ?? pinRef(plan, step, 'before')).catch(() => undefined)]);
       if (!before || !now) return { recorded: false, why: 'its start was not recorded' };
-      await g.pin(plan, step, 'after', now.tree);
+      this.started.delete(`${plan}/${step}`);
+      // The pin keeps the tree from git gc (two weeks away at the soonest): the mark need not wait for it.
+      const pin = g.pin(plan, step, 'after', now.tree).catch(() => undefined);
+      this.pending.add(pin);
+      void pin.finally(() => this.pending.delete(pin));
       const files: FileChange[] = now.changes;
       return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files, g.top) };
     } catch (e) {

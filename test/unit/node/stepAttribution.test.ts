@@ -55,6 +55,7 @@ describe('step evidence: the session\'s reported edits against another process\'
     assert.deepEqual(c.files.map((f) => f.path).sort(), ['src/app.ts', 'src/other.ts']);
     assert.deepEqual(c.notBySession, ['src/other.ts']);
     assert.deepEqual(readChangedLine(changedLine(c)).notBySession, ['src/other.ts']);
+    await ev.settled();
   });
 
   it('tells nothing apart when the session ran a command (it may have changed any file), nor without hook reports', async () => {
@@ -72,5 +73,6 @@ describe('step evidence: the session\'s reported edits against another process\'
     const d = await ev.end(ID, 'S002');
     assert.ok(d.recorded && d.files.length === 1);
     assert.equal(d.notBySession, undefined, 'no report for S002: nothing to tell apart');
+    await ev.settled();
   });
 });

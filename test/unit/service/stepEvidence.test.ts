@@ -37,12 +37,19 @@ describe('step evidence: what each step changed (markPlanStep, real repositories
     git('add', '-A');
     git('commit', '-q', '-m', 'base');
   });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  /** The ports made by a test: their pins are written before its folder is removed. */
+  const ports: NodeEvidence[] = [];
+  afterEach(async () => {
+    await Promise.all(ports.splice(0).map((p) => p.settled()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   /** An executing plan of three steps in memory, the evidence port on `root`. */
   async function executing(root: string) {
-    const { ports } = memoryPorts();
-    const store = await PlanStore.open('/ws', { ...ports, evidence: new NodeEvidence(root) });
+    const { ports: memory } = memoryPorts();
+    const evidence = new NodeEvidence(root);
+    ports.push(evidence);
+    const store = await PlanStore.open('/ws', { ...memory, evidence });
     const place = { store };
     const doc = await store.create({ title: 'Evidence', goal: 'G', steps: [{ text: 'One' }, { text: 'Two' }, { text: 'Three' }] }, 'agent');
     const id = doc.fm.id;

@@ -23,7 +23,8 @@ describe('agent tools: what a step changed (mark result, pi_plan_get)', function
 
   it('names the files a step changed, and for a step done with nothing changed the call that explains it', async () => {
     const m = memoryPorts();
-    const store = await PlanStore.open('/work/ws', { ...m.ports, evidence: new NodeEvidence(dir) });
+    const evidence = new NodeEvidence(dir);
+    const store = await PlanStore.open('/work/ws', { ...m.ports, evidence });
     const items: { id: string; folder: string }[] = [];
     const ctx: ToolContext = {
       stores: { folders: () => [{ name: 'ws', store }] },
@@ -57,5 +58,6 @@ describe('agent tools: what a step changed (mark result, pi_plan_get)', function
     assert.match(last, /status: completed/);
     assert.match(last, /S003 is done with no recorded change \("no evidence"\), and the plan is finished, so the flag stays for the reviewer/);
     assert.match(await call('pi_plan_get', { id }), /Summary: 1 file change \+1 −0, 1 step with no evidence\./);
+    await evidence.settled();
   });
 });
