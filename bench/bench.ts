@@ -16,7 +16,9 @@
  * Options: --plans N, --json, --keep (reuse bench/corpus), --no-vscode (none of the VS Code
  * figures), --no-explorer (no explorer figures), --no-markdown (no pathological Markdown),
  * --markdown-only (only that), --hook-only (only `pi-plans hook`: bench/hook.ts, p95 of a PreToolUse
- * against a bare `node -e 0`, in the generated folder).
+ * against a bare `node -e 0`, in the generated folder), --evidence-only (only a step's evidence:
+ * bench/evidence.ts, recording it in a 10,000-file git repository against `git status --porcelain`),
+ * --no-evidence (none of it).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -30,6 +32,7 @@ import { PlanStore } from '../src/store';
 import { LIMITS } from '../src/core';
 import { PATHOLOGICAL_FAMILIES } from '../test/helpers/pathologicalMarkdown';
 import { hookFigures, printHook } from './hook';
+import { evidenceFigures, printEvidence } from './evidence';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: number) => {
@@ -239,6 +242,13 @@ async function main() {
     fs.rmSync(cacheDir, { recursive: true, force: true });
     return;
   }
+  if (args.includes('--evidence-only')) {
+    const e = await evidenceFigures();
+    if (json) process.stdout.write(JSON.stringify({ evidence: e }, null, 2) + '\n');
+    else printEvidence(e);
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    return;
+  }
   const tg = performance.now();
   generate();
   const genMs = performance.now() - tg;
@@ -333,6 +343,7 @@ async function main() {
 
   const cli = cliOnePlan();
   const hook = await hookFigures(root, executing);
+  const evidence = args.includes('--no-evidence') ? undefined : await evidenceFigures();
 
   const rows = [
     { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },
@@ -367,6 +378,7 @@ async function main() {
     rows: rows.map((r) => ({ ...r, ratio: r.ms / r.floor })),
     cli,
     hook,
+    evidence,
     processes: { floor: floorRun, loaded: loadedRun, cold: coldRun, hostCold: hostColdRun, hostColdAlone: hostAloneRun, warm: warmRun, updates },
     inflight: { ...inflight, target: 2 },
     targets: {
@@ -396,6 +408,7 @@ async function main() {
     console.log(`pi-plans on one plan of the ${names.length}-plan folder (a process of its own; bare Node: ${cli.bareNodeMb.toFixed(0)} MB):`);
     for (const c of cli.commands) console.log(`  ${c.command.padEnd(8)} ${c.ms.toFixed(0).padStart(5)} ms, peak memory ${c.peakMb.toFixed(0)} MB (target <= 70 MB)`);
     printHook(hook, names.length);
+    if (evidence) printEvidence(evidence);
     const f = out.inflight;
     console.log(`100 updates in flight vs sequential: ${f.ratio.toFixed(2)}× (target <= ${f.target}x) ${f.ratio <= f.target ? 'met' : 'NOT met'}: ${f.inflight.toFixed(0)} ms sent at once to one store, ${f.sequential.toFixed(0)} ms one after another; each call's median ${f.medianCall.toFixed(0)} ms`);
     console.log(`Updates whose operation was worked out before the lock and written as such (the file still held what it was worked out from): ${updates.map((u) => `${u.n} steps ${u.earlyUsed} of ${u.updates}`).join(', ')}`);

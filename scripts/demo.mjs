@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { freePort, ROOT, sampleApprovers, startCodeServer } from '../test/harness/codeServer.mjs';
-import { freshWorkspace } from '../test/harness/fixtures.mjs';
+import { freshWorkspace, sampleRepo } from '../test/harness/fixtures.mjs';
 
 const check = process.argv.includes('--check');
 const noSetup = process.argv.includes('--no-setup');
@@ -221,7 +221,8 @@ async function main() {
   }
   if (setupTmp) fs.rmSync(setupTmp, { recursive: true, force: true });
   setupTmp = undefined;
-  ws = freshWorkspace('demo');
+  // A git repository with a small service: the sample agent changes it step by step.
+  ws = sampleRepo(freshWorkspace('demo'));
   step(`starting VS Code on a copy of examples/ in ${ws}`);
   const autoStart = process.env.PI_PLANS_DEMO_AUTOSTART !== '0' && !check;
   const stepMs = Number(process.env.PI_PLANS_DEMO_STEP_MS || 1500);

@@ -10,6 +10,32 @@ const STEPS = [
   { text: 'Test the route: 200, JSON body, no auth needed', tool: 'edit', operation: 'create', target: 'test/health.test.ts' },
   { text: 'Run the test suite', tool: 'terminal', operation: 'run', target: 'npm test' },
 ];
+/**
+ * The change each step makes, for real, in the workspace (as an agent's edit tool would): files
+ * written under the first workspace folder. The last step, "Run the test suite", changes nothing
+ * and is marked done without a note, so the demo shows one "no evidence" flag beside the steps'
+ * evidence and View changes. A step added from a review's feedback adds a comment to the route.
+ */
+const CHANGES = [
+  { 'src/routes/health.ts': "import { routes } from '../server';\n\nexport const BUILD = process.env.BUILD_VERSION ?? 'dev';\n\nroutes.set('/healthz', () => JSON.stringify({ ok: true, build: BUILD }));\n" },
+  { 'src/server.ts': (t) => t.replace("import { auth } from './auth';", "import { auth } from './auth';\nimport './routes/health';").replace('  if (!auth(req))', "  if (req.url !== '/healthz' && !auth(req))") },
+  { 'test/health.test.ts': "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { routes } from '../src/server';\nimport '../src/routes/health';\n\ntest('/healthz answers ok with the build', () => {\n  assert.deepEqual(JSON.parse(routes.get('/healthz')!()), { ok: true, build: 'dev' });\n});\n" },
+  {},
+];
+const REVIEW_CHANGE = { 'src/routes/health.ts': (t) => `// Reviewed: the route answers without authentication and names the build only.\n${t}` };
+
+/** Makes a step's change in the first workspace folder; false when there is nothing to change. */
+async function change(edits) {
+  const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0];
+  if (!folder || !Object.keys(edits).length) return false;
+  for (const [file, edit] of Object.entries(edits)) {
+    const uri = vscode.Uri.joinPath(folder.uri, file);
+    const old = await vscode.workspace.fs.readFile(uri).then((b) => Buffer.from(b).toString('utf8'), () => '');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(typeof edit === 'function' ? edit(old) : edit, 'utf8'));
+  }
+  return true;
+}
+
 /** workspaceState: the id of the agent's latest plan, and whether the one automatic run happened. */
 const LAST_PLAN = 'piPlansDemo.lastPlan';
 const AUTO_STARTED = 'piPlansDemo.autoStarted';
@@ -127,11 +153,15 @@ async function runAgent(log, state) {
         }
         report(`executing ${id}…`);
         await call(log, 'pi_plan_execute', { id, op: 'start' }, token);
+        // The steps added from feedback sit before the last one: their change is the review's.
+        const planned = ids.map((_, i) => (i < STEPS.length - 1 ? CHANGES[i] : i === ids.length - 1 ? CHANGES[STEPS.length - 1] : REVIEW_CHANGE));
         for (const [i, step] of ids.entries()) {
           report(`${step} (${i + 1} of ${ids.length})…`, 100 / ids.length);
           await call(log, 'pi_plan_execute', { id, op: 'mark', step, status: 'in_progress' }, token);
+          const changed = await change(planned[i]);
           await pause(delay(), token);
-          await call(log, 'pi_plan_execute', { id, op: 'mark', step, status: 'done', note: 'done by the sample agent' }, token);
+          // The step that changed nothing is marked done without a note: its "no evidence" flag shows.
+          await call(log, 'pi_plan_execute', { id, op: 'mark', step, status: 'done', ...(changed ? { note: 'done by the sample agent' } : {}) }, token);
         }
         // Pi Plans itself says "PLAN-… completed." (with Open); a second toast would only be noise.
         log.appendLine(`Finished ${id}.`);

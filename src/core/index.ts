@@ -14,6 +14,7 @@ export * from './frontmatter';
 export * from './outline';
 export * from './markdownGuard';
 export * from './steps';
+export * from './evidence';
 export * from './document';
 export * from './lifecycle';
 export * from './operations';

@@ -22,8 +22,9 @@ import { editedInPlace, progressOf } from './policy';
 import { commentAddressed, comparePlans, describeComparison, PlanComparison, reviewHistoryOf, signedApprovalSection } from './review';
 import { type ApprovalStanding, contentDigest, standingProblem } from './approval';
 import { type Checkpoint, STEP_STATUSES } from './schema';
-import { RECORD_KEYS, type StepRecord } from './steps';
 import { planGraph, runnableSteps, wavesOf } from './graph';
+import { RECORD_KEYS, type Step, type StepRecord } from './steps';
+import { evidenceFlag, evidenceSummary, readChangedLine } from './evidence';
 
 /** remark, GFM, what Markdown would draw as nothing made visible (markdownShown.ts), HTML, sanitized. */
 const markdown = unified().use(remarkParse).use(remarkGfm).use(nothingHidden).use(remarkRehype).use(rehypeSanitize);
@@ -236,6 +237,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     ...(goal ? { goal: renderMarkdown(bodyOf(goal)) } : {}),
     steps: stepViews(doc, ctx, loose, since),
     ...graphView(doc),
+    ...finishedEvidence(doc),
     sections: sections.filter((s) => s !== goal && s !== steps && !isHistory(s)).map((s) => sectionView(s.title, bodyOf(s), ctx, since)),
     ...(since ? { review: reviewView(since, ctx.reviewed?.comments ?? []) } : {}),
     // An approval's section is the person's only when the signed record names its text; any other
@@ -290,6 +292,33 @@ function graphView(doc: PlanDocument): { waves?: string[][] } {
   return graph.explicit.size ? { waves: wavesOf(doc.steps, graph).waves } : {};
 }
 
+/** A finished plan's evidence summary, once any step recorded a change. */
+function finishedEvidence(doc: PlanDocument): { evidenceSummary?: NonNullable<PlanView['evidenceSummary']> } {
+  if (doc.fm.status !== 'completed' && doc.fm.status !== 'failed') return {};
+  const { recorded, ...sum } = evidenceSummary(doc.steps);
+  return recorded || sum.noEvidence ? { evidenceSummary: sum } : {};
+}
+
+/** A step's evidence for the editor: what its `> Changed:` line says and its flag. */
+function evidenceView(s: Step): { evidence?: NonNullable<PlanView['steps'][number]['evidence']> } {
+  const flag = evidenceFlag(s);
+  const c = s.record?.Changed ? readChangedLine(s.record.Changed) : undefined;
+  if (!flag && !c) return {};
+  return {
+    evidence: {
+      ...(flag ? { flag } : {}),
+      recorded: !!c?.recorded,
+      ...(c?.why ? { why: c.why } : c ? {} : { why: 'no change recorded' }),
+      files: c?.shown.map((f) => f.text) ?? [],
+      count: c?.files ?? 0,
+      added: c?.added ?? 0,
+      removed: c?.removed ?? 0,
+      ...(c?.notBySession.length ? { notBySession: c.notBySession } : {}),
+      canView: !!(c?.recorded && c.files && c.before && c.after),
+    },
+  };
+}
+
 function stepViews(doc: PlanDocument, ctx: PlanViewContext, loose: ReturnType<typeof stepsLooseText>, since: SinceReview | undefined) {
   const status = doc.fm.status;
   const graph = planGraph(doc.steps);
@@ -307,6 +336,7 @@ function stepViews(doc: PlanDocument, ctx: PlanViewContext, loose: ReturnType<ty
       ...(s.details ? { details: renderMarkdown(s.details) } : {}),
       ...(s.note ? { note: s.note } : {}),
       ...(recordView(s.record) ? { record: recordView(s.record) } : {}),
+      ...evidenceView(s),
       source: s.text,
       marks: ctx.readOnly ? [] : stepMarks(status, s.status),
       ...(ctx.threads?.[s.id] ? { threads: ctx.threads[s.id] } : {}),

@@ -57,6 +57,23 @@ const StepViewSchema = z.object({
   note: z.optional(z.string()),
   /** The step's record lines other than its note (its claim, changes, check), in the file's order. */
   record: z.optional(z.array(z.object({ key: z.string(), text: z.string() }))),
+  /** What the step changed, as its `> Changed:` line says, and its evidence flag (a step done). */
+  evidence: z.optional(
+    z.object({
+      flag: z.optional(z.enum(['changed', 'no evidence', 'no change, explained', 'checked'])),
+      recorded: z.boolean(),
+      why: z.optional(z.string()),
+      /** The files the line names, as it names them ("src/a.ts (+2 −0)"). */
+      files: z.array(z.string()),
+      /** How many files changed in all, and the lines. */
+      count: z.number(),
+      added: z.number(),
+      removed: z.number(),
+      notBySession: z.optional(z.array(z.string())),
+      /** The trees are named: View changes can show the diff. */
+      canView: z.boolean(),
+    }),
+  ),
   /** The step's text as written (Markdown), for its edit box. */
   source: z.string(),
   /** What a person may mark it as now (while its plan executes). */
@@ -103,6 +120,8 @@ export const PlanViewSchema = z.object({
   steps: z.array(StepViewSchema),
   /** In a plan that uses `after:` lines: the waves, step ids by layer (steps that can run together), read from the graph. */
   waves: z.optional(z.array(z.array(z.string()))),
+  /** A finished plan's evidence: file changes and lines over its steps, steps with no evidence. */
+  evidenceSummary: z.optional(z.object({ files: z.number(), added: z.number(), removed: z.number(), noEvidence: z.number(), explained: z.number() })),
   /** The other sections in the file's order, rendered (Assumptions, Risks, … and the author's own). */
   sections: z.array(
     z.object({

@@ -114,3 +114,55 @@ export function listBindings(root: string, now: number, opts: { prune?: boolean 
   }
   return out;
 }
+
+/**
+ * What a bound session did while a step of its plan was in progress, as its PostToolUse hooks
+ * reported it (issue 30's attribution): an edit tool's files (relative to the workspace folder, "/")
+ * or a command run. Appended one JSON line per tool call to `.pi/plans/hooks/<hash>.steps.jsonl`
+ * (the session's file, ignored by git like its binding); the step's evidence reads them when the
+ * step ends.
+ */
+export interface StepEvent {
+  v: 1;
+  plan: string;
+  step: string;
+  kind: 'edit' | 'command';
+  paths?: string[];
+  at: string;
+}
+
+const STEP_EVENTS = /^[0-9a-f]{40}\.steps\.jsonl$/;
+
+export function recordStepEvent(root: string, session: string, e: Omit<StepEvent, 'v'>): void {
+  const file = bindingFile(root, session).replace(/\.json$/, '.steps.jsonl');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.appendFileSync(file, `${JSON.stringify({ v: 1, ...e })}\n`);
+}
+
+/** Every session's events for one step of a plan (lines that do not read are left out). */
+export function readStepEvents(root: string, plan: string, step: string): StepEvent[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(hooksDir(root)).filter((n) => STEP_EVENTS.test(n));
+  } catch {
+    return [];
+  }
+  const out: StepEvent[] = [];
+  for (const n of names) {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(hooksDir(root), n), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n')) {
+      try {
+        const e = JSON.parse(line) as StepEvent;
+        if (e?.v === 1 && e.plan === plan && e.step === step && (e.kind === 'edit' || e.kind === 'command')) out.push(e);
+      } catch {
+        // a line cut by a crash, or not ours
+      }
+    }
+  }
+  return out;
+}

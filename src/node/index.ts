@@ -15,6 +15,7 @@ import { NodeLock } from './nodeLock';
 import { PersistedOutlines } from './persistedOutlines';
 import { NodeApprovalKeys, userConfigDir, userPorts } from './approvalKeys';
 import { cacheHome } from './userFolders';
+import { NodeEvidence } from './stepEvidence';
 
 export { cacheHome } from './userFolders';
 
@@ -23,6 +24,8 @@ export { clearPlanLock, lockPathOf, NodeLock, readPlanLock, type LockOwner, type
 export { NodeWatcher } from './nodeWatcher';
 export { OffThreadParser } from './offThreadParser';
 export { PersistedOutlines } from './persistedOutlines';
+export { NodeEvidence, type SessionReports } from './stepEvidence';
+export { GitEvidence, NotRecorded, pinRef, type TreeChange } from './gitEvidence';
 export { folderInsideWorkspace, NodeApprovalKeys, readUserConfig, reviewCopiesDir, userConfigDir, userPorts, userStateDir } from './approvalKeys';
 
 /** The warm-start index of a workspace, kept in the user's cache folder (never in the repository). */
@@ -46,7 +49,7 @@ export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCache
  * other code shares (the extension host): no synchronous I/O. Every write and delete stays inside
  * `root`, the review copies' folder or one of `extraRoots`, never through a linked folder.
  */
-export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?: boolean; extraRoots?: readonly string[]; keys?: NodeApprovalKeys } = {}): StorePorts {
+export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?: boolean; extraRoots?: readonly string[]; keys?: NodeApprovalKeys; evidence?: boolean } = {}): StorePorts {
   const user = userPorts(root, opts.keys ?? new NodeApprovalKeys(userConfigDir(), () => [root], opts.blocking ?? true));
   const files = new NodeFileSystem({ blocking: opts.blocking, roots: [path.resolve(root), ...(user.reviewCopies ? [user.reviewCopies] : []), ...(opts.extraRoots ?? [])] });
   return {
@@ -55,6 +58,7 @@ export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?:
     clock: { now: () => new Date() },
     random: { hex8: () => randomBytes(4).toString('hex') },
     indexCache: opts.indexCache === false ? undefined : fileIndexCache(root),
+    evidence: opts.evidence === false ? undefined : new NodeEvidence(root),
     ...user,
   };
 }

@@ -49,6 +49,8 @@ export const FromWebviewSchema = z.discriminatedUnion('type', [
   /** Comment on a step or a section: the text editor opens there with a new comment. */
   z.object({ type: z.literal('comment'), anchor: z.string().check(z.maxLength(120)) }),
   z.object({ type: z.literal('compare') }),
+  /** View changes: VS Code's multi-file diff of what the step changed (the trees its `> Changed:` line names). */
+  z.object({ type: z.literal('viewChanges'), step: z.string().check(z.regex(/^S\d{3,4}$/)) }),
   z.object({ type: z.literal('rendered'), ms: z.number() }),
 ]);
 export type FromWebview = z.infer<typeof FromWebviewSchema>;

@@ -9,10 +9,13 @@
 import {
   Actor,
   approve,
+  changedLine,
   changeStatus,
   claimNext,
   ClaimInput,
   NoRunnableStep,
+  EvidenceFlag,
+  evidenceFlag,
   commentAddressed,
   comparePlans,
   openReview,
@@ -253,24 +256,51 @@ export async function startPlan(p: Place, id: string, act: Act, session?: string
   return done;
 }
 
+/** What a mark recorded of the step's changes: its `> Changed:` line and the evidence flag it now has. */
+export interface MarkEvidence {
+  changed?: string;
+  flag?: EvidenceFlag;
+  /** Why the step's start could not be recorded (the mark stands). */
+  problem?: string;
+}
+
 /**
  * Marks a step; marking the last open one finishes the plan, which then leaves plan work mode.
+ * With the store's evidence port (git): a step going to in_progress takes the "before" snapshot;
+ * a step leaving in_progress for done, blocked, failed or skipped records what changed since as
+ * its `> Changed:` line, in the same write; a step done without ever being in progress says it
+ * was not recorded. Every face marks through here, so every face records the same way.
  * With `claim` (the session acting), the step's claim is checked and recorded (see core/claims).
  */
-export async function markPlanStep(p: Place, id: string, step: string, status: StepStatus, note: string | undefined, act: Act, claim?: ClaimInput): Promise<Done> {
-  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, undefined, claim));
+export async function markPlanStep(p: Place, id: string, step: string, status: StepStatus, note: string | undefined, act: Act, claim?: ClaimInput): Promise<Done & { evidence?: MarkEvidence }> {
+  const ev = p.store.evidence;
+  let changed: string | undefined;
+  let problem: string | undefined;
+  if (ev) {
+    const was = (await p.store.read(id)).steps.find((s) => s.id === step)?.status;
+    if (status === 'in_progress' && was !== 'in_progress') problem = await ev.begin(id, step).then(() => undefined, (e: Error) => `its start could not be recorded: ${e.message}`);
+    else if (was === 'in_progress' && status !== 'in_progress' && status !== 'pending') changed = changedLine(await ev.end(id, step));
+    else if (status === 'done' && was === 'pending') changed = changedLine({ recorded: false, why: 'the step was never marked in progress' });
+  }
+  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, changed !== undefined ? { Changed: changed } : undefined, claim));
   if (done.result.autoCompleted) await p.active?.clear(id);
-  return done;
+  const marked = done.doc.steps.find((s) => s.id === step);
+  const flag = marked ? evidenceFlag(marked) : undefined;
+  return { ...done, evidence: ev ? { changed: marked?.record?.Changed, flag, problem } : undefined };
 }
 
 /**
  * Claims the next runnable step for a session and marks it in progress, under the plan's lock (two
- * sessions never get the same step). `none` says why nothing was claimed (the plan is complete,
+ * sessions never get the same step), and takes its "before" snapshot with the store's evidence port. `none` says why nothing was claimed (the plan is complete,
  * or what holds its open steps), with the plan as read.
  */
 export async function nextPlanStep(p: Place, id: string, claim: ClaimInput, act: Act): Promise<{ done: Done; none?: undefined } | { done?: undefined; none: NoRunnableStep; doc: PlanDocument }> {
   try {
-    return { done: await run(p, id, act, (d, c) => claimNext(d, claim, c)) };
+    const done = await run(p, id, act, (d, c) => claimNext(d, claim, c));
+    // The claimed step is in progress now: its "before" snapshot, as a mark to in_progress takes it.
+    const step = done.result.step;
+    if (step && p.store.evidence) await p.store.evidence.begin(id, step).catch(() => undefined);
+    return { done };
   } catch (e) {
     if (e instanceof NoRunnableStep) return { none: e, doc: await p.store.read(id) };
     throw e;

@@ -5,7 +5,7 @@ import { follow, FollowOptions, Following } from './following';
 import { PlanHistory } from './history';
 import { PlanFolder } from './planFolder';
 import { IndexEntry, PLAN_FILE_PATTERN } from './planIndex';
-import type { Disposable, StorePorts, WatcherPort } from './ports';
+import type { Disposable, EvidencePort, StorePorts, WatcherPort } from './ports';
 import { PlanWriter, UpdateOptions } from './writePath';
 
 export type { PlansChangeEvent } from './folderIndex';
@@ -30,11 +30,14 @@ export class PlanStore {
   private readonly history: PlanHistory;
   private readonly writer: PlanWriter;
   private readonly attentionChecks: PlanAttention;
+  /** What each step changed in the workspace, when the ports can tell (the service records it). */
+  readonly evidence?: EvidencePort;
 
   constructor(
     readonly root: string,
     ports: StorePorts,
   ) {
+    this.evidence = ports.evidence;
     this.folder = new PlanFolder(root, ports);
     this.index = new FolderIndex(this.folder);
     this.history = new PlanHistory(this.folder);

@@ -4,7 +4,7 @@
  * Paths are absolute, with "/" separators.
  */
 
-import type { ApprovalKeyring, ApprovalSigner } from '../core';
+import type { ApprovalKeyring, ApprovalSigner, StepChanges } from '../core';
 import type { IndexEntry } from './indexEntry';
 
 /** What a path is. Only a `file` is ever opened for reading. */
@@ -195,6 +195,16 @@ export interface ApprovalKeysPort {
 }
 
 /** Everything the store needs. */
+/**
+ * What a step changed in the workspace while it was in progress (src/node/stepEvidence: git
+ * snapshots of the working tree). `begin` when a step goes to in_progress, `end` when it leaves
+ * it; `end` never throws: what could not be recorded is `{ recorded: false, why }`.
+ */
+export interface EvidencePort {
+  begin(plan: string, step: string): Promise<void>;
+  end(plan: string, step: string): Promise<StepChanges>;
+}
+
 export interface StorePorts {
   fs: FileSystemPort;
   lock: LockPort;
@@ -216,4 +226,6 @@ export interface StorePorts {
   reviewCopies?: string;
   /** Why no review copies are kept (the user's state folder resolves inside a workspace), when that is why `reviewCopies` is absent. */
   reviewCopiesProblem?: string;
+  /** What each step changed (none: nothing is recorded, as in the unit tests' memory ports). */
+  evidence?: EvidencePort;
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { openReview, PlanError } from '../core';
+import { noEvidenceAdvice, openReview, PlanError } from '../core';
 import { finishPlan, markPlanStep, nextPlanStep, Place, startPlan } from '../service';
 import type { ClaimInput } from '../core';
 import { argsObject } from './arguments';
@@ -51,9 +51,12 @@ export const executePlanTool = defineTool({
           );
         }
         const claim = ctx.session ? { session: ctx.session, takeover: i.takeover } : i.takeover ? { session: 'agent', takeover: true } : undefined;
-        const { doc, result: r } = await markPlanStep(place, id, i.step, i.status, i.note, act, claim);
+        const { doc, result: r, evidence } = await markPlanStep(place, id, i.step, i.status, i.note, act, claim);
         const taken = r.note && / taken over from /.test(r.note) ? ` (${r.note.split('; ').pop()})` : '';
-        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${taken}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, runnableLine(doc));
+        const changed = evidence?.changed ? `Changed: ${evidence.changed}` : undefined;
+        const flag = evidence?.flag === 'no evidence' ? noEvidenceAdvice(id, i.step, doc.fm.status === 'executing') : evidence?.flag === 'no change, explained' ? `${i.step}: no change, explained (the note says why).` : undefined;
+        const problem = evidence?.problem ? `${i.step}: ${evidence.problem}; its change will be "not recorded".` : undefined;
+        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${taken}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, changed, flag, problem, runnableLine(doc));
       }
       const { doc } = await finishPlan(place, id, i.op, i.summary, act);
       return result(doc, i.op === 'complete' ? 'Completed.' : 'Marked failed; the user may retry or resume it.');

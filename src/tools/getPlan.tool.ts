@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { analyze, contentDigest, openReview, rejectionTitle, SECTION_NAMES, standingProblem, unsignedApprovalTitles } from '../core';
 import { argsObject } from './arguments';
-import { approvalSuggestions, asData, runnableLine, attentionNote, bodyFor, commentLines, defineTool, guarded, header, idField, locate, nextAction } from './toolkit';
+import { approvalSuggestions, asData, runnableLine, attentionNote, bodyFor, commentLines, defineTool, evidenceNote, guarded, header, idField, locate, nextAction } from './toolkit';
 
 export const getPlanTool = defineTool({
   name: 'pi_plan_get',
@@ -51,6 +51,6 @@ export const getPlanTool = defineTool({
             : undefined;
       const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## ${rejectionTitle(r.version)}\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
       const digest = `Digest of this text: ${contentDigest(doc)}.`;
-      return [header(doc), digest, approved, attention, problems, rejections, comments, unsigned, nextAction(doc, standing), runnableLine(doc), asData(doc, section)].filter(Boolean).join('\n');
+      return [header(doc), digest, approved, attention, problems, rejections, comments, unsigned, evidenceNote(doc), nextAction(doc, standing), runnableLine(doc), asData(doc, section)].filter(Boolean).join('\n');
     }),
 });

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { $ZodError } from 'zod/v4/core';
-import { ApprovalStanding, approvalStanding, AttentionFlag, isPlanError, nextOpenStep, planGraph, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, runnableSteps, sectionText, wavesOf } from '../core';
+import { ApprovalStanding, approvalStanding, AttentionFlag, evidenceFlag, evidenceSummary, isPlanError, nextOpenStep, noEvidenceAdvice, planGraph, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, readChangedLine, runnableSteps, sectionText, wavesOf } from '../core';
 import type { Place } from '../service';
 import type { PlanStore } from '../store';
 import type { ToolContext } from './context';
@@ -227,6 +227,27 @@ export function asData(doc: PlanDocument, body: string): string {
 /** A standard result: header, extra lines, next action, recovery hint. */
 export function result(doc: PlanDocument, ...lines: (string | undefined)[]): string {
   return [header(doc), ...lines.filter(Boolean), nextAction(doc), recovery(doc)].join('\n');
+}
+
+/**
+ * What the steps' evidence says (their `> Changed:` lines and flags), one line, and the call to
+ * make for each step flagged "no evidence"; undefined while no step carries any.
+ */
+export function evidenceNote(doc: PlanDocument): string | undefined {
+  const parts: string[] = [];
+  const advice: string[] = [];
+  for (const s of doc.steps) {
+    const flag = evidenceFlag(s);
+    const c = s.record?.Changed ? readChangedLine(s.record.Changed) : undefined;
+    if (!flag && !c) continue;
+    const what = c?.recorded ? (c.files ? `${c.files} file${c.files === 1 ? '' : 's'} +${c.added} −${c.removed}` : 'nothing changed') : c ? `not recorded: ${c.why}` : 'no change recorded';
+    parts.push(`${s.id} ${s.status}: ${what}${flag && flag !== 'changed' ? ` (${flag})` : ''}${c?.notBySession.length ? `, also changed by another process: ${c.notBySession.join(', ')}` : ''}`);
+    if (flag === 'no evidence') advice.push(noEvidenceAdvice(doc.fm.id, s.id, doc.fm.status === 'executing'));
+  }
+  if (!parts.length) return undefined;
+  const sum = doc.fm.status === 'completed' ? evidenceSummary(doc.steps) : undefined;
+  const total = sum ? ` Summary: ${sum.files} file change${sum.files === 1 ? '' : 's'} +${sum.added} −${sum.removed}${sum.noEvidence ? `, ${sum.noEvidence} step${sum.noEvidence === 1 ? '' : 's'} with no evidence` : ''}.` : '';
+  return [`Evidence: ${parts.join('; ')}.${total}`, ...advice].join('\n');
 }
 
 /** Large plans are summarized with a pointer to read one section. */

@@ -28,6 +28,14 @@ const COMMAND_ICON: Record<string, string> = {
   archive: 'archive',
 };
 
+/** A finished plan's evidence: file changes and lines over its steps, steps with no evidence. */
+function evidenceSummaryLine(p: PlanView): HTMLElement | undefined {
+  const e = p.evidenceSummary;
+  if (!e) return undefined;
+  const flags = [e.noEvidence ? `${e.noEvidence} step${e.noEvidence === 1 ? '' : 's'} with no evidence` : '', e.explained ? `${e.explained} with no change, explained` : ''].filter(Boolean);
+  return el('p', { class: 'evidence-summary' }, `Changed: ${e.files} file change${e.files === 1 ? '' : 's'}, +${e.added} −${e.removed} lines${flags.length ? ` · ${flags.join(', ')}` : ''}.`);
+}
+
 export function renderPlan(p: PlanView): HTMLElement {
   const doc = el('article', { class: 'plan' });
   doc.append(planHeader(p));
@@ -35,7 +43,7 @@ export function renderPlan(p: PlanView): HTMLElement {
   if (ui.rejecting && p.commands.includes('reject')) doc.append(rejectForm(p));
   const since = reviewPanel(p);
   if (since) doc.append(since);
-  if (p.resultSummary) doc.append(section('Result', el('p', {}, p.resultSummary)));
+  if (p.resultSummary || p.evidenceSummary) doc.append(section('Result', p.resultSummary ? el('p', {}, p.resultSummary) : undefined, evidenceSummaryLine(p)));
   // Text before the first heading: the agent reads it, so it is drawn first, marked for what it is.
   if (p.preamble?.length) doc.append(el('section', { 'aria-label': 'Before the goal', class: 'preamble' }, el('h2', {}, 'Before the goal'), build(p.preamble)));
   const goal = goalSection(p);

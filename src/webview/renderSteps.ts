@@ -74,6 +74,11 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   if (s.since) head.append(el('span', { class: `badge since ${s.since}`, title: `${s.since} since the reviewed version` }, s.since === 'added' ? 'new' : s.since));
   if (s.threads) head.append(threadCount(s.threads));
   if (s.runnable && p.status === 'executing') head.append(el('span', { class: 'badge runnable', title: 'Every step it waits for is done: it can start now' }, 'runnable'));
+  const flag = s.evidence?.flag;
+  if (flag === 'no evidence' || flag === 'no change, explained') {
+    const title = flag === 'no evidence' ? 'Marked done with no recorded change and no note saying why' : 'No recorded change; the note says why';
+    head.append(el('span', { class: `badge evidence-flag ${flag === 'no evidence' ? 'no-evidence' : 'explained'}`, title }, flag));
+  }
   li.append(head);
   if (s.waitsFor) li.append(el('div', { class: 'waits-for' }, s.waitsFor.length ? `Waits for ${s.waitsFor.join(', ')}` : 'Waits for nothing'));
   if (s.tool) {
@@ -82,7 +87,8 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
     li.append(el('div', { class: 'annotation' }, el('span', { class: 'tool' }, s.tool), s.operation ? `: ${s.operation}` : '', target ? ' → ' : '', target));
   }
   if (s.details?.length) li.append(el('div', { class: 'details' }, build(s.details)));
-  for (const r of s.record ?? []) li.append(el('div', { class: `record record-${r.key.toLowerCase()}` }, `${r.key}: ${r.text}`));
+  for (const r of s.record ?? []) if (!(r.key === 'Changed' && s.evidence)) li.append(el('div', { class: `record record-${r.key.toLowerCase()}` }, `${r.key}: ${r.text}`));
+  if (s.evidence) li.append(evidenceBlock(s, s.evidence));
   if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
   // Text between this step and the next: not a step, but the agent reads it, so it is drawn here.
   if (s.after?.length) li.append(el('div', { class: 'loose', title: 'Text between the steps (the agent reads it too)' }, build(s.after)));
@@ -98,6 +104,21 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   }
   li.setAttribute('aria-label', `${s.id}, ${s.status.replace('_', ' ')}`);
   return li;
+}
+
+/** What the step changed: its files (as its `> Changed:` line names them) and View changes. */
+function evidenceBlock(s: StepView, e: NonNullable<StepView['evidence']>): HTMLElement {
+  const box = el('div', { class: 'record record-changed evidence' });
+  if (!e.recorded) box.append(`Changed: ${e.why ?? 'not recorded'}`);
+  else if (!e.count) box.append('Changed: nothing');
+  else {
+    box.append(`Changed: ${e.count} file${e.count === 1 ? '' : 's'} +${e.added} −${e.removed}`);
+    const more = e.count - e.files.length;
+    box.append(el('ul', { class: 'changed-files' }, ...e.files.map((f) => el('li', {}, f)), more > 0 ? el('li', { class: 'more' }, `and ${more} more file${more === 1 ? '' : 's'}`) : undefined));
+    if (e.notBySession?.length) box.append(el('div', { class: 'not-by-session' }, `Changed by another process while the step ran: ${e.notBySession.join(', ')}`));
+  }
+  if (e.canView) box.append(button('View changes', () => post({ type: 'viewChanges', step: s.id }), 'view-changes', 'diff-multiple'));
+  return box;
 }
 
 /** A step's actions: the marks while its plan executes, the edits of a draft or proposal, and a comment. */

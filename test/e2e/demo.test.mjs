@@ -328,7 +328,7 @@ describe('npm run demo', function () {
       });
     });
 
-    it('Approve: the agent executes every step to the end, with notes', async () => {
+    it('Approve: the agent executes every step to the end, with its changes and notes', async () => {
       const page = browser.page;
       const plan = agentPlan();
       // The revised version's notification (the first one closed when its button was used).
@@ -338,7 +338,11 @@ describe('npm run demo', function () {
         return p && /status: completed/.test(p.text) && p;
       }, 60_000);
       assert.equal((done.text.match(/^\d+\. \[x\] S\d{3}/gm) ?? []).length, 5, done.text);
-      assert.equal((done.text.match(/> Note: done by the sample agent/g) ?? []).length, 5);
+      // Each step's change, for real, in the workspace's git repository; the test run changes nothing
+      // and is marked done without a note: the one "no evidence" step.
+      assert.equal((done.text.match(/> Note: done by the sample agent/g) ?? []).length, 4);
+      assert.equal((done.text.match(/> Changed: \S.* · \d+ files? \+\d+ −\d+ · tree [0-9a-f]{10}\.\.[0-9a-f]{10}$/gm) ?? []).length, 4, done.text);
+      assert.equal((done.text.match(/> Changed: nothing · tree/g) ?? []).length, 1, done.text);
       assert.match(done.text, /approved_by: user/);
       await notification(page, `${done.id} "Add a health-check endpoint" completed.`);
       await hideNotifications(page);

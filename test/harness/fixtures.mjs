@@ -1,4 +1,5 @@
 // Fresh fixture workspaces: a copy of examples/ in a temp folder, removed by the caller.
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -19,4 +20,24 @@ export function freshMultiRoot(name) {
   const file = path.join(dir, 'multi.code-workspace');
   fs.writeFileSync(file, JSON.stringify({ folders: [{ path: 'api' }, { path: 'web' }] }, null, 2));
   return { dir, file };
+}
+
+/**
+ * Makes a workspace copy a git repository holding a small service (src/server.ts and its
+ * package.json), committed, for the demo's sample agent to change step by step: each step's
+ * `> Changed:` line and View changes then show real changes. Returns the folder.
+ */
+export function sampleRepo(dir) {
+  const write = (file, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  };
+  write('package.json', JSON.stringify({ name: 'sample-service', version: '1.0.0', private: true, scripts: { test: 'node --test test/' } }, null, 2) + '\n');
+  write('src/server.ts', ["import { createServer } from 'node:http';", "import { auth } from './auth';", '', 'export const routes = new Map<string, () => string>();', '', 'export const server = createServer((req, res) => {', '  if (!auth(req)) return void res.writeHead(401).end();', "  res.end(routes.get(req.url ?? '')?.() ?? 'not found');", '});', ''].join('\n'));
+  write('src/auth.ts', ["import type { IncomingMessage } from 'node:http';", '', "export const auth = (req: IncomingMessage) => req.headers.authorization === 'Bearer demo';", ''].join('\n'));
+  const git = (...args) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('-c', 'user.email=demo@example.com', '-c', 'user.name=Pi Plans demo', 'commit', '-q', '-m', 'The sample service');
+  return dir;
 }

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { ApprovalStanding, contentDigest, isPlanId, PlanDocument, PlanStatus, ProblemSeverity, progressOf, sectionText, standingProblem } from '../../core';
 import { IndexEntry } from '../../store';
 import { CliContext, statusOption } from '../cliContext';
+import { evidenceReport, evidenceText } from './evidence';
 
 /** Registers `list`, `show` and `validate`, in that order. */
 export function registerReadCommands(ctx: CliContext): void {
@@ -33,11 +34,17 @@ function registerShow({ program, io, store }: CliContext): void {
     .command('show <id>')
     .description('show one plan')
     .option('--json', 'machine-readable output')
-    .action(async (id: string, o: { json?: boolean }) => {
+    .option('--evidence', "each step's recorded change (every file, from git), its flag (no evidence, no change explained), a finished plan's summary")
+    .action(async (id: string, o: { json?: boolean; evidence?: boolean }) => {
       const st = await store({ index: false });
       const doc = await st.read(id);
       const standing = await st.approvalStanding(doc);
-      if (o.json) io.out(JSON.stringify(docJson(doc, standing), null, 2) + '\n');
+      const evidence = o.evidence ? await evidenceReport(doc, st.root) : undefined;
+      if (o.json) io.out(JSON.stringify(evidence ? { ...docJson(doc, standing), evidence } : docJson(doc, standing), null, 2) + '\n');
+      else if (evidence) {
+        io.out(`${doc.fm.id}: ${doc.fm.title}\nstatus: ${doc.fm.status}   version: ${doc.fm.version}\n`);
+        io.out(evidenceText(evidence));
+      }
       else {
         const f = doc.fm;
         const { done, total } = progressOf(doc.steps);

@@ -13,7 +13,7 @@ import { CONTEXT_EVENTS, decideStop, decideTool, Decision, nextStep, PlanFacts, 
 import { classifyTool, ToolCall } from './tools';
 import { GOVERNED, Verdict, verdictCache } from './verdict';
 import { workModeBinding } from './workMode';
-import { Binding, PlanUnreadable, plansDir, readBinding, readPlanFile, readSettings, removeBinding, workspaceOf, writeBinding } from './workspace';
+import { Binding, PlanUnreadable, plansDir, readBinding, readPlanFile, recordStepEvent, readSettings, removeBinding, workspaceOf, writeBinding } from './workspace';
 
 /** The store's acts the hook needs rarely (see heavy.ts), loaded only then. */
 export interface HeavyActs {
@@ -89,6 +89,22 @@ function bindingAfter(p: HookPayload & { session: string }, call: ToolCall | und
   return b;
 }
 
+/**
+ * An edit's files or a command, reported to the bound plan's step in progress (its evidence tells
+ * the session's changes from another process's by them). Never fails the hook: the evidence only
+ * loses the attribution.
+ */
+function reportToStep(root: string, session: string, plan: string, call: ToolCall, now: number): void {
+  try {
+    const step = readPlanFile(root, plan).facts.steps.find((s) => s.status === 'in_progress');
+    if (!step?.id) return;
+    const paths = call.kind === 'edit' ? call.paths.map((f) => path.relative(root, path.resolve(root, f)).split(path.sep).join('/')) : undefined;
+    recordStepEvent(root, session, { plan, step: step.id, kind: call.kind === 'edit' ? 'edit' : 'command', ...(paths ? { paths } : {}), at: new Date(now).toISOString() });
+  } catch {
+    // fail open: nothing is reported
+  }
+}
+
 async function decidePayload(p: HookPayload, o: HookOptions, raw: string): Promise<HookAnswer> {
   // No session id (some cloud runs): nothing can be bound, and an unbound session is never restricted.
   if (!p.session || p.event === 'other' || p.event === 'SubagentStop') return EMPTY;
@@ -110,6 +126,7 @@ async function decidePayload(p: HookPayload, o: HookOptions, raw: string): Promi
 async function decideSession(p: HookPayload & { session: string }, had: Binding | undefined, root: string, o: HookOptions): Promise<HookAnswer> {
   const call = p.event === 'PreToolUse' || p.event === 'PostToolUse' ? classifyTool(p) : undefined;
   const b = bindingAfter(p, call, had, root, o.now);
+  if (b && p.event === 'PostToolUse' && (call?.kind === 'edit' || call?.kind === 'terminal')) reportToStep(root, p.session, b.plan, call, o.now);
   if (!b || p.event === 'PostToolUse') return EMPTY;
   const read = readPlanFile(root, b.plan);
   // A status that relaxes the planning policy counts only with a person's approval of this text

@@ -11,7 +11,7 @@ import { quickSteps } from '../../core/steps';
 import { plansDir } from '../../node/hookBindings';
 import { Choice, DEFAULT_HOOK_SETTINGS, HookSettings, PlanFacts } from './policy';
 
-export { BINDING_TTL_MS, bindingFile, hooksDir, listBindings, plansDir, readBinding, removeBinding, writeBinding, type Binding } from '../../node/hookBindings';
+export { BINDING_TTL_MS, bindingFile, hooksDir, listBindings, plansDir, readBinding, recordStepEvent, removeBinding, writeBinding, type Binding } from '../../node/hookBindings';
 
 /** A plan file larger than this is not read by the hook (it fails open). */
 const MAX_PLAN_BYTES = 4 * 1024 * 1024;

@@ -10,6 +10,7 @@ import { approveAsPerson, confirmForeignApproval } from '../decision/personAppro
 import { draftCommentsFor, ReviewDrafts } from '../common/reviewDrafts';
 import type { WorkspacePlans } from '../workspace/workspacePlans';
 import { isWorkspaceFile, PlanEditorSession } from './planEditorSession';
+import { StepChangesView } from './stepChanges';
 
 /** A plan file's path. */
 const PLAN_FILE = /\/\.pi\/plans\/PLAN-[0-9a-f]{8}\.md$/;
@@ -47,6 +48,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
   static readonly viewType = PLAN_EDITOR_VIEW_TYPE;
   /** Milliseconds from the webview script's start to its first render, per open (the bench reads them). */
   readonly renderTimes: number[] = [];
+  private readonly stepChanges = this.register(new StepChangesView());
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -145,6 +147,10 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     }
     const store = folder ? this.plans.storeFor(folder.uri) : undefined;
     if (!store || !id || m.type === 'ready') return;
+    if (m.type === 'viewChanges') {
+      await this.stepChanges.open(await store.read(id), m.step, store.root);
+      return;
+    }
     if (m.type === 'editStep' || m.type === 'editGoal' || m.type === 'editSection') {
       await this.edit(document, store.config, m.version, (doc, ctx) =>
         m.type === 'editGoal' ? setMetadata(doc, { goal: m.text }, {}, ctx) : m.type === 'editSection' ? setMetadata(doc, { [m.key]: m.text }, {}, ctx) : editStep(doc, stepOp(m), ctx),

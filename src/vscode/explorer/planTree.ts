@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionLabel, attentionRank, compareText, dependencyLine, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue } from '../../core';
+import { AttentionFlag, attentionLabel, attentionRank, compareText, dependencyLine, evidenceFlag, evidenceSummary, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue } from '../../core';
 import type { IndexEntry } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
@@ -449,8 +449,11 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     item.id = n.key;
     if (!s || !doc) return item;
     const annotation = s.tool ? `${s.tool}: ${s.operation ?? ''}${s.target ? ` → ${s.target}` : ''}` : '';
-    item.description = [s.status !== 'pending' ? s.status.replace('_', ' ') : '', annotation, s.note ? `“${s.note}”` : ''].filter(Boolean).join(' · ');
-    const icon = STEP_ICON[s.status];
+    const flag = evidenceFlag(s);
+    // The row names the flag that asks for attention; "no change, explained" is in the tooltip.
+    const shownFlag = flag === 'no evidence' ? flag : '';
+    item.description = [s.status !== 'pending' ? s.status.replace('_', ' ') : '', shownFlag, annotation, s.note ? `“${s.note}”` : ''].filter(Boolean).join(' · ');
+    const icon = flag === 'no evidence' ? { icon: 'warning', color: 'list.warningForeground' } : STEP_ICON[s.status];
     item.iconPath = new vscode.ThemeIcon(icon.icon, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
     item.contextValue = stepContextValue(doc.fm.status, s.status);
     const tip = new vscode.MarkdownString();
@@ -460,10 +463,13 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     if (deps) tip.appendText(`\n\n${deps}`);
     if (s.details) tip.appendText(`\n\n${s.details}`);
     if (s.record?.Claimed) tip.appendText(`\n\nClaimed: ${s.record.Claimed}`);
+    if (s.record?.Changed) tip.appendText(`\n\nChanged: ${s.record.Changed}`);
+    if (flag === 'no evidence') tip.appendText('\n\nNo evidence: marked done with no recorded change and no note saying why.');
+    if (flag === 'no change, explained') tip.appendText('\n\nNo change, explained: no recorded change; the note says why.');
     if (s.note) tip.appendText(`\n\nNote: ${s.note}`);
     item.tooltip = tip;
     const { done, total } = progressOf(doc.steps);
-    item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, s.status.replace('_', ' '), s.text, s.note ? `; note: ${s.note}` : '', done, total) };
+    item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, `${s.status.replace('_', ' ')}${shownFlag ? `, ${shownFlag}` : ''}`, s.text, s.note ? `; note: ${s.note}` : '', done, total) };
     item.command = { command: 'vscode.open', title: vscode.l10n.t('Open'), arguments: [vscode.Uri.joinPath(n.parent.folder, '.pi', 'plans', n.parent.file)] };
     return item;
   }
@@ -501,6 +507,8 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
       if (flag === 'stalled' || flag === 'stale') tip.appendMarkdown('\n\n').appendText(flag === 'stalled' ? 'Stalled: no activity for a while.' : 'Stale: waiting for review for a long time.');
       const last = doc.rejections.at(-1);
       if (last) tip.appendMarkdown('\n\n').appendText(doc.rejections.length === 1 ? vscode.l10n.t('Rejected once, at v{0}.', last.version) : vscode.l10n.t('Rejected {0} times; last at v{1}.', doc.rejections.length, last.version));
+      const ev = evidenceSummary(doc.steps);
+      if (ev.recorded || ev.noEvidence) tip.appendMarkdown('\n\n').appendText(`Changed: ${ev.files} file change${ev.files === 1 ? '' : 's'}, +${ev.added} −${ev.removed}${ev.noEvidence ? ` · ${ev.noEvidence} step${ev.noEvidence === 1 ? '' : 's'} done with no evidence` : ''}${ev.explained ? ` · ${ev.explained} with no change, explained` : ''}`);
       const sessions = sessionsTooltip(n.folder, this.sessions.of(n.folder, n.id));
       if (sessions.length) tip.appendMarkdown('\n\n').appendText(sessions.join('\n'));
       item.tooltip = tip;

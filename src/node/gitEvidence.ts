@@ -1,0 +1,206 @@
+/**
+ * What a step changed, seen by git (floor 3, Node): snapshots of the working tree as git tree
+ * objects, the difference between two of them, and the refs that keep them from `git gc`.
+ *
+ * A snapshot never touches the user's index, stash or branches: git runs with GIT_INDEX_FILE on a
+ * temporary index (a copy of the real one, so unchanged files are not hashed again), `git add -A`
+ * adds every tracked and untracked file into it (files git ignores stay out, as they do in a
+ * commit), and `git write-tree` writes the tree. Every `.pi/` folder (the plans themselves) is
+ * left out of the differences. The objects written are the only trace, plus the refs under
+ * `refs/pi-plans/evidence/` that pin them (refs to trees: `git branch`, `git log` and
+ * `git log --all` do not show them; `git for-each-ref` and `git show-ref` do). Runs the machine's
+ * `git` with execFile, no shell.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** One file a step changed. Paths are relative to the repository's top, with "/". */
+export interface TreeChange {
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  path: string;
+  /** A rename's old path. */
+  from?: string;
+  /** Lines added and removed; absent for a binary file. */
+  added?: number;
+  removed?: number;
+  binary: boolean;
+}
+
+/** A path in a `.pi/` folder (the plans and their state), at any depth: never part of a step's change. */
+const IN_PLANS = /(^|\/)\.pi\//;
+
+/**
+ * The changes outside `.pi/` folders. Left out here, not by a pathspec: git would match an
+ * exclusion against every file of the tree, a third of a snapshot's time in a large repository.
+ */
+function withoutPlans(changes: TreeChange[]): TreeChange[] {
+  return changes.filter((c) => !IN_PLANS.test(c.path));
+}
+
+/** The ref namespace that pins the snapshots (one ref per plan). */
+export const PIN_NAMESPACE = 'refs/pi-plans/evidence';
+
+const SHA = /^[0-9a-f]{40}$/;
+
+/** Thrown when git is not installed or the folder is not in a repository: evidence is not recorded. */
+export class NotRecorded extends Error {}
+
+interface Run {
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+}
+
+/** Runs git in `cwd`; its stdout. */
+function git(cwd: string, args: string[], opts: Run = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('git', args, { cwd, env: opts.env ?? gitEnv(), maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        reject(code === 'ENOENT' ? new NotRecorded('git is not installed') : new Error(`git ${args[0]} failed: ${String(stderr).trim() || err.message}`));
+      } else resolve(stdout);
+    });
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+  });
+}
+
+/** The environment git runs in: the caller's, minus variables that would point it at another repository or index. */
+function gitEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_PREFIX']) delete env[k];
+  // A read must never rewrite the user's index to refresh it (git status does, unless told).
+  return { ...env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', ...extra };
+}
+
+/** A git repository seen from a workspace folder. */
+export class GitEvidence {
+  private constructor(
+    /** The workspace folder git runs in. */
+    readonly cwd: string,
+    /** The repository's top folder. */
+    readonly top: string,
+    private readonly index: string,
+  ) {}
+
+  /** The repository `folder` is in; NotRecorded when git is missing or there is none. */
+  static async open(folder: string): Promise<GitEvidence> {
+    let out: string;
+    try {
+      out = await git(folder, ['rev-parse', '--show-toplevel', '--git-path', 'index']);
+    } catch (e) {
+      if (e instanceof NotRecorded) throw e;
+      throw new NotRecorded('not a git repository');
+    }
+    const [top, index] = out.split('\n');
+    if (!top || !index) throw new NotRecorded('not a git repository');
+    return new GitEvidence(folder, top, path.resolve(folder, index));
+  }
+
+  /**
+   * The working tree as a tree object: tracked and untracked files as they are on disk, files git
+   * ignores left out. The user's index is read (copied), never written.
+   */
+  async snapshot(): Promise<string> {
+    return (await this.withIndex((env) => git(this.cwd, ['write-tree'], { env }))).trim();
+  }
+
+  /**
+   * The working tree as a tree object and what changed since the tree `before` (as `diff` says),
+   * the two worked out at once from the same temporary index.
+   */
+  async snapshotSince(before: string): Promise<{ tree: string; changes: TreeChange[] }> {
+    const [tree, out] = await this.withIndex((env) =>
+      Promise.all([git(this.cwd, ['write-tree'], { env }), git(this.cwd, ['diff-index', '--cached', '-M', '--raw', '--numstat', '-z', before], { env })]),
+    );
+    return { tree: tree.trim(), changes: withoutPlans(parseRawNumstat(out)) };
+  }
+
+  /** Runs `then` with git's environment on a temporary index holding the working tree; removes the index after. */
+  private async withIndex<T>(then: (env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
+    const tmp = path.join(os.tmpdir(), `pi-plans-index-${process.pid}-${randomBytes(6).toString('hex')}`);
+    try {
+      await fs.promises.copyFile(this.index, tmp).catch((e: NodeJS.ErrnoException) => {
+        // A repository with nothing staged yet has no index: start from an empty one.
+        if (e.code !== 'ENOENT') throw e;
+      });
+      const env = gitEnv({ GIT_INDEX_FILE: tmp });
+      // The whole working tree (no pathspec, see withoutPlans); `.pi/` folders are left out of the differences.
+      await git(this.cwd, ['add', '-A'], { env });
+      return await then(env);
+    } finally {
+      await fs.promises.rm(tmp, { force: true });
+      await fs.promises.rm(`${tmp}.lock`, { force: true });
+    }
+  }
+
+  /** What changed from tree `a` to tree `b` (renames found with -M), `.pi/` folders left out. */
+  async diff(a: string, b: string): Promise<TreeChange[]> {
+    if (a === b) return [];
+    const out = await git(this.cwd, ['diff-tree', '-r', '-M', '--raw', '--numstat', '-z', a, b]);
+    return withoutPlans(parseRawNumstat(out));
+  }
+
+  /** A file's bytes in a tree (for a diff view); undefined when the tree has no such file. */
+  async show(tree: string, file: string): Promise<string | undefined> {
+    return git(this.cwd, ['cat-file', 'blob', `${tree}:${file}`]).catch(() => undefined);
+  }
+
+  /** The tree a ref pins (`pinRef(plan, step, end)`); undefined when none. */
+  async pinned(plan: string, step: string, end: 'before' | 'after'): Promise<string | undefined> {
+    const out = await git(this.cwd, ['rev-parse', '-q', '--verify', `${pinRef(plan, step, end)}^{tree}`]).catch(() => '');
+    return SHA.test(out.trim()) ? out.trim() : undefined;
+  }
+
+  /**
+   * Pins a tree under `refs/pi-plans/evidence/<plan>/<step>/<end>`, so `git gc` keeps it: an
+   * unreachable tree is pruned once older than gc.pruneExpire (2 weeks by default), at once by
+   * `git gc --prune=now`. A ref to a tree is listed by `git for-each-ref`, never by `git branch`,
+   * `git log` or `git log --all` (which walk commits only). Returns the ref.
+   */
+  async pin(plan: string, step: string, end: 'before' | 'after', tree: string): Promise<string> {
+    if (!SHA.test(tree)) throw new Error(`not a tree: ${tree}`);
+    const ref = pinRef(plan, step, end);
+    await git(this.cwd, ['update-ref', ref, tree]);
+    return ref;
+  }
+}
+
+/** The ref that pins the snapshot a step's start or end took. */
+export function pinRef(plan: string, step: string, end: 'before' | 'after'): string {
+  if (!/^[\w-]+$/.test(plan) || !/^[\w-]+$/.test(step)) throw new Error(`not a plan and step id: ${plan} ${step}`);
+  return `${PIN_NAMESPACE}/${plan}/${step}/${end}`;
+}
+
+const STATUS: Record<string, TreeChange['status']> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed', C: 'added' };
+
+/**
+ * `git diff-tree -r --raw --numstat -z` output: first the raw records (`:modes shas X\0path\0`,
+ * a rename `:… R097\0old\0new\0`), then the numstat ones in the same order (`a\td\tpath\0`, a
+ * rename `a\td\t\0old\0new\0`, a binary file `-\t-\t…`).
+ */
+export function parseRawNumstat(out: string): TreeChange[] {
+  const parts = out.split('\0');
+  const changes: TreeChange[] = [];
+  let i = 0;
+  while (i < parts.length && parts[i].startsWith(':')) {
+    const letter = parts[i].split(' ').at(-1)!.charAt(0);
+    const two = letter === 'R' || letter === 'C';
+    const c: TreeChange = { status: STATUS[letter] ?? 'modified', path: two ? parts[i + 2] : parts[i + 1], binary: false };
+    if (letter === 'R') c.from = parts[i + 1];
+    changes.push(c);
+    i += two ? 3 : 2;
+  }
+  for (const c of changes) {
+    const rec = parts[i] ?? '';
+    const [a, d, p] = rec.split('\t');
+    i += p === '' ? 3 : 1;
+    if (a === '-' && d === '-') c.binary = true;
+    else {
+      c.added = Number(a);
+      c.removed = Number(d);
+    }
+  }
+  return changes;
+}

@@ -1,0 +1,98 @@
+/**
+ * The store's evidence port on Node (floor 3): what a step changed, from git snapshots of the
+ * working tree (gitEvidence). The "before" tree lives in git, pinned at
+ * `refs/pi-plans/evidence/<plan>/<step>/before` when the step goes to in_progress; the "after"
+ * tree beside it when the step leaves in_progress, and the difference is the step's change. No
+ * state file: a step started from VS Code and finished from the CLI records the same way.
+ */
+import type { FileChange, StepChanges } from '../core';
+import type { EvidencePort } from '../store';
+import * as path from 'node:path';
+import { GitEvidence, NotRecorded, pinRef } from './gitEvidence';
+import { readStepEvents } from './hookBindings';
+
+/** Files another process changed: what the agent's hooks reported for the step, when they reported anything. */
+export interface SessionReports {
+  /** The files the bound sessions' edit tools reported while the step was in progress (relative to the workspace folder, "/"), and whether any ran a command; undefined when no hook reported anything. */
+  reported(plan: string, step: string): { files: Set<string>; ranCommand: boolean } | undefined;
+}
+
+export class NodeEvidence implements EvidencePort {
+  /** The repository, once found (a folder that is not in one is asked again next time). */
+  private repo?: GitEvidence;
+  /** The "before" trees this process took, by plan and step (another process's are read from their refs). */
+  private readonly started = new Map<string, string>();
+  /** Pins of "after" trees still being written: the mark does not wait for them. */
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly root: string,
+    private readonly reports: SessionReports = hookReports(root),
+  ) {}
+
+  private async git(): Promise<GitEvidence> {
+    this.repo ??= await GitEvidence.open(this.root);
+    return this.repo;
+  }
+
+  /** Resolves once every pin this port started is written (tests; a short-lived process exits after them anyway). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+
+  async begin(plan: string, step: string): Promise<void> {
+    const g = await this.git().catch((e) => {
+      if (e instanceof NotRecorded) return undefined;
+      throw e;
+    });
+    if (!g) return;
+    const tree = await g.snapshot();
+    await g.pin(plan, step, 'before', tree);
+    this.started.set(`${plan}/${step}`, tree);
+  }
+
+  async end(plan: string, step: string): Promise<StepChanges> {
+    try {
+      const g = await this.git();
+      const known = this.started.get(`${plan}/${step}`);
+      // The "before" tree this process took, or the one its ref pins (read while the snapshot is taken).
+      const [before, now] = await Promise.all([known ?? g.pinned(plan, step, 'before'), g.snapshotSince(known ?? pinRef(plan, step, 'before')).catch(() => undefined)]);
+      if (!before || !now) return { recorded: false, why: 'its start was not recorded' };
+      this.started.delete(`${plan}/${step}`);
+      // The pin keeps the tree from git gc (two weeks away at the soonest): the mark need not wait for it.
+      const pin = g.pin(plan, step, 'after', now.tree).catch(() => undefined);
+      this.pending.add(pin);
+      void pin.finally(() => this.pending.delete(pin));
+      const files: FileChange[] = now.changes;
+      return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files, g.top) };
+    } catch (e) {
+      return { recorded: false, why: e instanceof NotRecorded ? e.message : `git failed: ${(e as Error).message.split('\n')[0].slice(0, 200)}` };
+    }
+  }
+
+  /** Files changed while the step ran that the bound sessions did not report, when hooks reported anything and no session ran a command. */
+  private notBySession(plan: string, step: string, files: FileChange[], top: string): string[] | undefined {
+    const r = this.reports.reported(plan, step);
+    if (!r || r.ranCommand) return undefined;
+    // The hooks name files from the workspace folder, git from the repository's top.
+    const prefix = path.relative(top, this.root).split(path.sep).join('/');
+    const reported = new Set([...r.files].map((f) => (prefix ? `${prefix}/${f}` : f)));
+    const others = files.map((f) => f.path).filter((f) => !reported.has(f));
+    return others.length ? others : undefined;
+  }
+}
+
+/**
+ * What the agent hooks reported for a step (`pi-plans hook` on PostToolUse, src/node/hookBindings):
+ * the files its sessions' edit tools named and whether any ran a command. A command may change
+ * any file, so a step during which one ran tells no file apart; nor does a step no hook reported on.
+ */
+export function hookReports(root: string): SessionReports {
+  return {
+    reported(plan, step) {
+      const events = readStepEvents(root, plan, step);
+      if (!events.length) return undefined;
+      return { files: new Set(events.flatMap((e) => e.paths ?? [])), ranCommand: events.some((e) => e.kind === 'command') };
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// The `> Changed:` line: written from the changes, read back, long lists summarised, the flags.
+import { strict as assert } from 'node:assert';
+import { planView } from '../../../src/core/planView';
+import { ToWebviewSchema } from '../../../src/protocol/planEditor';
+import { changedLine, evidenceFlag, evidenceSummary, FileChange, LIMITS, readChangedLine, SHOWN_FILES } from '../../../src/core';
+
+const T1 = '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d';
+const T2 = '5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e';
+
+describe('evidence lines (core)', () => {
+  it('writes one line with counts and trees and reads it back', () => {
+    const files: FileChange[] = [
+      { status: 'modified', path: 'src/health.ts', added: 24, removed: 0, binary: false },
+      { status: 'added', path: 'test/health.test.ts', added: 31, removed: 0, binary: false },
+      { status: 'renamed', path: 'b, c.ts', from: 'a.ts', added: 1, removed: 1, binary: false },
+      { status: 'added', path: 'img.png', binary: true },
+    ];
+    const line = changedLine({ recorded: true, files, before: T1, after: T2 });
+    assert.equal(line, 'src/health.ts (+24 −0), test/health.test.ts (new, +31 −0), a.ts → b, c.ts (+1 −1), img.png (new, binary) · 4 files +56 −1 · tree 1a2b3c4d5e..5d6e7f8a9b');
+    const back = readChangedLine(line);
+    assert.deepEqual([back.recorded, back.files, back.added, back.removed, back.before, back.after], [true, 4, 56, 1, '1a2b3c4d5e', '5d6e7f8a9b']);
+    assert.deepEqual(back.shown.map((s) => s.path), ['src/health.ts', 'test/health.test.ts', 'b, c.ts', 'img.png']);
+  });
+
+  it('summarises a long list within the record line limit, and names files another process changed', () => {
+    const files: FileChange[] = Array.from({ length: 300 }, (_, i) => ({ status: 'modified', path: `src/deep/folder/file-${i}.ts`, added: 1, removed: 0, binary: false }));
+    const line = changedLine({ recorded: true, files, before: T1, after: T2, notBySession: ['x.ts', 'y.ts'] });
+    assert.ok(line.length <= LIMITS.note, `${line.length} characters`);
+    assert.match(line, / and 294 more files · 300 files \+300 −0 · tree 1a2b3c4d5e\.\.5d6e7f8a9b · not by the session: x\.ts, y\.ts$/);
+    const back = readChangedLine(line);
+    assert.equal(back.shown.length, SHOWN_FILES);
+    assert.deepEqual(back.notBySession, ['x.ts', 'y.ts']);
+  });
+
+  it('flags a done step: changed, no evidence, no change explained, checked', () => {
+    const changed = changedLine({ recorded: true, files: [{ status: 'modified', path: 'a', added: 1, removed: 0, binary: false }], before: T1, after: T2 });
+    const nothing = changedLine({ recorded: true, files: [], before: T1, after: T1 });
+    assert.equal(nothing, 'nothing · tree 1a2b3c4d5e..1a2b3c4d5e');
+    assert.equal(evidenceFlag({ status: 'done', record: { Changed: changed } }), 'changed');
+    assert.equal(evidenceFlag({ status: 'done', record: { Changed: nothing } }), 'no evidence');
+    assert.equal(evidenceFlag({ status: 'done' }), 'no evidence');
+    assert.equal(evidenceFlag({ status: 'done', record: { Changed: 'not recorded (not a git repository)', Note: 'docs only' } }), 'no change, explained');
+    assert.equal(evidenceFlag({ status: 'done', record: { Changed: nothing, Check: 'passed · exit 0' } }), 'checked');
+    assert.equal(evidenceFlag({ status: 'blocked', record: { Changed: nothing } }), undefined);
+    const sum = evidenceSummary([{ status: 'done', record: { Changed: changed } }, { status: 'done', record: { Changed: nothing } }, { status: 'skipped' }]);
+    assert.deepEqual(sum, { files: 1, added: 1, removed: 0, noEvidence: 1, explained: 0, recorded: 2 });
+  });
+
+  it('the plan editor view carries each step\'s evidence, its flag and a finished plan\'s summary', () => {
+    const changed = changedLine({ recorded: true, files: Array.from({ length: 8 }, (_, i) => ({ status: 'modified' as const, path: `f${i}.ts`, added: 2, removed: 1, binary: false })), before: T1, after: T2 });
+    const text = ['---', 'id: PLAN-0e0e0e0e', 'title: Evidence', 'status: completed', 'version: 5', 'created_at: 2026-01-01T00:00:00.000Z', 'updated_at: 2026-01-02T00:00:00.000Z', '---', '', '## Goal', 'G', '', '## Steps', '1. [x] S001 Eight files', `   > Changed: ${changed}`, '2. [x] S002 Nothing', '   > Changed: nothing · tree 1a2b3c4d5e..1a2b3c4d5e', '3. [x] S003 Explained', '   > Changed: nothing · tree 1a2b3c4d5e..1a2b3c4d5e', '   > Note: already there', ''].join('\n');
+    const v = planView(text);
+    assert.equal(v.kind, 'plan');
+    if (v.kind !== 'plan') return;
+    assert.deepEqual(v.steps[0].evidence, { flag: 'changed', recorded: true, files: ['f0.ts (+2 −1)', 'f1.ts (+2 −1)', 'f2.ts (+2 −1)', 'f3.ts (+2 −1)', 'f4.ts (+2 −1)', 'f5.ts (+2 −1)'], count: 8, added: 16, removed: 8, canView: true });
+    assert.equal(v.steps[1].evidence?.flag, 'no evidence');
+    assert.equal(v.steps[1].evidence?.canView, false);
+    assert.equal(v.steps[2].evidence?.flag, 'no change, explained');
+    assert.deepEqual(v.evidenceSummary, { files: 8, added: 16, removed: 8, noEvidence: 1, explained: 1 });
+    assert.ok(ToWebviewSchema.safeParse({ type: 'state', state: v }).success, 'the protocol carries it');
+  });
+});

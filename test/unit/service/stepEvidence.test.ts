@@ -1,0 +1,122 @@
+// What each step changed, recorded by the use case that marks steps (src/service markPlanStep) with
+// the Node evidence port on a real repository (a temporary folder, the machine's git); the plans
+// themselves in the memory ports.
+import { seenIn } from '../../helpers/approvals';
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { evidenceFlag, readChangedLine } from '../../../src/core';
+import { NodeEvidence } from '../../../src/node';
+import { approvePlan, markPlanStep, startPlan, submitPlan } from '../../../src/service';
+import { PlanStore } from '../../../src/store';
+import { memoryPorts } from '../../helpers/memoryPorts';
+
+describe('step evidence: what each step changed (markPlanStep, real repositories)', function () {
+  this.timeout(30_000);
+  let dir: string;
+  const git = (...args: string[]) => {
+    const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
+    assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const write = (file: string, text: string | Buffer) => {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  };
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-step-evidence-'));
+    git('init', '-q');
+    git('config', 'user.email', 't@example.com');
+    git('config', 'user.name', 'T');
+    write('src/health.ts', 'export const ok = true;\n');
+    write('old.ts', 'a\nb\nc\nd\n');
+    write('gone.md', 'bye\n');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'base');
+  });
+  /** The ports made by a test: their pins are written before its folder is removed. */
+  const ports: NodeEvidence[] = [];
+  afterEach(async () => {
+    await Promise.all(ports.splice(0).map((p) => p.settled()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** An executing plan of three steps in memory, the evidence port on `root`. */
+  async function executing(root: string) {
+    const { ports: memory } = memoryPorts();
+    const evidence = new NodeEvidence(root);
+    ports.push(evidence);
+    const store = await PlanStore.open('/ws', { ...memory, evidence });
+    const place = { store };
+    const doc = await store.create({ title: 'Evidence', goal: 'G', steps: [{ text: 'One' }, { text: 'Two' }, { text: 'Three' }] }, 'agent');
+    const id = doc.fm.id;
+    await submitPlan(place, id, { actor: 'agent' });
+    await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, 2) });
+    await startPlan(place, id, { actor: 'agent' });
+    const mark = (step: string, status: 'in_progress' | 'done' | 'blocked', note?: string) => markPlanStep(place, id, step, status, note, { actor: 'agent' });
+    return { store, id, mark };
+  }
+
+  it('attributes to the step a file a terminal command edited, with its line counts and trees', async () => {
+    const { mark, store, id } = await executing(dir);
+    await mark('S001', 'in_progress');
+    // A command in a terminal (a child process of its own), not an edit tool.
+    const sh = spawnSync('sh', ['-c', 'printf "export const ready = 1;\\nexport const live = 2;\\n" >> src/health.ts'], { cwd: dir });
+    assert.equal(sh.status, 0);
+    const r = await mark('S001', 'done');
+    assert.match(r.evidence!.changed!, /^src\/health\.ts \(\+2 −0\) · 1 file \+2 −0 · tree [0-9a-f]{10}\.\.[0-9a-f]{10}$/);
+    assert.equal(r.evidence!.flag, 'changed');
+    const step = (await store.read(id)).steps[0];
+    assert.equal(step.record?.Changed, r.evidence!.changed);
+    const facts = readChangedLine(step.record!.Changed!);
+    assert.equal(git('cat-file', '-t', facts.after!).trim(), 'tree', 'the after tree is in the repository');
+    assert.equal(git('show', `${facts.after}:src/health.ts`), 'export const ok = true;\nexport const ready = 1;\nexport const live = 2;\n');
+  });
+
+  it('records a rename, a binary file, a deletion and an untracked new file; the user index, stash and refs stay', async () => {
+    const seen = () => [git('status', '--porcelain=v1', '-uall'), git('stash', 'list'), git('for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags', 'refs/stash'), git('ls-files', '-s')];
+    const { mark } = await executing(dir);
+    await mark('S001', 'in_progress');
+    fs.renameSync(path.join(dir, 'old.ts'), path.join(dir, 'new.ts'));
+    write('logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2]));
+    fs.rmSync(path.join(dir, 'gone.md'));
+    write('notes/todo.txt', 'one\ntwo\n');
+    const before = seen();
+    const r = await mark('S001', 'blocked');
+    assert.deepEqual(seen(), before);
+    const c = r.evidence!.changed!;
+    for (const part of ['old.ts → new.ts (+0 −0)', 'logo.png (new, binary)', 'gone.md (deleted, +0 −1)', 'notes/todo.txt (new, +2 −0)', '4 files +2 −1']) assert.ok(c.includes(part), `${part} in ${c}`);
+    assert.deepEqual(readChangedLine(c).shown.map((s) => s.path).sort(), ['gone.md', 'logo.png', 'new.ts', 'notes/todo.txt']);
+  });
+
+  it('a step done with nothing changed is flagged "no evidence" until a note says why; one never started is "not recorded"', async () => {
+    const { mark, store, id } = await executing(dir);
+    await mark('S001', 'in_progress');
+    const r = await mark('S001', 'done');
+    assert.match(r.evidence!.changed!, /^nothing · tree ([0-9a-f]{10})\.\.\1$/);
+    assert.equal(r.evidence!.flag, 'no evidence');
+    const explained = await mark('S001', 'done', 'The health check already existed.');
+    assert.equal(explained.evidence!.flag, 'no change, explained');
+    assert.equal(explained.evidence!.changed, r.evidence!.changed, 're-marking keeps the recorded change');
+    const skipped = await mark('S002', 'done');
+    assert.equal(skipped.evidence!.changed, 'not recorded (the step was never marked in progress)');
+    assert.equal(evidenceFlag((await store.read(id)).steps[1]), 'no evidence');
+  });
+
+  it('a folder outside any repository records "not recorded (not a git repository)"', async () => {
+    const plain = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-plain-'));
+    try {
+      const { mark } = await executing(plain);
+      await mark('S001', 'in_progress');
+      fs.writeFileSync(path.join(plain, 'x.ts'), 'x\n');
+      const r = await mark('S001', 'done');
+      assert.equal(r.evidence!.changed, 'not recorded (not a git repository)');
+      assert.equal(r.evidence!.flag, 'no evidence');
+    } finally {
+      fs.rmSync(plain, { recursive: true, force: true });
+    }
+  });
+});
