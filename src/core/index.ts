@@ -25,3 +25,4 @@ export * from './policy';
 export * from './planActions';
 export * from './review';
 export * from './merge';
+export * from './checks';
