@@ -170,3 +170,40 @@ export function checksRefusal(doc: PlanDocument, keyring: ApprovalKeyring | unde
   const problem = standingProblem(asRun, approvalStanding(asRun, keyring));
   return problem ? `${problem}, so its checks do not run (a person approves the current text first)` : undefined;
 }
+
+// ---------- the facts every face shows ----------
+
+/** What the files say of a plan now: each step's check standing (by step id) and the drifted targets. */
+export interface PlanWorkFacts {
+  checks: Record<string, CheckStanding>;
+  drifted: DriftedTarget[];
+}
+
+/** The per-step flag, for a step's row: `check passed`, `check stale, unverified`, …; undefined without a check. */
+export function stepFactWords(facts: PlanWorkFacts | undefined, step: string): string | undefined {
+  const c = facts?.checks[step];
+  return c ? checkWords(c) : undefined;
+}
+
+/**
+ * The facts as lines for a model or a terminal (pi_plan_get, `pi-plans show`): drift first (it
+ * concerns the whole plan), then each check. Empty when there is nothing to say.
+ */
+export function workFactLines(id: string, facts: PlanWorkFacts): string[] {
+  const out: string[] = [];
+  if (facts.drifted.length) {
+    out.push(`DRIFTED: ${driftWords(facts.drifted)}. A person acknowledges it (\`pi-plans drift ${id} --ack\`, or Acknowledge Drift in VS Code) or sends the plan back to proposed; re-read those files before going on.`);
+  }
+  for (const [step, c] of Object.entries(facts.checks)) {
+    const rec = c.record ? ` (${formatCheckRecord(c.record)})` : '';
+    out.push(`${step} ${checkWords(c)}${rec}: \`${c.command}\``);
+  }
+  return out;
+}
+
+/** What a mark's result adds for a step marked done whose check has not passed on the current files. */
+export function unverifiedWords(id: string, step: string, facts: PlanWorkFacts | undefined): string | undefined {
+  const c = facts?.checks[step];
+  if (!c?.unverified) return undefined;
+  return `${step} is unverified: its check \`${c.command}\` has ${c.reading === 'not run' ? 'not run' : c.reading === 'stale' ? 'not run on the current files (stale)' : 'failed'}. Run it (\`pi-plans verify ${id} ${step}\`, or Run checks in VS Code) or say in a note why it need not pass.`;
+}

@@ -1,8 +1,10 @@
 // The commands that read plans and change nothing: list, show, validate.
 import * as path from 'node:path';
 import { ApprovalStanding, contentDigest, isPlanId, PlanDocument, PlanStatus, ProblemSeverity, progressOf, sectionText, standingProblem } from '../../core';
+import { planWorkFacts } from '../../node';
 import { IndexEntry } from '../../store';
 import { CliContext, statusOption } from '../cliContext';
+import { factLinesOf } from './checks';
 
 /** Registers `list`, `show` and `validate`, in that order. */
 export function registerReadCommands(ctx: CliContext): void {
@@ -37,7 +39,7 @@ function registerShow({ program, io, store }: CliContext): void {
       const st = await store({ index: false });
       const doc = await st.read(id);
       const standing = await st.approvalStanding(doc);
-      if (o.json) io.out(JSON.stringify(docJson(doc, standing), null, 2) + '\n');
+      if (o.json) io.out(JSON.stringify({ ...docJson(doc, standing), facts: await planWorkFacts(st.root, doc) }, null, 2) + '\n');
       else {
         const f = doc.fm;
         const { done, total } = progressOf(doc.steps);
@@ -45,6 +47,7 @@ function registerShow({ program, io, store }: CliContext): void {
         io.out(`digest: ${contentDigest(doc)}\n`);
         const line = standingLine(doc, standing);
         if (line) io.out(`${line}\n`);
+        for (const fact of await factLinesOf(st.root, doc)) io.out(`${fact}\n`);
         io.out(`${doc.body.replace(/^\s+/, '\n')}`);
         if (!doc.body.endsWith('\n')) io.out('\n');
       }

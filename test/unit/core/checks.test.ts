@@ -8,6 +8,7 @@ import {
   checkStanding,
   checkWords,
   driftedTargets,
+  DriftedTarget,
   driftWords,
   formatCheckRecord,
   parseCheckRecord,
@@ -81,9 +82,9 @@ describe('checks and drift (core)', () => {
   it('drift: a changed, a deleted and a created target; the plan\'s own changes are not drift', () => {
     const base = { 'a.ts': 'aaa', 'b.ts': 'bbb', 'c.ts': null, 'd.ts': 'ddd', 'e.ts': null };
     const now = { 'a.ts': 'aaa', 'b.ts': 'BBB', 'c.ts': 'ccc', 'd.ts': null, 'e.ts': null };
-    const found = driftedTargets(base, now, (p) => p === 'c.ts');
+    const found: DriftedTarget[] = driftedTargets(base, now, (p) => p === 'c.ts');
     assert.deepEqual(found, [{ path: 'b.ts', was: 'bbb', now: 'BBB' }, { path: 'd.ts', was: 'ddd', now: null }]);
-    found[0].commits = ['abc1234 Pull the upstream fix'];
-    assert.equal(driftWords(found), 'drifted since approval: b.ts [abc1234 Pull the upstream fix], d.ts (deleted)');
+    const withCommits: DriftedTarget[] = [{ ...found[0], commits: ['abc1234 Pull the upstream fix'] }, found[1]];
+    assert.equal(driftWords(withCommits), 'drifted since approval: b.ts [abc1234 Pull the upstream fix], d.ts (deleted)');
   });
 });
