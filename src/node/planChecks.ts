@@ -6,12 +6,13 @@
  * `.gitignore` says `*`): the last lines of each check's output, the full tree it ran on, and the
  * drift base (HEAD and each target's object id at approval, keyed by the approved digest). It is a
  * record for people and a warning, never a gate: an agent can write any file of the workspace, so
- * nothing here decides what may run (docs/security.md).
+ * nothing here decides what may run (docs/security.md). Plain Node and type imports only: the hook's
+ * small bundle reads the last drift through `driftedPaths`.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type CheckRecord, type DriftedTarget, type TargetHashes } from '../core';
+import type { CheckRecord, DriftedTarget, TargetHashes } from '../core';
 
 /** What one check's last run left beside the plan. */
 export interface CheckRun {
@@ -121,4 +122,10 @@ export function runCommand(root: string, command: string, onOutput?: (chunk: str
 /** The record of a finished command. */
 export function checkRecordOf(r: CommandResult, tree: string | undefined, at: string): CheckRecord {
   return { outcome: r.exit === 0 ? 'passed' : 'failed', exit: r.exit, seconds: r.seconds, ...(tree ? { tree } : {}), at };
+}
+
+/** The paths the last look found drifted for the approval with `digest` (the hook's cheap read: no git). */
+export function driftedPaths(root: string, id: string, digest: string | undefined): string[] {
+  const base = readPlanState(root, id).drift;
+  return digest && base?.digest === digest ? (base.drifted ?? []).map((d) => d.path) : [];
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { openReview, PlanError } from '../core';
+import { openReview, PlanError, unverifiedWords } from '../core';
 import { finishPlan, markPlanStep, startPlan } from '../service';
 import { argsObject } from './arguments';
 import { approvalSuggestions, defineTool, guarded, idField, locate, nextStep, placeOf, result, stepIdField, text, versionField } from './toolkit';
@@ -48,7 +48,9 @@ export const executePlanTool = defineTool({
           );
         }
         const { doc, result: r } = await markPlanStep(place, id, i.step, i.status, i.note, act);
-        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`);
+        // A step marked done whose approved check has not passed on the files now: allowed, and said.
+        const facts = i.status === 'done' && ctx.facts ? await ctx.facts.of(store, doc).catch(() => undefined) : undefined;
+        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, unverifiedWords(id, r.step ?? i.step, facts));
       }
       const { doc } = await finishPlan(place, id, i.op, i.summary, act);
       return result(doc, i.op === 'complete' ? 'Completed.' : 'Marked failed; the user may retry or resume it.');

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { planWorkFacts } from '../../node';
 import { ALL_TOOLS, parseArguments, PlanTool, ToolContext } from '../../tools';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import type { VsCodeReviewGate } from './reviewGate';
@@ -25,7 +26,7 @@ export function registerLmTools(plans: WorkspacePlans, active: WorkspaceActivePl
   const ctxFor = (token: vscode.CancellationToken): ToolContext => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
-    return { stores: plans, active, settings: toolSettings(), review, signal: abort.signal };
+    return { stores: plans, active, settings: toolSettings(), review, facts: { of: (s, doc) => planWorkFacts(s.root, doc) }, signal: abort.signal };
   };
   return ALL_TOOLS.map((tool) =>
     vscode.lm.registerTool<Record<string, unknown>>(tool.name, {
