@@ -3,7 +3,7 @@ import { parsePlan, PlanDocument } from './document';
 import { isPlanError, PlanError } from './errors';
 import { ensureStepIds, reviewProblemList, sectionTextEdits } from './operations';
 import { Checkpoint, DEFAULT_CONFIG, PlansConfig } from './schema';
-import { noteLineOf } from './steps';
+import { recordBlockOf } from './steps';
 import { diffEdits, positionAt, TextEdit, TextPosition } from './textEdits';
 
 /** How much a problem matters: an error keeps the plan from being read (or, for review, from being proposed). */
@@ -90,15 +90,15 @@ export function analyze(text: string, opts: AnalyzeOptions = {}): Analysis {
       const fix = p.section ? { title: `Add a "## ${p.section}" section`, edits: sectionTextEdits(doc, p.section, SECTION_PLACEHOLDER[p.section] ?? 'TODO') } : undefined;
       problems.push({ code: p.code, severity, message: `${p.message}${after}`, ...at(anchor), ...(fix ? { fix } : {}) });
     }
-    // A line in the store's note form on a step not yet worked on: the approval would be refused (see `approve`).
+    // A line in the form of the store's record lines on a step not yet worked on: the approval would be refused (see `approve`).
     for (const s of doc.steps) {
-      if (s.note === undefined || s.status !== 'pending') continue;
+      if (s.record === undefined || s.status !== 'pending') continue;
       const it = doc.outline.steps[s.index];
-      const note = noteLineOf(doc.body.slice(it.start, it.end))!;
+      const note = recordBlockOf(doc.body.slice(it.start, it.end))!;
       problems.push({
         code: 'note-form',
         severity: 'warning',
-        message: `${s.id}'s last line is in the form execution notes are written in (\`> Note: …\`), which an approval does not cover: approving this plan is refused until that line is written another way (for example \`> Warning: …\`) or deleted`,
+        message: `${s.id}'s last ${note.lines.length === 1 ? 'line is' : `${note.lines.length} lines are`} in the form execution records are written in (\`> ${note.lines[0].key}: …\`), which an approval does not cover: approving this plan is refused until ${note.lines.length === 1 ? 'that line is' : 'they are'} written another way (for example \`> Warning: …\`) or deleted`,
         ...at(doc.block.bodyStart + it.start + note.start),
       });
     }

@@ -17,7 +17,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PlanDocument } from './document';
 import { parseYaml } from './frontmatter';
-import { noteLineOf, rewriteHeader } from './steps';
+import { recordBlockOf, rewriteHeader } from './steps';
 import type { Actor } from './schema';
 
 /** How a content digest is written: `sha256:` and 64 hex digits. */
@@ -74,8 +74,9 @@ function coveredFields(doc: PlanDocument): string {
 
 /**
  * The body as covered by the digest: every character of it, except what execution writes on a
- * step's own lines: its checkbox and status marker (read as pending) and its note, the one line
- * the store writes for it (`> Note: …`, the item's last line; see `noteLineOf` in steps.ts).
+ * step's own lines: its checkbox and status marker (read as pending) and its record lines, the
+ * lines the store writes under it (`> Note: …`, `> Changed: …`, the item's last; see
+ * `recordBlockOf` in steps.ts).
  * Every other line under a step, a `>` quote included, is the author's text and covered. Line
  * ends are LF and trailing blanks are dropped, so a CRLF checkout or an editor's whitespace trim
  * is no change.
@@ -86,9 +87,9 @@ export function coveredBody(doc: PlanDocument): string {
   let pos = 0;
   for (const it of doc.outline.steps) {
     out += body.slice(pos, it.start) + rewriteHeader(body.slice(it.start, it.lineEnd), 'pending');
-    // The item's continuation lines, with the line break before each; the store's note line left out.
-    const note = it.end > it.lineEnd ? noteLineOf(body.slice(it.start, it.end)) : undefined;
-    out += body.slice(it.lineEnd, note ? it.start + note.sep : it.end);
+    // The item's continuation lines, with the line break before each; the store's record lines left out.
+    const block = it.end > it.lineEnd ? recordBlockOf(body.slice(it.start, it.end)) : undefined;
+    out += body.slice(it.lineEnd, block ? it.start + block.sep : it.end);
     pos = it.end;
   }
   out += body.slice(pos);

@@ -7,7 +7,7 @@ import { nextStatus } from './lifecycle';
 import { LIMITS } from './limits';
 import { shiftOutline } from './outline';
 import { DEFAULT_CONFIG, Frontmatter, PlansConfig, StepStatus } from './schema';
-import { oneLine } from './steps';
+import { oneLine, RecordKey } from './steps';
 import { OpContext, OpResult, createPlanText, ensureStepIds, findStep, result, stamp, stepEdits } from './opsShared';
 
 // ---------- execution ----------
@@ -40,8 +40,12 @@ export function requireApproval(doc: PlanDocument, ctx: OpContext, what: string)
   throw new PlanError(s.state === 'changed' ? 'CHANGED_SINCE_APPROVAL' : 'APPROVAL_INVALID', `${problem}, so it cannot be ${what}. To go on, ${again}.`);
 }
 
-/** Marks a step (executing only). Marking the last open step done or skipped completes the plan. */
-export function markStep(input: PlanDocument, stepId: string, status: StepStatus, ctx: OpContext, note?: string): OpResult {
+/**
+ * Marks a step (executing only). Marking the last open step done or skipped completes the plan.
+ * `record` sets (or, with null, removes) the step's other record lines in the same write: its
+ * claim, its changes, its check (see `recordBlockOf`).
+ */
+export function markStep(input: PlanDocument, stepId: string, status: StepStatus, ctx: OpContext, note?: string, record?: Partial<Record<Exclude<RecordKey, 'Note'>, string | null>>): OpResult {
   nextStatus(input.fm.id, input.fm.status, 'mark_step', ctx.actor);
   requireApproval(input, ctx, 'marked');
   if (note !== undefined && note.length > LIMITS.note) throw new PlanError('TOO_LARGE', `the note is over ${LIMITS.note} characters: shorten it`);
@@ -55,7 +59,8 @@ export function markStep(input: PlanDocument, stepId: string, status: StepStatus
     patch.execution_ended_at = ctx.now;
     patch.result_summary = doc.fm.result_summary ?? 'All steps done.';
   }
-  const edits = stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined });
+  for (const v of Object.values(record ?? {})) if (v && v.length > LIMITS.note) throw new PlanError('TOO_LARGE', `a record line is over ${LIMITS.note} characters: shorten it`);
+  const edits = stepEdits(doc, s, { status, note: note !== undefined ? (updated.note ?? null) : undefined, record });
   const { text, body } = applyEdits(doc, patch, edits);
   // The hot path: the header and note lines change, the block structure does not; no Markdown
   // parse, and of the steps only this one is read again.
@@ -81,11 +86,11 @@ export function clonePlan(doc: PlanDocument, newId: string, ctx: OpContext): str
   nextStatus(doc.fm.id, doc.fm.status, 'clone', ctx.actor);
   const src = ensureStepIds(doc);
   const created = parsePlan(createPlanText({ id: newId, title: src.fm.title, status: 'proposed', planner_model: src.fm.planner_model, executor_model: src.fm.executor_model, tools_required: src.fm.tools_required }, ctx.now));
-  // Body: the source body without its review history, every step pending, no notes.
+  // Body: the source body without its review history, every step pending, no record lines.
   const drop = src.outline.sections.filter((s) => s.depth === 2 && isReviewHistoryTitle(s.title));
   const edits: BodyEdit[] = [
     ...drop.map((s) => ({ start: s.start, end: s.end, text: '' })),
-    ...src.steps.flatMap((s) => stepEdits(src, s, { status: 'pending', note: null })),
+    ...src.steps.flatMap((s) => stepEdits(src, s, { status: 'pending', record: { Claimed: null, Changed: null, Check: null, Note: null } })),
   ];
   // A clone is a new file: LF line ends, no BOM.
   const body = applyEdits(src, {}, edits).body.replace(/\r\n/g, '\n').replace(/\s+$/, '') + '\n';

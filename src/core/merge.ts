@@ -4,7 +4,7 @@ import { PlanError } from './errors';
 import { entriesOf, stringifyEntry } from './frontmatter';
 import { lineStartAt } from './outline';
 import { ensureStepIds, renumbered } from './operations';
-import { noteLineOf, renameStepHeader, renderNoteLine, contentIndent, stepNumber } from './steps';
+import { recordBlockOf, noteLineOf, renameStepHeader, renderNoteLine, contentIndent, stepNumber } from './steps';
 
 /**
  * A three-way merge of plan files (git's merge driver): by frontmatter key, by section and by
@@ -288,14 +288,15 @@ function mergeLines(b: string, o: string, t: string): string | undefined {
   return regions.flatMap((r) => r.ok ?? []).join('');
 }
 
-/** A step as its header line (text, status, annotation), its detail lines (quotes included) and its note line (the store's, the last). */
+/** A step as its header line (text, status, annotation), its detail lines (quotes included) and its record lines (the store's, the last). */
 function stepParts(text: string): { header: string; details: string; notes: string } {
   const [header, ...rest] = lines(text);
   let last = rest.length - 1;
   while (last >= 0 && !rest[last].trim()) last--;
-  const note = noteLineOf(text.replace(/\s+$/, '')) ? last : -1;
-  const details = rest.filter((_, i) => i !== note);
-  const notes = note === -1 ? [] : [rest[note]];
+  const block = recordBlockOf(text.replace(/\s+$/, ''));
+  const first = block ? last - block.lines.length + 1 : last + 1;
+  const details = rest.filter((_, i) => i < first || i > last);
+  const notes = rest.slice(first, last + 1);
   const nl = (xs: string[]) => xs.map((l) => (l.endsWith('\n') ? l : l + '\n')).join('');
   return { header: header.replace(/\r?\n$/, ''), details: nl(details), notes: nl(notes) };
 }

@@ -8,7 +8,7 @@ import { LIMITS } from './limits';
 import { lineStartAt, shiftOutline } from './outline';
 import { Actor, DEFAULT_CONFIG, Frontmatter, FRONTMATTER_KEYS, PlansConfig, PlanStatus, SECTION_NAMES, SectionName, StepStatus } from './schema';
 import { diffEdits, TextEdit } from './textEdits';
-import { contentIndent, inNoteForm, noteLineOf, oneLine, renderNoteLine, renderStepItem, rewriteHeader, Step } from './steps';
+import { contentIndent, inRecordForm, oneLine, recordBlockOf, recordOf, RecordKey, renderRecordLines, renderStepItem, rewriteHeader, Step } from './steps';
 
 /** Who acts and when. Time is passed in: the core has no clock. */
 export interface OpContext {
@@ -105,11 +105,11 @@ export function withEol(s: string, eol: string): string {
 
 /** What a refusal of text in the store's note form says (the tools and the author's operations). */
 export const NOTE_FORM_REFUSED =
-  '"> Note:" lines under a step are the form execution notes are written in (pi_plan_execute op=mark writes them, and an approval does not cover them), so a plan\'s text cannot carry one';
+  '"> Note:", "> Claimed:", "> Changed:" and "> Check:" lines under a step are the form execution records are written in (pi_plan_execute writes them, and an approval does not cover them), so a plan\'s text cannot carry one';
 
-/** Refuses details sent for a step with a line that would read as the store's note (see `noteLineOf`). */
+/** Refuses details sent for a step with a line that would read as one of the store's record lines (see `recordBlockOf`). */
 export function checkDetails(details: string | undefined, step?: string): void {
-  if (details !== undefined && details.split(/\r?\n/).some(inNoteForm)) {
+  if (details !== undefined && details.split(/\r?\n/).some(inRecordForm)) {
     throw new PlanError('INVALID_INPUT', `${NOTE_FORM_REFUSED}${step ? ` (${step})` : ''}: write that line another way, e.g. "> Warning: …", and send it again`);
   }
 }
@@ -255,26 +255,32 @@ export function withShiftedOutline(doc: PlanDocument, fmPatch: Record<string, Fr
 }
 
 /**
- * The edits that give a step a new status, its id, or a new note, on the step's own lines: the
- * header line (checkbox, id, marker) and its note line. Details, blank lines, nested lists, code
- * fences and everything else stay byte for byte. `note: null` removes the note.
+ * The edits that give a step a new status, its id, a new note or other record lines, on the
+ * step's own lines: the header line (checkbox, id, marker) and its record lines (the store's, the
+ * item's last; see `recordBlockOf`). Details, blank lines, nested lists, code fences and everything
+ * else stay byte for byte. `note: null` removes the note; `record: { Key: null }` removes a line.
  */
-export function stepEdits(doc: PlanDocument, s: PlacedStep, change: { status?: StepStatus; addId?: boolean; note?: string | null }): BodyEdit[] {
+export function stepEdits(
+  doc: PlanDocument,
+  s: PlacedStep,
+  change: { status?: StepStatus; addId?: boolean; note?: string | null; record?: Partial<Record<RecordKey, string | null>> },
+): BodyEdit[] {
   const it = doc.outline.steps[s.index];
   const body = doc.body;
   const edits: BodyEdit[] = [];
   const header = body.slice(it.start, it.lineEnd);
   const next = rewriteHeader(header, change.status ?? s.status, change.addId && !s.hasId ? s.id : undefined);
   if (next !== header) edits.push({ start: it.start, end: it.lineEnd, text: next });
-  if (change.note === undefined) return edits;
-  // The note is the store's own last line (see `noteLineOf`): replaced, removed or added after the
-  // item's last line. Every other line, a `>` quote of the author's included, stays as it is.
-  const line = change.note ? renderNoteLine(change.note, contentIndent(header)) : undefined;
-  const note = it.end > it.lineEnd ? noteLineOf(body.slice(it.start, it.end)) : undefined;
-  if (!note) {
-    if (line) edits.push({ start: it.end, end: it.end, text: doc.eol + line });
-  } else if (line) edits.push({ start: it.start + note.start, end: it.end, text: line });
-  else edits.push({ start: it.start + note.sep, end: it.end, text: '' }); // the whole line, with the break before it
+  const changes = { ...change.record, ...(change.note !== undefined ? { Note: change.note } : {}) };
+  if (!Object.keys(changes).length) return edits;
+  // The record lines are replaced as a block, written in the store's order, after the item's
+  // last line. Every other line, a `>` quote of the author's included, stays as it is.
+  const block = it.end > it.lineEnd ? recordBlockOf(body.slice(it.start, it.end)) : undefined;
+  const record: Partial<Record<RecordKey, string | null>> = { ...(block ? recordOf(block.lines) : {}), ...changes };
+  const lines = renderRecordLines(Object.fromEntries(Object.entries(record).filter(([, v]) => v)) as Record<RecordKey, string>, contentIndent(header));
+  const from = block ? it.start + block.sep : it.end;
+  const text = lines.map((l) => doc.eol + l).join('');
+  if (body.slice(from, it.end) !== text) edits.push({ start: from, end: it.end, text });
   return edits;
 }
 

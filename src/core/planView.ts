@@ -23,6 +23,7 @@ import { commentAddressed, comparePlans, describeComparison, PlanComparison, rev
 import { type ApprovalStanding, contentDigest, standingProblem } from './approval';
 import { type Checkpoint, STEP_STATUSES } from './schema';
 import { driftWords, formatCheckRecord, type PlanWorkFacts, stepCheck } from './checks';
+import { RECORD_KEYS, type StepRecord } from './steps';
 
 /** remark, GFM, what Markdown would draw as nothing made visible (markdownShown.ts), HTML, sanitized. */
 const markdown = unified().use(remarkParse).use(remarkGfm).use(nothingHidden).use(remarkRehype).use(rehypeSanitize);
@@ -296,6 +297,12 @@ function sinceReview(doc: PlanDocument, reviewed: PlanViewContext['reviewed']): 
   };
 }
 
+/** A step's record lines other than its note, in the store's order, for the editor to show as the agent reads them. */
+function recordView(record: StepRecord | undefined): { key: string; text: string }[] | undefined {
+  const lines = RECORD_KEYS.filter((k) => k !== 'Note' && record?.[k]).map((k) => ({ key: k, text: record![k]! }));
+  return lines.length ? lines : undefined;
+}
+
 function stepViews(doc: PlanDocument, ctx: PlanViewContext, loose: ReturnType<typeof stepsLooseText>, since: SinceReview | undefined) {
   const status = doc.fm.status;
   return doc.steps.map((s) => {
@@ -310,6 +317,7 @@ function stepViews(doc: PlanDocument, ctx: PlanViewContext, loose: ReturnType<ty
       ...(s.details ? { details: renderMarkdown(s.details) } : {}),
       ...(s.note ? { note: s.note } : {}),
       ...checkView(s.id, ctx),
+      ...(recordView(s.record) ? { record: recordView(s.record) } : {}),
       source: s.text,
       marks: ctx.readOnly ? [] : stepMarks(status, s.status),
       ...(ctx.threads?.[s.id] ? { threads: ctx.threads[s.id] } : {}),

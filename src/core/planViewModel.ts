@@ -70,6 +70,8 @@ const StepViewSchema = z.object({
       tail: z.optional(z.array(z.string())),
     }),
   ),
+  /** The step's record lines other than its note (its claim, changes, check), in the file's order. */
+  record: z.optional(z.array(z.object({ key: z.string(), text: z.string() }))),
   /** The step's text as written (Markdown), for its edit box. */
   source: z.string(),
   /** What a person may mark it as now (while its plan executes). */

@@ -85,12 +85,12 @@ export interface SeenPlan {
  * is the record of an earlier run (a plan sent back to review keeps it): execution state.
  */
 function refuseUnmarkedNotes(doc: PlanDocument): void {
-  const bad = doc.steps.filter((s) => s.note !== undefined && s.status === 'pending').map((s) => s.id);
+  const bad = doc.steps.filter((s) => s.record !== undefined && s.status === 'pending').map((s) => s.id);
   if (!bad.length) return;
   const who = bad.length === 1 ? `${bad[0]}'s last line is` : `the last lines of ${bad.join(', ')} are`;
   throw new PlanError(
     'INVALID_INPUT',
-    `${doc.fm.id} cannot be approved: ${who} in the form execution notes are written in (\`> Note: …\`), which an approval does not cover, on a step not yet worked on. If it says something the agent must follow, write it another way (for example \`> Warning: …\`); if it is a note left from an earlier run, delete the line. Then review the plan again.`,
+    `${doc.fm.id} cannot be approved: ${who} in the form execution records are written in (\`> Note: …\`, \`> Claimed: …\`, \`> Changed: …\`, \`> Check: …\`), which an approval does not cover, on a step not yet worked on. If it says something the agent must follow, write it another way (for example \`> Warning: …\`); if it is a note left from an earlier run, delete the line. Then review the plan again.`,
   );
 }
 

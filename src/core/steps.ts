@@ -14,9 +14,20 @@ export interface Step {
   target?: string;
   /** Continuation lines that are not the note, unindented (`>` quotes included: they are the author's text). */
   details?: string;
-  /** The latest note: the store's own `> Note: …` line, the step's last (see `noteLineOf`). */
+  /** The latest note: the store's own `> Note: …` line (see `recordBlockOf`); the same as `record.Note`. */
   note?: string;
+  /** The store's record lines under the step (execution state, see `recordBlockOf`), by key. */
+  record?: StepRecord;
 }
+
+/**
+ * The keys of the record lines the store writes under a step while it is executed, in the order
+ * it writes them: who holds the step (`Claimed`), what it changed (`Changed`), its check's result
+ * (`Check`), and the executor's note (`Note`).
+ */
+export const RECORD_KEYS = ['Claimed', 'Changed', 'Check', 'Note'] as const;
+export type RecordKey = (typeof RECORD_KEYS)[number];
+export type StepRecord = Partial<Record<RecordKey, string>>;
 
 /** The visible marker after the id, for statuses a checkbox alone cannot show. */
 const MARKERS: Partial<Record<StepStatus, string>> = {
@@ -82,12 +93,15 @@ export function parseStepItem(src: string, position: number): Step & { bullet: s
     step.operation = a.op;
     if (a.target) step.target = a.target;
   }
-  // The note is the store's own line, the item's last; every other line, quotes included, is detail.
-  const note = noteLineOf(src);
-  const below = note ? src.slice(0, note.sep).split(/\r?\n/).slice(1) : lines.slice(1);
+  // The record lines are the store's, the item's last; every other line, quotes included, is detail.
+  const block = recordBlockOf(src);
+  const below = block ? src.slice(0, block.sep).split(/\r?\n/).slice(1) : lines.slice(1);
   const details = below.map((l) => l.trim()).filter(Boolean);
   if (details.length) step.details = details.join('\n');
-  if (note) step.note = note.text;
+  if (block) {
+    step.record = recordOf(block.lines);
+    if (step.record.Note !== undefined) step.note = step.record.Note;
+  }
   return step;
 }
 
@@ -140,51 +154,96 @@ export function contentIndent(line: string): number {
 }
 
 /**
- * A step's note is execution state: the store writes it when a step is marked, and the approval
- * digest leaves it out. So it is one exact line and nothing else: `> Note: <text>`, indented to
- * the step's content, as the item's last line, `<text>` one line with no blank at either end
- * (what `renderNoteLine` writes). Every other line under a step, any `>` quote included, is the
- * author's text, which a person approves and the digest covers. No text in this form can be part
- * of what a person approves: the tools refuse it in every field, and an approval refuses a plan
- * that carries one on a step not yet worked on (see core/operations.ts), so a line in this form
- * is only ever a note written during execution.
+ * A step's record lines are execution state: the store writes them while the step is worked on
+ * (its claim, what it changed, its check's result, its note), and the approval digest leaves them
+ * out. So each is one exact line and nothing else: `> <Key>: <text>`, indented to the step's
+ * content, `<Key>` one of `RECORD_KEYS`, `<text>` one line with no blank at either end (what
+ * `renderRecordLine` writes), together the item's last lines. Every other line under a step, any
+ * `>` quote included, is the author's text, which a person approves and the digest covers. No text
+ * in this form can be part of what a person approves: the tools refuse it in every field, and an
+ * approval refuses a plan that carries one on a step not yet worked on (see core/reviewOps.ts), so
+ * a line in this form is only ever written during execution.
  */
-const NOTE_MARK = '> Note: ';
+const RECORD_LINE = /^> (Claimed|Changed|Check|Note): /;
 
-/** The note's text if `line` (one line, no line break) is exactly a store note line for content indented `indent`. */
-export function storeNoteOf(line: string, indent: number): string | undefined {
+/** One record line's key and text if `line` (one line, no line break) is exactly a store record line for content indented `indent`. */
+export function recordLineOf(line: string, indent: number): { key: RecordKey; text: string } | undefined {
   // Trailing blanks are no change anywhere in the digest, here neither.
   const l = line.replace(/[ \t\r]+$/, '');
-  if (l.length <= indent + NOTE_MARK.length || !l.startsWith(NOTE_MARK, indent)) return undefined;
   for (let i = 0; i < indent; i++) if (l.charCodeAt(i) !== 0x20) return undefined;
-  const text = l.slice(indent + NOTE_MARK.length);
-  return oneLine(text) === text ? text : undefined;
+  const m = RECORD_LINE.exec(l.slice(indent));
+  if (!m) return undefined;
+  const text = l.slice(indent + m[0].length);
+  return text && oneLine(text) === text ? { key: m[1] as RecordKey, text } : undefined;
+}
+
+/** The note's text if `line` is exactly a store note line for content indented `indent`. */
+export function storeNoteOf(line: string, indent: number): string | undefined {
+  const r = recordLineOf(line, indent);
+  return r?.key === 'Note' ? r.text : undefined;
+}
+
+/** A record block's lines as a record (a key written twice: its last line counts). */
+export function recordOf(lines: readonly { key: RecordKey; text: string }[]): StepRecord {
+  const out: StepRecord = {};
+  for (const l of lines) out[l.key] = l.text;
+  return out;
 }
 
 /**
- * The store's note line of a step item (its source: the header line and continuation lines, no
- * trailing line break), if it has one: where that line starts in `src`, where the line break
- * before it starts, and the note's text.
+ * The store's record lines of a step item (its source: the header line and continuation lines, no
+ * trailing line break), if it ends with any: where the first of them starts in `src`, where the
+ * line break before it starts, and each line's key and text, in the file's order.
  */
-export function noteLineOf(src: string): { sep: number; start: number; text: string } | undefined {
-  const end = src.endsWith('\n') ? src.length - 1 : src.length;
-  const nl = src.lastIndexOf('\n', end - 1);
-  if (nl === -1) return undefined;
+export function recordBlockOf(src: string): { sep: number; start: number; lines: { key: RecordKey; text: string }[] } | undefined {
   const first = src.indexOf('\n');
+  if (first === -1) return undefined;
   const header = src.slice(0, src[first - 1] === '\r' ? first - 1 : first);
-  const text = storeNoteOf(src.slice(nl + 1, end), contentIndent(header));
-  if (text === undefined) return undefined;
-  return { sep: src[nl - 1] === '\r' ? nl - 1 : nl, start: nl + 1, text };
+  const indent = contentIndent(header);
+  let end = src.endsWith('\n') ? src.length - 1 : src.length;
+  const lines: { key: RecordKey; text: string }[] = [];
+  let start = -1;
+  while (end > first) {
+    const nl = src.lastIndexOf('\n', end - 1);
+    const r = recordLineOf(src.slice(nl + 1, end), indent);
+    if (!r) break;
+    lines.unshift(r);
+    start = nl + 1;
+    end = nl;
+  }
+  if (start === -1) return undefined;
+  const nl = start - 1;
+  return { sep: src[nl - 1] === '\r' ? nl - 1 : nl, start, lines };
 }
 
-/** True for a line an author sends (a step's details) that would read as a store note: `> Note:` once trimmed. */
-export function inNoteForm(line: string): boolean {
-  return /^>[ \t]*Note:/.test(line.trim());
+/** The store's note line of a step item, if its record lines hold one: as `recordBlockOf`, with the note's text. */
+export function noteLineOf(src: string): { sep: number; start: number; text: string } | undefined {
+  const block = recordBlockOf(src);
+  const note = block ? recordOf(block.lines).Note : undefined;
+  return block && note !== undefined ? { sep: block.sep, start: block.start, text: note } : undefined;
+}
+
+/** True for a line an author sends (a step's details) that would read as a store record line: `> Note:` (or another key) once trimmed. */
+export function inRecordForm(line: string): boolean {
+  return /^>[ \t]*(?:Claimed|Changed|Check|Note):/.test(line.trim());
+}
+
+/** @deprecated the note is one of the record lines: `inRecordForm`. */
+export const inNoteForm = inRecordForm;
+
+/** A record line (without a line break). */
+export function renderRecordLine(key: RecordKey, text: string, indent: number): string {
+  return `${' '.repeat(indent)}> ${key}: ${oneLine(text)}`;
 }
 
 /** The note line of a step (without a line break). */
 export function renderNoteLine(note: string, indent: number): string {
-  return `${' '.repeat(indent)}${NOTE_MARK}${oneLine(note)}`;
+  return renderRecordLine('Note', note, indent);
+}
+
+/** A record's lines in the order the store writes them (empty texts left out). */
+export function renderRecordLines(record: StepRecord, indent: number): string[] {
+  return RECORD_KEYS.filter((k) => record[k] && oneLine(record[k]!)).map((k) => renderRecordLine(k, record[k]!, indent));
 }
 
 /** Renders a step item (without a trailing line break). `bullet` is `1.`, `-`, ... */
@@ -201,7 +260,7 @@ export function renderStepItem(step: Omit<Step, 'hasId'>, bullet: string, eol: s
   if (step.details) {
     for (const l of step.details.split(/\r?\n/)) if (l.trim()) lines.push(indent + l.trim());
   }
-  if (step.note) lines.push(`${indent}> Note: ${oneLine(step.note)}`);
+  lines.push(...renderRecordLines({ ...step.record, ...(step.note ? { Note: step.note } : {}) }, indent.length));
   return lines.join(eol);
 }
 

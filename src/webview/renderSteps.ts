@@ -80,6 +80,7 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
     li.append(el('div', { class: 'annotation' }, el('span', { class: 'tool' }, s.tool), s.operation ? `: ${s.operation}` : '', target ? ' → ' : '', target));
   }
   if (s.details?.length) li.append(el('div', { class: 'details' }, build(s.details)));
+  for (const r of s.record ?? []) li.append(el('div', { class: `record record-${r.key.toLowerCase()}` }, `${r.key}: ${r.text}`));
   if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
   if (s.check) li.append(checkLine(s.check));
   // Text between this step and the next: not a step, but the agent reads it, so it is drawn here.
@@ -139,7 +140,7 @@ function checkLine(c: NonNullable<StepView['check']>): HTMLElement {
     ` ${words}${c.unverified ? ' · unverified' : ''}: `,
     el('code', {}, c.command),
   );
-  if (c.record) line.append(el('span', { class: 'check-record' }, ` · ${c.record}`));
+  // The record line itself (exit code, duration, tree, time) is drawn with the step's other record lines.
   if (c.tail?.length) line.append(el('details', {}, el('summary', {}, 'Last output'), el('pre', {}, c.tail.join('\n'))));
   return line;
 }

@@ -124,3 +124,18 @@ describe('plan editor view: nothing the agent reads is hidden (footnotes, table 
     );
   });
 });
+
+describe('plan editor view: a step\'s record lines are drawn', () => {
+  it('draws each record line (claim, changes, check) in the store\'s order, and the note apart', () => {
+    const text = `${HEAD}## Goal\nG\n\n## Steps\n1. [x] S001 Build\n   Details.\n   > Check: passed · exit 0\n   > Claimed: agent-1 at 2026-01-01T00:00:00Z\n   > Changed: src/a.ts (+1 −0)\n   > Note: built\n2. [ ] S002 Test\n`;
+    const v = planView(text) as PlanView;
+    assert.deepEqual(v.steps[0].record, [
+      { key: 'Claimed', text: 'agent-1 at 2026-01-01T00:00:00Z' },
+      { key: 'Changed', text: 'src/a.ts (+1 −0)' },
+      { key: 'Check', text: 'passed · exit 0' },
+    ]);
+    assert.equal(v.steps[0].note, 'built');
+    assert.match(drawn(v.steps[0].details ?? []), /^Details\.$/);
+    assert.equal(v.steps[1].record, undefined);
+  });
+});
