@@ -120,7 +120,7 @@ export function targetPaths(steps: readonly Pick<Step, 'target'>[]): string[] {
     const raw = s.target?.trim() ?? '';
     if (!/[./]/.test(raw)) continue; // a bare word names a symbol or a thing, not a file
     const t = raw.replace(/^\.\//, '').replace(/\/+$/, '');
-    if (!t || /[\s()`'"*?<>|]/.test(t) || t.startsWith('/') || /^[A-Za-z]:/.test(t) || t.split('/').includes('..')) continue;
+    if (!t || /[\s()\u0060\u0027\u0022*?<>|]/.test(t) || t.startsWith('/') || /^[A-Za-z]:/.test(t) || t.split('/').includes('..')) continue;
     out.add(t);
   }
   return [...out].sort();

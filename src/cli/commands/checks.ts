@@ -52,7 +52,10 @@ function registerDrift({ program, io, store }: CliContext): void {
         return;
       }
       if (!look.base) io.out(`${id}: no drift is watched (it is ${doc.fm.status}, outside git, or its steps name no file targets).\n`);
-      else if (!look.drifted.length) io.out(`${id}: no drift since ${look.base.taken === 'approval' ? 'approval' : look.base.taken === 'acknowledged' ? 'the last acknowledgement' : 'the first look'} (${look.base.at}); ${Object.keys(look.base.targets).length} target(s) watched.\n`);
+      else if (!look.drifted.length) {
+        const n = Object.keys(look.base.targets).length;
+        io.out(`${id}: no drift since ${look.base.taken === 'approval' ? 'approval' : look.base.taken === 'acknowledged' ? 'the last acknowledgement' : 'the first look'} (${look.base.at}); ${n} target${n === 1 ? '' : 's'} watched.\n`);
+      }
       else io.out(`${id}: ${driftWords(look.drifted)}.\nAcknowledge it with \`pi-plans drift ${id} --ack\`, or send the plan back to proposed.\n`);
     });
 }

@@ -39,7 +39,12 @@ function registerShow({ program, io, store }: CliContext): void {
       const st = await store({ index: false });
       const doc = await st.read(id);
       const standing = await st.approvalStanding(doc);
-      if (o.json) io.out(JSON.stringify({ ...docJson(doc, standing), facts: await planWorkFacts(st.root, doc) }, null, 2) + '\n');
+      if (o.json) {
+        // Checks and drift, when the plan has any (issue 30).
+        const facts = await planWorkFacts(st.root, doc);
+        const any = Object.keys(facts.checks).length > 0 || facts.drifted.length > 0;
+        io.out(JSON.stringify({ ...docJson(doc, standing), ...(any ? { facts } : {}) }, null, 2) + '\n');
+      }
       else {
         const f = doc.fm;
         const { done, total } = progressOf(doc.steps);
