@@ -41,7 +41,7 @@ export const SHORT_TREE = 7;
 export function formatCheckRecord(r: CheckRecord): string {
   const parts = [r.outcome, r.exit === null ? 'no exit code' : `exit ${r.exit}`, `${r.seconds.toFixed(1)} s`];
   if (r.tree) parts.push(`tree ${r.tree.slice(0, SHORT_TREE)}`);
-  parts.push(r.at.replace(/:\d{2}(\.\d+)?Z$/, 'Z'));
+  parts.push(r.at.replace(/(T\d{2}:\d{2}):\d{2}(\.\d+)?Z$/, '$1Z'));
   return parts.join(' · ');
 }
 

@@ -15,9 +15,11 @@ import {
   parsePlan,
   OpContext,
   PlanDocument,
+  planLenses,
   stepCheck,
   targetPaths,
 } from '../../../src/core';
+import { planView } from '../../../src/core/planView';
 import { approveNow, testKeyring, TEST_APPROVALS } from '../../helpers/approvals';
 
 const ctx: OpContext = { now: '2026-11-26T18:00:00.000Z', actor: 'user', approvals: TEST_APPROVALS };
@@ -86,5 +88,33 @@ describe('checks and drift (core)', () => {
     assert.deepEqual(found, [{ path: 'b.ts', was: 'bbb', now: 'BBB' }, { path: 'd.ts', was: 'ddd', now: null }]);
     const withCommits: DriftedTarget[] = [{ ...found[0], commits: ['abc1234 Pull the upstream fix'] }, found[1]];
     assert.equal(driftWords(withCommits), 'drifted since approval: b.ts [abc1234 Pull the upstream fix], d.ts (deleted)');
+  });
+
+  it('the CodeLens offers Run check on a step with a check once the plan is approved, not before', () => {
+    const lenses = (text: string) => planLenses(text).filter((l) => l.kind === 'step');
+    assert.deepEqual(lenses(PROPOSED), []);
+    assert.deepEqual(lenses(approved().text).map((l) => l.kind === 'step' && [l.step, l.marks, l.check]), [['S001', [], true]]);
+    const executing = approved().text.replace('status: approved', 'status: executing');
+    assert.deepEqual(lenses(executing).map((l) => l.kind === 'step' && [l.step, l.marks.length > 0, l.check ?? false]), [['S001', true, true], ['S002', true, false]]);
+  });
+
+  it('the plan editor shows Run checks only while the approval holds, the step\'s check with its output, and drift with Acknowledge drift', () => {
+    const doc = approved();
+    const standing = approvalStanding(doc, TEST_APPROVALS.keyring);
+    const facts = {
+      checks: { S001: { command: 'npm test -- health', reading: 'stale' as const, unverified: true, record: { outcome: 'passed' as const, exit: 0, seconds: 1, at: '2026-11-26T19:00Z' } } },
+      drifted: [{ path: 'src/health.ts', was: 'aaa', now: 'bbb', commits: ['abc1234 Pull'] }],
+    };
+    const view = planView(doc.text, { standing, facts, checkTails: { S001: ['ok 1 health'] } });
+    assert.equal(view.kind, 'plan');
+    if (view.kind !== 'plan') return;
+    assert.ok(view.commands.includes('runChecks') && view.commands.includes('acknowledgeDrift'));
+    assert.deepEqual(view.marks, ['drifted', 'unverified']);
+    assert.equal(view.drifted, 'drifted since approval: src/health.ts [abc1234 Pull]');
+    assert.deepEqual(view.steps[0].check, { command: 'npm test -- health', reading: 'stale', unverified: true, record: 'passed · exit 0 · 1.0 s · 2026-11-26T19:00Z', tail: ['ok 1 health'] });
+    assert.equal(view.steps[1].check, undefined);
+    const changed = parsePlan(doc.text.replace('npm test -- health', 'npm test'));
+    const refused = planView(changed.text, { standing: approvalStanding(changed, TEST_APPROVALS.keyring) });
+    assert.ok(refused.kind === 'plan' && !refused.commands.includes('runChecks'));
   });
 });
