@@ -207,3 +207,17 @@ export function unverifiedWords(id: string, step: string, facts: PlanWorkFacts |
   if (!c?.unverified) return undefined;
   return `${step} is unverified: its check \`${c.command}\` has ${c.reading === 'not run' ? 'not run' : c.reading === 'stale' ? 'not run on the current files (stale)' : 'failed'}. Run it (\`pi-plans verify ${id} ${step}\`, or Run checks in VS Code) or say in a note why it need not pass.`;
 }
+
+/**
+ * Whether a step's `> Changed:` record (issue 30's evidence line) names `path` (a file, or a file
+ * under it when it is a folder): true or false when the line lists every file it saw, undefined
+ * when it cannot tell (no line, nothing recorded, or a list summarised as "and N more files").
+ */
+export function changedMentions(changed: string | undefined, path: string): boolean | undefined {
+  if (!changed || changed.startsWith('not recorded')) return undefined;
+  if (changed.startsWith('nothing')) return false;
+  const list = changed.split(' · ')[0];
+  if (/\bmore files?$/.test(list)) return undefined;
+  const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?:^|, |→ )${escaped}(?: \\(|/)`).test(list);
+}

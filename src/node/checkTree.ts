@@ -52,7 +52,9 @@ export async function workingTree(root: string): Promise<string | undefined> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-tree-'));
   const index = path.join(tmp, 'index');
   try {
-    if (indexPath && fs.existsSync(indexPath)) fs.copyFileSync(indexPath, index);
+    // The copy keeps the index's modification time: git tells a file changed in the same second
+    // as the index was written ("racy") by that time, and would miss a same-size edit otherwise.
+    if (indexPath && fs.existsSync(indexPath)) fs.cpSync(indexPath, index, { preserveTimestamps: true });
     const env = { GIT_INDEX_FILE: index };
     // Tracked files under .pi/ (the plans) leave the copy too: recording a result must not change the tree.
     await git(top, ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', '.pi', '**/.pi'], env);

@@ -7,7 +7,7 @@
  * status moved since the last look (its changes become the new base of that target). A warning for
  * people and the agent, never a gate.
  */
-import { driftedTargets, type DriftedTarget, type PlanDocument, targetPaths, type TargetHashes } from '../core';
+import { changedMentions, driftedTargets, type DriftedTarget, type PlanDocument, targetPaths, type TargetHashes } from '../core';
 import { commitsTouching, headCommit, pathHashes, workingTree } from './checkTree';
 import { type DriftBase, readPlanState, writePlanState } from './planChecks';
 
@@ -65,7 +65,11 @@ export async function lookForDrift(root: string, doc: PlanDocument, at: string):
   const owners = new Map<string, string[]>();
   for (const s of doc.steps) {
     const t = targetPaths([s])[0];
-    if (t && (s.status === 'in_progress' || before[s.id] !== s.status)) owners.set(t, [...(owners.get(t) ?? []), s.id]);
+    if (!t) continue;
+    // In progress: its change is under way. Moved since the last look: its change, unless its
+    // evidence line lists every file it changed and this target is not one of them.
+    const moved = before[s.id] !== s.status && changedMentions(s.record?.Changed, t) !== false;
+    if (s.status === 'in_progress' || moved) owners.set(t, [...(owners.get(t) ?? []), s.id]);
   }
   const drifted = driftedTargets(base.targets, hashes, (p) => owners.has(p));
   for (const p of owners.keys()) if (p in hashes) base.targets[p] = hashes[p];

@@ -6,6 +6,7 @@ import {
   approvalStanding,
   checksRefusal,
   checkStanding,
+  changedMentions,
   checkWords,
   driftedTargets,
   DriftedTarget,
@@ -116,5 +117,18 @@ describe('checks and drift (core)', () => {
     const changed = parsePlan(doc.text.replace('npm test -- health', 'npm test'));
     const refused = planView(changed.text, { standing: approvalStanding(changed, TEST_APPROVALS.keyring) });
     assert.ok(refused.kind === 'plan' && !refused.commands.includes('runChecks'));
+  });
+
+  it('a step\'s evidence line names a target, or says it cannot tell', () => {
+    const line = 'src/health.ts (+24 −0), docs/a.md (new, +3 −0), old.ts → src/new.ts (+0 −0) · 3 files +27 −0 · tree 1a2b3c4d5e..5d6e7f8a9b';
+    assert.equal(changedMentions(line, 'src/health.ts'), true);
+    assert.equal(changedMentions(line, 'docs'), true);
+    assert.equal(changedMentions(line, 'src/new.ts'), true);
+    assert.equal(changedMentions(line, 'src/health'), false);
+    assert.equal(changedMentions(line, 'README.md'), false);
+    assert.equal(changedMentions('nothing · tree 5d6e7f8a9b..5d6e7f8a9b', 'src/health.ts'), false);
+    assert.equal(changedMentions('a.ts (+1 −0) and 12 more files · 13 files +40 −2 · tree 1..2', 'src/health.ts'), undefined);
+    assert.equal(changedMentions('not recorded (not a git repository)', 'src/health.ts'), undefined);
+    assert.equal(changedMentions(undefined, 'src/health.ts'), undefined);
   });
 });

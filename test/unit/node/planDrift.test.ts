@@ -43,6 +43,7 @@ describe('drift since approval (real git repositories)', function () {
     let text = approveNow(parsePlan(PLAN), ctx).text.replace('status: approved', `status: ${status}`);
     if (statuses.S001 === 'in_progress') text = text.replace('1. [ ] S001 ', '1. [ ] S001 *in progress* ');
     if (statuses.S001 === 'done') text = text.replace('1. [ ] S001 ', '1. [x] S001 ');
+    if (statuses.S001Changed) text = text.replace('(edit: modify → src/health.ts)\n', `(edit: modify → src/health.ts)\n   > Changed: ${statuses.S001Changed}\n`);
     return parsePlan(text);
   };
 
@@ -135,5 +136,17 @@ describe('drift since approval (real git repositories)', function () {
       if (env === undefined) delete process.env.GIT_CEILING_DIRECTORIES;
       else process.env.GIT_CEILING_DIRECTORIES = env;
     }
+  });
+
+  it('a step whose evidence line lists its files owns only those: its target changed by something else while it ran is drift', async () => {
+    await recordDriftBase(work, approvedPlan(), ctx.now);
+    write(work, 'src/health.ts', 'export const ok = 6; // a pull while the step ran\n');
+    const done = approvedPlan({ S001: 'done', S001Changed: 'README.md (+1 −0) · 1 file +1 −0 · tree 1a2b3c4d5e..5d6e7f8a9b' }, 'executing');
+    assert.equal(done.steps[0].record?.Changed?.startsWith('README.md'), true);
+    assert.deepEqual((await lookForDrift(work, done, ctx.now)).drifted.map((d) => d.path), ['src/health.ts']);
+    await recordDriftBase(work, approvedPlan(), ctx.now);
+    write(work, 'src/health.ts', 'export const ok = 7; // the step itself\n');
+    const own = approvedPlan({ S001: 'done', S001Changed: 'src/health.ts (+1 −1) · 1 file +1 −1 · tree 1a2b3c4d5e..5d6e7f8a9b' }, 'executing');
+    assert.deepEqual((await lookForDrift(work, own, ctx.now)).drifted, []);
   });
 });
