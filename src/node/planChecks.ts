@@ -23,6 +23,8 @@ export interface CheckRun {
   targets?: TargetHashes;
   /** The last lines of its output (stdout and stderr as they came). */
   tail: string[];
+  /** The record line's text: the only record of a step not yet worked on (a record line on a pending step would block a later approval). */
+  line?: string;
   at: string;
 }
 

@@ -68,9 +68,11 @@ export async function verifyPlan(store: PlanStore, id: string, opts: VerifyOptio
     const record = checkRecordOf(ran, tree, at);
     const line = formatCheckRecord(record);
     const state = readPlanState(store.root, id);
-    state.checks[step.id] = { command, ...(tree ? { tree } : {}), ...(targets ? { targets } : {}), tail: ran.tail, at };
+    state.checks[step.id] = { command, ...(tree ? { tree } : {}), ...(targets ? { targets } : {}), tail: ran.tail, at, line };
     writePlanState(store.root, state);
-    await recordCheckLine(store, id, step.id, command, line, opts.actor);
+    // On the step once it is worked on; a pending step keeps it beside the plan only (approve()
+    // refuses a pending step that carries a record line, so a plan sent back to review would be stuck).
+    if ((await store.read(id)).steps.find((s) => s.id === step.id)?.status !== 'pending') await recordCheckLine(store, id, step.id, command, line, opts.actor);
     out.push({ step: step.id, command, record, line, tail: ran.tail });
   }
   return out;
@@ -87,8 +89,9 @@ export async function checkStandings(root: string, doc: PlanDocument): Promise<M
   let tree: string | undefined | null = null; // null: not taken yet
   for (const s of doc.steps) {
     if (!stepCheck(s)) continue;
-    const text = s.record?.Check;
     const run = state.checks[s.id];
+    // The record line, else (a step not yet worked on) the result kept beside the plan, for the same command.
+    const text = s.record?.Check ?? (run?.command === stepCheck(s) ? run?.line : undefined);
     let same: boolean | undefined;
     if (text && run?.tree) {
       if (tree === null) tree = await workingTree(root);

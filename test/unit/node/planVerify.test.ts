@@ -36,7 +36,7 @@ describe('checks the person approved (real git repository, real shell)', functio
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  it('a passing and a failing check are recorded on their steps; the approval still holds; the last output lines are kept', async () => {
+  it('a passing and a failing check are recorded (on a step being worked on, as its record line); the approval still holds; the last output lines are kept', async () => {
     await write(plan('approved'));
     const [passed, failed] = await run();
     assert.equal(passed.record.outcome, 'passed');
@@ -46,9 +46,17 @@ describe('checks the person approved (real git repository, real shell)', functio
     assert.equal(failed.record.exit, 3);
     assert.deepEqual(failed.tail, ['broken']);
     const st = await openNodeStore(root, { index: false });
+    // Steps not yet worked on keep their results beside the plan: a record line on a pending step
+    // would block the plan's next approval, should it go back to review.
+    assert.doesNotMatch(fs.readFileSync(file(), 'utf8'), /> Check:/);
+    assert.equal(readPlanState(root, ID).checks.S001.line, passed.line);
+    // A step being worked on gets its result as its record line.
+    fs.writeFileSync(file(), fs.readFileSync(file(), 'utf8').replace('status: approved', 'status: executing').replace('1. [ ] S001 ', '1. [ ] S001 *in progress* '));
+    const [again] = await run(['S001']);
     const doc = await st.read(ID);
-    assert.equal(doc.steps[0].record?.Check, passed.line);
+    assert.equal(doc.steps[0].record?.Check, again.line);
     assert.match(fs.readFileSync(file(), 'utf8'), /\n {3}> Check: passed · exit 0 ·/);
+    assert.equal(doc.steps[1].record, undefined);
     assert.equal((await st.approvalStanding(doc)).state, 'valid');
     assert.deepEqual(readPlanState(root, ID).checks.S001.tail, ['checking']);
     const standing = await checkStandings(root, doc);
