@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { AttentionFlag, attentionLabel, attentionRank, checkStanding, checkWords, compareText, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue, workFactLines } from '../../core';
-import { lastDrift, planWorkFacts } from '../../node';
+import { lastDrift, planWorkFacts, readPlanState } from '../../node';
 import type { IndexEntry } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
@@ -457,14 +457,16 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     item.description = [s.status !== 'pending' ? s.status.replace('_', ' ') : '', annotation, s.note ? `“${s.note}”` : ''].filter(Boolean).join(' · ');
     const icon = STEP_ICON[s.status];
     item.iconPath = new vscode.ThemeIcon(icon.icon, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
-    const check = checkStanding(s, s.record?.Check, undefined);
+    // The record line, else (a step not worked on yet) the result kept beside the plan.
+    const recorded = s.record?.Check ?? readPlanState(n.parent.folder.fsPath, doc.fm.id).checks[s.id]?.line;
+    const check = checkStanding(s, recorded, undefined);
     item.contextValue = `${stepContextValue(doc.fm.status, s.status)}${check ? 'check:' : ''}`;
     const tip = new vscode.MarkdownString();
     tip.appendText(`${s.id} · ${s.status.replace('_', ' ')}\n\n${s.text}`);
     if (annotation) tip.appendText(`\n\n${annotation}`);
     if (s.details) tip.appendText(`\n\n${s.details}`);
     if (s.note) tip.appendText(`\n\nNote: ${s.note}`);
-    if (check) tip.appendText(`\n\n${checkWords(check)}: ${check.command}${s.record?.Check ? ` (${s.record.Check})` : ''}`);
+    if (check) tip.appendText(`\n\n${checkWords(check)}: ${check.command}${recorded ? ` (${recorded})` : ''}`);
     item.tooltip = tip;
     const { done, total } = progressOf(doc.steps);
     item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, s.status.replace('_', ' '), s.text, s.note ? `; note: ${s.note}` : '', done, total) };
