@@ -42,7 +42,8 @@ export async function hookFigures(root: string, plan: string, runs = 60): Promis
   const session = 'bench-hook-session';
   const base = { session_id: session, transcript_path: '/tmp/t.jsonl', cwd: root, permission_mode: 'default', tool_use_id: 'toolu_bench' };
   const bind = JSON.stringify({ ...base, hook_event_name: 'PostToolUse', tool_name: 'mcp__pi-plans__pi_plan_get', tool_input: { id: plan }, tool_response: 'ok' });
-  const pre = JSON.stringify({ ...base, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src', 'm0.ts'), old_string: 'a', new_string: 'b' } });
+  // Each call its own tool_use_id, as a host sends them (the same id twice is one call reaching the hook twice: answered again from its record).
+  const pre = (n: number) => JSON.stringify({ ...base, tool_use_id: `toolu_bench_${n}`, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src', 'm0.ts'), old_string: 'a', new_string: 'b' } });
   // The person's keys and the verdict cache in temporary folders; the plan sealed with their approval (restored after).
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-hook-'));
   const env = { ...process.env, XDG_CONFIG_HOME: path.join(home, 'config'), PI_PLANS_CACHE_DIR: path.join(home, 'cache') };
@@ -57,14 +58,14 @@ export async function hookFigures(root: string, plan: string, runs = 60): Promis
     return { ms, out: r.stdout };
   };
   run([bin, 'hook'], bind);
-  const first = run([bin, 'hook'], pre);
+  const first = run([bin, 'hook'], pre(0));
   const answer = first.out.trim();
   const hook: number[] = [];
   const bare: number[] = [];
   for (let i = 0; i < 5; i++) run(['-e', '0'], '');
   for (let i = 0; i < runs; i++) {
-    bare.push(run(['-e', '0'], pre).ms);
-    hook.push(run([bin, 'hook'], pre).ms);
+    bare.push(run(['-e', '0'], pre(i + 1)).ms);
+    hook.push(run([bin, 'hook'], pre(i + 1)).ms);
   }
   fs.rmSync(path.join(root, '.pi', 'plans', 'hooks'), { recursive: true, force: true });
   fs.writeFileSync(planFile, original);

@@ -78,14 +78,17 @@ export const HOOK_EVENTS: Record<'copilot' | 'claude' | 'codex', readonly string
 /** Seconds a host waits for the hook (each host's default is 30 or 600; the hook answers in well under one). */
 export const HOOK_TIMEOUT = 30;
 
-/** A word for a POSIX shell. */
+/** A word for a POSIX shell (`sh -c`, as every host runs a hook's command): bare when safe, else single-quoted. */
 export function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  return /^[\w@%+:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A word for PowerShell (single quotes, a quote doubled). */
+/**
+ * A word for PowerShell (single quotes, a quote doubled). Bare only when plain letters, digits and
+ * path characters: `,` would make an array of two arguments, `@` splat, `#` start a comment.
+ */
 function powershellWord(s: string): string {
-  return /^[\w@%+=:,./\\-]+$/.test(s) ? s : `'${s.replace(/'/g, "''")}'`;
+  return /^[\w.:/\\-]+$/.test(s) ? s : `'${s.replace(/['\u2018\u2019\u201a\u201b]/g, (q) => q + q)}'`;
 }
 
 /** The hook command line for a host and event, for a POSIX shell (or PowerShell). */

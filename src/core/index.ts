@@ -24,5 +24,6 @@ export * from './approval';
 export * from './policy';
 export * from './planActions';
 export * from './review';
+export { quickRejectionComments } from './reviewNotes';
 export * from './merge';
 export * from './checks';

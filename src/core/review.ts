@@ -6,22 +6,11 @@
 import { type ApprovalStanding, notesDigest } from './approval';
 import { lineAtOffset, lineStarts, type PlanDocument } from './document';
 import { isReviewHistoryTitle } from './policy';
+import { parseReviewNotes, type ReviewComment, type ReviewNotes } from './reviewNotes';
 
-/** One comment of a review, anchored to a step id or a section title. */
-export interface ReviewComment {
-  anchor: string;
-  body: string;
-}
-
-/** What a review section (`## Rejection (vN)` / `## Approval (vN)`) says. */
-export interface ReviewNotes {
-  feedback: string;
-  comments: ReviewComment[];
-}
+export { parseReviewNotes, type ReviewComment, type ReviewNotes } from './reviewNotes';
 
 const STEP_ID = /^S\d{3,4}$/;
-/** A comment line: `- S003: …` or `- Risks: …` (a section title without a colon or line break). */
-const COMMENT_LINE = /^- (S\d{3,4}|[^\s:][^:\n]{0,79}): (.*)$/;
 const ANCHOR = /^(?:S\d{3,4}|[^\s:][^:\n]{0,79})$/;
 export const COMMENT_LIMITS = { comments: 100, body: 2000 } as const;
 
@@ -41,39 +30,6 @@ export function formatReviewNotes(feedback: string, comments: readonly ReviewCom
     return [`- ${c.anchor}: ${first}`, ...rest.map((l) => (l.trim() ? `  ${l}` : ''))].join('\n').replace(/\n+$/, '');
   });
   return [fb, lines.join('\n')].filter(Boolean).join('\n\n');
-}
-
-/**
- * Reads a review section back: the comments are the last block of `- anchor: text` lines (with
- * their indented continuation lines); everything before it is the feedback. A section written
- * by hand or by pi-planner without such lines is all feedback.
- */
-export function parseReviewNotes(text: string): ReviewNotes {
-  const lines = text.replace(/\r\n?/g, '\n').replace(/\s+$/, '').split('\n');
-  const comments: ReviewComment[] = [];
-  let i = lines.length;
-  // Walk back over the trailing block: continuation lines belong to the comment line above them.
-  let pending: string[] = [];
-  while (i > 0) {
-    const line = lines[i - 1];
-    const m = COMMENT_LINE.exec(line);
-    if (m) {
-      comments.unshift({ anchor: m[1], body: [m[2], ...pending].join('\n').trim() });
-      pending = [];
-      i--;
-      continue;
-    }
-    if (/^ {2}\S/.test(line) || (line === '' && pending.length)) {
-      pending.unshift(line.slice(2));
-      i--;
-      continue;
-    }
-    break;
-  }
-  if (!comments.length) return { feedback: text.trim(), comments: [] };
-  // Continuation lines above the first comment line were not part of the block.
-  if (pending.length) i += pending.length;
-  return { feedback: lines.slice(0, i).join('\n').trim(), comments };
 }
 
 /** Checks comments a person or a tool sends; returns them trimmed, or says what is wrong. */

@@ -340,7 +340,7 @@ function scanStepLines(body: string, item: (pos: number, end: number, box: numbe
 }
 
 /** True when a fence (three backticks or tildes after at most three spaces) opens or closes at `pos`. */
-function fenceAt(s: string, pos: number): boolean {
+export function fenceAt(s: string, pos: number): boolean {
   let i = pos;
   while (i < pos + 3 && s.charCodeAt(i) === 0x20) i++;
   const c = s.charCodeAt(i);

@@ -45,6 +45,27 @@ export function plannerAgentFile(strategy: PlanningStrategy = 'react'): string {
     '',
     'When the user approves the plan, tell them to use "Execute the plan" to hand it to agent mode.',
     '',
+    'Collect mode is the other way to plan: in agent mode, the plan is created with collect: true and each file edit or terminal command the agent then tries is recorded as a step instead of run (where pi-plans hooks run). You have no edit tools, so it is not yours: when the user wants it, tell them to run /plan-collect with their task (or @plans /collect).',
+    '',
+  ].join('\n');
+}
+
+/** What collect mode asks of agent mode (the `/plan-collect` prompt file, `@plans /collect`), before the task. */
+export const COLLECT_PROMPT =
+  'Plan this task in collect mode: call #planCreate with collect: true, a title and the goal; then go about the task as if doing it: each file edit and terminal command you try is not run but recorded as a step of the draft (the denial names the step). Read what you need as usual. When the plan is complete, call #planSubmit for my review (a draft with no step is cancelled). Task: ';
+
+/** The `/plan-collect` prompt file: collect mode in agent mode, for the task the person types. */
+export function collectPromptFile(): string {
+  return [
+    '---',
+    'name: plan-collect',
+    `description: ${yamlString('Plan a task in collect mode: the edits and commands the agent tries become the steps of a plan for your review (needs pi-plans hooks)')}`,
+    'agent: agent',
+    `argument-hint: ${yamlString('the task to plan')}`,
+    '---',
+    '',
+    `${COLLECT_PROMPT}\${input:task}`,
+    '',
   ].join('\n');
 }
 
@@ -72,12 +93,13 @@ export interface ChatFile {
 }
 
 /**
- * Every generated chat file: the Planner agent, one `/plan-<strategy>` prompt per strategy, and
+ * Every generated chat file: the Planner agent, the `/plan-collect` prompt, one `/plan-<strategy>` prompt per strategy, and
  * a `/plan` prompt per strategy of which the `piPlans.planning.strategy` setting shows one.
  */
 export function chatFiles(): ChatFile[] {
   return [
     { path: 'planner.agent.md', text: plannerAgentFile() },
+    { path: 'plan-collect.prompt.md', text: collectPromptFile() },
     ...PLANNING_STRATEGIES.map((s) => ({ path: `plan-${s}.prompt.md`, text: planPromptFile(s, `plan-${s}`) })),
     ...PLANNING_STRATEGIES.map((s) => ({ path: `${s}/plan.prompt.md`, text: planPromptFile(s, 'plan') })),
   ];
@@ -88,6 +110,7 @@ export function chatContributions(): { chatAgents: { path: string }[]; chatPromp
   return {
     chatAgents: [{ path: './dist/chat/planner.agent.md' }],
     chatPromptFiles: [
+      { path: './dist/chat/plan-collect.prompt.md' },
       ...PLANNING_STRATEGIES.map((s) => ({ path: `./dist/chat/plan-${s}.prompt.md` })),
       ...PLANNING_STRATEGIES.map((s) => ({ path: `./dist/chat/${s}/plan.prompt.md`, when: `config.piPlans.planning.strategy == '${s}'` })),
     ],

@@ -18,7 +18,7 @@ export const createPlanTool = defineTool({
   toolReferenceName: 'planCreate',
   userDescription: 'Create a plan document in .pi/plans (a draft, or proposed for review).',
   modelDescription:
-    'Create a persistent plan (a Markdown file the user reviews). Give title and goal; optionally steps (text, tool, operation, target) and sections. propose=true submits it for review at once (validated); otherwise it is a draft you extend with pi_plan_step/pi_plan_update, then pi_plan_submit. Pass folder (a workspace folder name) when several are open. Returns the id (PLAN-xxxxxxxx) and version; it becomes the active plan.',
+    'Create a plan (a Markdown file the user reviews). Give title, goal, optionally steps (text, tool, operation, target) and sections. propose=true submits it at once (validated); else it is a draft to extend with pi_plan_step/pi_plan_update, then pi_plan_submit. collect=true: your next edits and commands become its steps, not run. Pass folder if several are open. Returns the id; it becomes the active plan.',
   icon: '$(new-file)',
   gated: false,
   schema: argsObject({
@@ -26,11 +26,15 @@ export const createPlanTool = defineTool({
     steps: z.optional(z.array(stepInput).check(z.maxLength(100))),
     ...sectionFields,
     propose: z.optional(z.boolean()),
+    collect: z.optional(z.boolean()),
     folder: z.optional(text(200)),
   }),
-  invocationMessage: (i) => `${i.propose ? 'Proposing' : 'Creating'} plan "${i.title}"`,
+  invocationMessage: (i) => `${i.propose ? 'Proposing' : i.collect ? 'Collecting into' : 'Creating'} plan "${i.title}"`,
   run: (i, ctx) =>
     guarded(undefined, async () => {
+      if (i.collect && i.propose) {
+        throw new PlanError('INVALID_INPUT', 'collect=true records your next edits and commands as steps of a draft, and propose=true submits at once: call pi_plan_create again with one of them (collect, then pi_plan_submit when the plan is complete).');
+      }
       const folders = ctx.stores.folders();
       const target = i.folder ? folders.find((f) => f.name === i.folder) : folders[0];
       if (!target) {
@@ -44,7 +48,7 @@ export const createPlanTool = defineTool({
       if (!i.folder && folders.length > 1) {
         throw new PlanError('INVALID_INPUT', `Several workspace folders are open (${folders.map((f) => f.name).join(', ')}): pass "folder".`);
       }
-      const { propose, folder: _f, ...input } = i;
+      const { propose, collect, folder: _f, ...input } = i;
       let doc = await target.store.create(input, 'agent');
       await ctx.active.set(doc.fm.id, target.name);
       if (propose) {
@@ -54,6 +58,9 @@ export const createPlanTool = defineTool({
         }
         doc = (await submitPlan({ store: target.store }, doc.fm.id, { actor: 'agent' })).doc;
       }
-      return result(doc, `Created in ${target.name}/.pi/plans/${doc.fm.id}.md; steps: ${doc.steps.map((s) => s.id).join(', ') || 'none'}.`);
+      const created = `Created in ${target.name}/.pi/plans/${doc.fm.id}.md; steps: ${doc.steps.map((s) => s.id).join(', ') || 'none'}.`;
+      if (!collect) return result(doc, created);
+      // The hook (pi-plans hook, PostToolUse of this call) binds this session to the draft in collect mode.
+      return result(doc, `${created} Collect mode: each file edit or terminal command you try in this session is now recorded as a step of ${doc.fm.id} instead of being run (where pi-plans hooks run for your agent; without them nothing is intercepted: add steps with pi_plan_step). Go on planning as if you were doing the work, then call pi_plan_submit with id ${doc.fm.id}; if no step was recorded, the draft is cancelled.`);
     }),
 });

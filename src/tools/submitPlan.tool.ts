@@ -19,7 +19,7 @@ export const submitPlanTool = defineTool({
     guarded(i.id, async () => {
       const { store, id } = locate(ctx, i.id);
       const { doc, cancelled, untouched } = await submitPlan(placeOf(ctx, store), id, { actor: 'agent', expectedVersion: i.version });
-      if (cancelled) return result(doc, 'It had no steps, so it was cancelled (nothing to review).');
+      if (cancelled) return result(doc, `${id} had no steps (in collect mode: no edit or command was recorded), so it was cancelled, not submitted: there is nothing to review. Create a new plan when there is work to plan.`);
       // Comments of the last rejection on steps or sections this revision did not change.
       const unaddressed = untouched.length ? [`Not changed since the rejection (the reviewer may ask again):`, ...commentLines(doc, untouched)].join('\n') : undefined;
       const wait = (i.wait ?? ctx.settings.waitForReview) && ctx.review;

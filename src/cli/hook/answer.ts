@@ -42,7 +42,8 @@ function preToolUse(p: HookPayload, d: Decision): HookAnswer {
 function stop(p: HookPayload, d: Decision): HookAnswer {
   if (d.kind !== 'block') return EMPTY;
   // VS Code reads the block nested (and ignores the top-level keys); Claude, Codex and Copilot CLI
-  // read it at the top level. Copilot CLI's VS Code-compatible Stop looks like VS Code's: both.
+  // (in both of its payload formats: its VS Code-compatible Stop is told apart by `stop_reason`)
+  // read it at the top level.
   if (p.host === 'copilot') return json({ decision: 'block', reason: d.reason, hookSpecificOutput: { hookEventName: p.eventName, decision: 'block', reason: d.reason } });
   return json({ decision: 'block', reason: d.reason });
 }
@@ -52,7 +53,8 @@ function context(p: HookPayload, d: Decision): HookAnswer {
   // PreCompact has no context channel on any host (VS Code ignores its output, Claude reads only a
   // block): the summary comes back at SessionStart (source compact) and every UserPromptSubmit.
   if (!text || p.event === 'PreCompact') return EMPTY;
-  if (p.host === 'copilot-cli' && p.camel) return json({ additionalContext: text });
+  // Copilot CLI reads the context at the top level, in both of its payload formats.
+  if (p.host === 'copilot-cli') return json({ additionalContext: text, ...(p.camel ? {} : { hookSpecificOutput: { hookEventName: p.eventName, additionalContext: text } }) });
   return json({ hookSpecificOutput: { hookEventName: p.eventName, additionalContext: text } });
 }
 

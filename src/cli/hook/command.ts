@@ -4,10 +4,11 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { eventOf, HOOK_HOSTS, hostOf } from './payload';
-import { HookSettings, PLANNING, PlanFacts } from './policy';
-import { HeavyActs, runHook } from './run';
+import { HookSettings, PLANNING, PlanFacts, unapproved } from './policy';
+import { HeavyActs, runHook, withApproval } from './run';
+import { GOVERNED } from './verdict';
 import { workModePlan } from './workMode';
-import { Binding, listBindings, PlanUnreadable, readBinding, readPlanFacts, readSettings, workspaceOf, writeBinding } from './workspace';
+import { listBindings, PlanUnreadable, readBinding, readPlanFacts, readPlanFile, readSettings, workspaceOf, writeBinding } from './workspace';
 
 export interface HookIo {
   out(s: string): void;
@@ -28,24 +29,36 @@ export function readStdin(): Promise<string> {
 
 /** What a session bound to this plan may do now, in a few words. */
 export function mayDo(f: PlanFacts, s: HookSettings): string {
+  if (f.approval) return `read and use the plan tools; file edits denied, because ${unapproved(f, f.approval)}; terminal commands: ${s.planningTerminal}`;
   if (PLANNING.has(f.status)) return `read and use the plan tools; file edits denied; terminal commands: ${s.planningTerminal}`;
   if (f.status === 'approved') return 'read; file edits denied until pi_plan_execute start';
   if (f.status === 'executing') return `edit the steps' targets; other files: ${s.otherFiles}; ending the turn with open steps is blocked once`;
   return 'anything (the plan no longer restricts it)';
 }
 
-function status(root: string, now: number, json: boolean, io: HookIo): number {
+/** The status as `hook status` shows it: with why a status an approval governs does not count. */
+const APPROVAL_WORDS: Record<NonNullable<PlanFacts['approval']>['state'], string> = { invalid: 'approval not valid', changed: 'changed since approval', foreign: 'approved elsewhere, not confirmed here' };
+
+/** A bound plan's facts as the policy sees them: read, and a status an approval governs checked by the store (as a tool call would be). */
+async function checkedFacts(root: string, id: string, heavy: () => Promise<HeavyActs>): Promise<PlanFacts> {
+  const read = readPlanFile(root, id);
+  return GOVERNED.has(read.facts.status) ? withApproval(read.facts, read.bytes, root, { env: process.env, heavy }) : read.facts;
+}
+
+async function status(root: string, now: number, json: boolean, io: HookIo, heavy: () => Promise<HeavyActs>): Promise<number> {
   const settings = readSettings(root);
-  const rows = listBindings(root, now).map((b: Binding) => {
+  const rows = [];
+  for (const b of listBindings(root, now)) {
     let facts: PlanFacts | undefined;
     let problem: string | undefined;
     try {
-      facts = readPlanFacts(root, b.plan);
+      facts = await checkedFacts(root, b.plan, heavy);
     } catch (e) {
       problem = e instanceof PlanUnreadable ? e.message : String(e);
     }
-    return { session: b.session, host: b.host, plan: b.plan, status: facts?.status, collecting: !!b.collecting, idleMinutes: Math.floor((now - Date.parse(b.seenAt)) / 60_000), may: facts ? mayDo(facts, settings) : `anything: ${problem} (the hook fails open)` };
-  });
+    const approval = facts?.approval ? { approval: { ...facts.approval } } : {};
+    rows.push({ session: b.session, host: b.host, plan: b.plan, status: facts?.status, ...approval, collecting: !!b.collecting, idleMinutes: Math.floor((now - Date.parse(b.seenAt)) / 60_000), may: facts ? mayDo(facts, settings) : `anything: ${problem} (the hook fails open)` });
+  }
   const workMode = workModePlan(root);
   if (json) {
     io.out(`${JSON.stringify({ root, sessions: rows, ...(workMode ? { workMode } : {}) }, null, 2)}\n`);
@@ -58,7 +71,8 @@ function status(root: string, now: number, json: boolean, io: HookIo): number {
   }
   for (const r of rows) {
     const session = r.session.length > 40 ? `${r.session.slice(0, 39)}…` : r.session;
-    io.out(`${r.plan} (${r.status ?? 'unreadable'}${r.collecting ? ', collecting' : ''})  ${r.host} session ${session}, idle ${r.idleMinutes} min\n  may: ${r.may}\n`);
+    const state = `${r.status ?? 'unreadable'}${'approval' in r && r.approval ? `, ${APPROVAL_WORDS[r.approval.state]}` : ''}${r.collecting ? ', collecting' : ''}`;
+    io.out(`${r.plan} (${state})  ${r.host} session ${session}, idle ${r.idleMinutes} min\n  may: ${r.may}\n`);
   }
   return 0;
 }
@@ -101,7 +115,7 @@ export async function runHookCommand(argv: readonly string[], root: string | und
   const now = Date.now();
   const dir = () => workspaceOf(path.resolve(v.root ?? root ?? process.cwd()), {}, process.cwd());
   const [sub, arg] = parsed.positionals;
-  if (sub === 'status') return status(dir(), now, !!v.json, io);
+  if (sub === 'status') return status(dir(), now, !!v.json, io, heavy);
   if (sub === 'collect') return collect(dir(), arg, v.session, now, io);
   if (sub !== undefined) {
     io.err(`pi-plans hook: unknown "${sub}": run pi-plans hook (a payload on stdin), pi-plans hook status or pi-plans hook collect PLAN-…\n`);

@@ -3,7 +3,7 @@
 // hook caches the verdict), marking a plan stalled when the loop guard lets an agent go with steps
 // open, and recording a collected call as a step of a draft. Loaded only when needed: the store is no part of the hook's start-up.
 // In the built CLI these are exported by dist/cli.js, which dist/hook.js loads for them.
-import { changeStatus, decodePlanBytes, isPlanError, parsePlan } from '../../core';
+import { changeStatus, decodePlanBytes, isPlanError, openReview, parsePlan } from '../../core';
 import { openNodeStore } from '../../node';
 import { editPlanStep } from '../../service';
 
@@ -33,6 +33,8 @@ export interface ApprovalVerdict {
   state: 'none' | 'valid' | 'foreign' | 'changed' | 'invalid';
   /** invalid: the reason; changed: who approved which version; foreign: who approved it, elsewhere. */
   detail?: string;
+  /** valid: the approval's suggestions the agent still has to act on (core `openReview`). */
+  openComments?: number;
 }
 
 /**
@@ -54,6 +56,8 @@ export async function approvalVerdict(root: string, id: string, bytes: Uint8Arra
       return { state: s.state, detail: `${s.approver ?? 'a person'} approved v${s.version ?? '?'}` };
     case 'foreign':
       return { state: s.state, detail: `approved by ${s.approver} at v${s.version} on another machine` };
+    case 'valid':
+      return { state: s.state, openComments: openReview(doc, s)?.notes.comments.length ?? 0 };
     default:
       return { state: s.state };
   }

@@ -11,7 +11,11 @@ export interface PlanFacts {
   status: string;
   version: number;
   steps: readonly { id: string; status: string; text: string; target?: string }[];
-  /** Open review comments (from the frontmatter's review record, when cheap to tell); 0 when unknown. */
+  /**
+   * Review comments the agent still has to act on (core `openReview`): a rejection's, read from the
+   * body (reviewNotes `quickRejectionComments`); an approved or executing plan's approval
+   * suggestions, counted by the store with its approval check (cached with the verdict).
+   */
   openComments: number;
   /**
    * Set when the status says approved, executing, stalled or failed but the person's signed approval
@@ -46,7 +50,7 @@ const named = (f: PlanFacts) => `${f.id} "${f.title.length > 80 ? `${f.title.sli
 export const planned = (f: PlanFacts) => PLANNING.has(f.status) || !!f.approval;
 
 /** Why a plan whose status says approved (or later) is treated as planned, and the call to make next. */
-function unapproved(f: PlanFacts, a: NonNullable<PlanFacts['approval']>): string {
+export function unapproved(f: PlanFacts, a: NonNullable<PlanFacts['approval']>): string {
   const submit = `call pi_plan_submit with id ${f.id} so the person reviews`;
   if (a.state === 'changed') return `${named(f)} says ${f.status}, but its text changed since approval (${a.detail ?? 'a person approved an earlier text'}): ${submit} the current text, and wait for their approval`;
   if (a.state === 'foreign') return `${named(f)} was ${a.detail ?? 'approved on another machine'}, and no one here confirmed that approval: ask the person to confirm it (in VS Code, or pi-plans confirm ${f.id} in their own terminal), or ${submit} it here`;

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { answer, failOpen, HookAnswer, notice } from './answer';
+import { callKey, once } from './once';
 import { HookEvent, HookHost, HookPayload, readPayload } from './payload';
 import { CONTEXT_EVENTS, decideStop, decideTool, Decision, nextStep, PlanFacts, summary } from './policy';
 import { classifyTool, ToolCall } from './tools';
@@ -33,6 +34,8 @@ export interface HookOptions {
 }
 
 const EMPTY: HookAnswer = { stdout: '', stderr: '', code: 0 };
+/** The events whose decision changes the plan or the binding (a collected step, the Stop loop guard): decided once per call. */
+const ONCE_EVENTS: ReadonlySet<HookEvent> = new Set(['PreToolUse', 'PostToolUse', 'Stop']);
 /** A binding's last-seen time is written again only after this long (the hook runs on every call). */
 const SEEN_EVERY_MS = 60_000;
 /** `pi-plans hook collect PLAN-…` run by the agent in its terminal: the hook sees the session that runs it. */
@@ -49,7 +52,7 @@ export async function runHook(stdin: string, o: HookOptions): Promise<HookAnswer
   const p = readPayload(raw, { agent: o.agent, event: o.event });
   if (!p) return failOpen(o.agent, 'the payload is not one it knows: pass --agent and --event in the hook\'s command');
   try {
-    return await decidePayload(p, o);
+    return await decidePayload(p, o, stdin);
   } catch (e) {
     if (e instanceof PlanUnreadable) return failOpen(p.host, e.message);
     return failOpen(p.host, `its own error: ${(e as Error).message ?? String(e)}`);
@@ -62,6 +65,8 @@ function bindingAfter(p: HookPayload & { session: string }, call: ToolCall | und
   let plan: string | undefined;
   let collecting = b?.collecting;
   if (call?.kind === 'plan' && call.plan && (p.event === 'PostToolUse' || !call.creates)) plan = call.plan;
+  // pi_plan_create with collect=true (chat's way into collect mode): the new draft collects; any other create does not.
+  if (call?.kind === 'plan' && call.creates && call.plan && p.event === 'PostToolUse') collecting = p.input.collect === true || undefined;
   if (call?.kind === 'terminal' && p.event === 'PreToolUse') {
     const m = COLLECT_COMMAND.exec(call.command);
     if (m) [plan, collecting] = [m[1], true];
@@ -84,7 +89,7 @@ function bindingAfter(p: HookPayload & { session: string }, call: ToolCall | und
   return b;
 }
 
-async function decidePayload(p: HookPayload, o: HookOptions): Promise<HookAnswer> {
+async function decidePayload(p: HookPayload, o: HookOptions, raw: string): Promise<HookAnswer> {
   // No session id (some cloud runs): nothing can be bound, and an unbound session is never restricted.
   if (!p.session || p.event === 'other' || p.event === 'SubagentStop') return EMPTY;
   const root = workspaceOf(p.cwd, o.env, o.cwd);
@@ -92,9 +97,19 @@ async function decidePayload(p: HookPayload, o: HookOptions): Promise<HookAnswer
     removeBinding(root, p.session);
     return EMPTY;
   }
-  const call = p.event === 'PreToolUse' || p.event === 'PostToolUse' ? classifyTool(p) : undefined;
   const session = { ...p, session: p.session };
-  const b = bindingAfter(session, call, readBinding(root, p.session, o.now) ?? workModeBinding(root, session, o.now), root, o.now);
+  const had = readBinding(root, p.session, o.now) ?? workModeBinding(root, session, o.now);
+  // A bound session's tool call or Stop that reached the hook through two hook files is decided
+  // once (once.ts). An unbound session's calls change nothing twice (a plan tool's binding is the
+  // same written again), and neither do the context events (a summary, read afresh each time).
+  if (had && ONCE_EVENTS.has(p.event)) return once(root, callKey(session, raw), o.now, () => decideSession(session, had, root, o));
+  return decideSession(session, had, root, o);
+}
+
+/** The decision for a session's payload, from its binding before this call (if any). */
+async function decideSession(p: HookPayload & { session: string }, had: Binding | undefined, root: string, o: HookOptions): Promise<HookAnswer> {
+  const call = p.event === 'PreToolUse' || p.event === 'PostToolUse' ? classifyTool(p) : undefined;
+  const b = bindingAfter(p, call, had, root, o.now);
   if (!b || p.event === 'PostToolUse') return EMPTY;
   const read = readPlanFile(root, b.plan);
   // A status that relaxes the planning policy counts only with a person's approval of this text
@@ -116,7 +131,7 @@ async function decidePayload(p: HookPayload, o: HookOptions): Promise<HookAnswer
  * (keyed by the bytes' SHA-256) when it holds one, else the store's check (heavy), then cached.
  * A check that fails makes the hook fail open, saying why.
  */
-async function withApproval(f: PlanFacts, bytes: Buffer, root: string, o: HookOptions): Promise<PlanFacts> {
+export async function withApproval(f: PlanFacts, bytes: Buffer, root: string, o: Pick<HookOptions, 'env' | 'heavy' | 'trace'>): Promise<PlanFacts> {
   const sha = createHash('sha256').update(bytes).digest('hex');
   const cache = verdictCache(root, o.env);
   let v = typeof cache === 'string' ? undefined : cache.get(f.id, sha);
@@ -138,7 +153,7 @@ async function withApproval(f: PlanFacts, bytes: Buffer, root: string, o: HookOp
       }
     }
   }
-  if (v.state === 'valid') return f;
+  if (v.state === 'valid') return { ...f, openComments: v.openComments ?? 0 };
   // `none` (the store does not read this status as one an approval governs) is no approval either.
   return { ...f, approval: { state: v.state === 'none' ? 'invalid' : v.state, detail: v.state === 'none' ? 'the store does not read this file as an approved plan' : v.detail } };
 }

@@ -23,6 +23,8 @@ export const GOVERNED: ReadonlySet<string> = new Set(['approved', 'executing', '
 export interface Verdict {
   state: 'none' | 'valid' | 'foreign' | 'changed' | 'invalid';
   detail?: string;
+  /** valid: the approval's open suggestions (the summary says how many). */
+  openComments?: number;
 }
 
 const STATES: readonly string[] = ['none', 'valid', 'foreign', 'changed', 'invalid'];
@@ -59,13 +61,13 @@ export function verdictCache(root: string, env: NodeJS.ProcessEnv): VerdictCache
   }
   const keys = ['approval-key.pem', 'config.json', 'confirmed-approvals.json'].map((f) => stamp(path.join(configDir, f))).join('|');
   const fileOf = (id: string) => path.join(dir, `${createHash('sha256').update(`${realRoot}\0${id}`).digest('hex').slice(0, 40)}.json`);
-  const mac = (id: string, sha: string, v: Verdict) => createHmac('sha256', secret).update(JSON.stringify([realRoot, id, sha, keys, v.state, v.detail ?? null])).digest();
+  const mac = (id: string, sha: string, v: Verdict) => createHmac('sha256', secret).update(JSON.stringify([realRoot, id, sha, keys, v.state, v.detail ?? null, v.openComments ?? null])).digest();
   return {
     get(id, sha) {
       try {
-        const e = JSON.parse(fs.readFileSync(fileOf(id), 'utf8')) as { sha?: unknown; state?: unknown; detail?: unknown; mac?: unknown };
+        const e = JSON.parse(fs.readFileSync(fileOf(id), 'utf8')) as { sha?: unknown; state?: unknown; detail?: unknown; openComments?: unknown; mac?: unknown };
         if (e.sha !== sha || typeof e.state !== 'string' || !STATES.includes(e.state) || typeof e.mac !== 'string') return undefined;
-        const v: Verdict = { state: e.state as Verdict['state'], ...(typeof e.detail === 'string' ? { detail: e.detail } : {}) };
+        const v: Verdict = { state: e.state as Verdict['state'], ...(typeof e.detail === 'string' ? { detail: e.detail } : {}), ...(typeof e.openComments === 'number' ? { openComments: e.openComments } : {}) };
         const want = mac(id, sha, v);
         const got = Buffer.from(e.mac, 'hex');
         return got.length === want.length && timingSafeEqual(got, want) ? v : undefined;
@@ -77,7 +79,7 @@ export function verdictCache(root: string, env: NodeJS.ProcessEnv): VerdictCache
       const file = fileOf(id);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       const tmp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, `${JSON.stringify({ v: 1, id, sha, state: v.state, ...(v.detail ? { detail: v.detail } : {}), mac: mac(id, sha, v).toString('hex') })}\n`, { mode: 0o600 });
+      fs.writeFileSync(tmp, `${JSON.stringify({ v: 1, id, sha, state: v.state, ...(v.detail ? { detail: v.detail } : {}), ...(v.openComments !== undefined ? { openComments: v.openComments } : {}), mac: mac(id, sha, v).toString('hex') })}\n`, { mode: 0o600 });
       fs.renameSync(tmp, file);
     },
   };

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { splitFrontmatter } from '../../core/frontmatter';
+import { quickRejectionComments } from '../../core/reviewNotes';
 import { quickSteps } from '../../core/steps';
 import { plansDir } from '../../node/hookBindings';
 import { driftedPaths } from '../../node/planChecks';
@@ -66,7 +67,7 @@ export function readPlanFile(root: string, id: string): { facts: PlanFacts; byte
   }
   if (!data || typeof data.status !== 'string' || data.id !== id) throw new PlanUnreadable(`${rel} has no status or another id in its frontmatter: run pi-plans validate`);
   const steps = quickSteps(body).map((s) => ({ id: s.id, status: s.status, text: s.text, target: s.target }));
-  const facts: PlanFacts = { id, title: typeof data.title === 'string' ? data.title : id, status: data.status, version: typeof data.version === 'number' ? data.version : 0, steps, openComments: 0 };
+  const facts: PlanFacts = { id, title: typeof data.title === 'string' ? data.title : id, status: data.status, version: typeof data.version === 'number' ? data.version : 0, steps, openComments: quickRejectionComments(body, data.status) };
   // The drift the last look found (one small JSON read, no git): kept by pi-plans and VS Code.
   const drifted = DRIFT_WATCHED.has(data.status) ? driftedPaths(root, id, typeof data.approved_hash === 'string' ? data.approved_hash : undefined) : [];
   if (drifted.length) facts.drifted = drifted;

@@ -2,7 +2,11 @@ import * as vscode from 'vscode';
 import { byAttention, isPlanError, PLAN_ID_PATTERN, planCommands, PlanCommand, progressOf, type PlanDocument } from '../../core';
 import { submitPlan } from '../../service';
 import type { PlanStore } from '../../store';
+import { HOST_NAMES } from '../../core/agentSetup';
+import { hooksSetUp } from '../../node/agentSetup';
+import { COLLECT_PROMPT } from '../../tools/chatFiles';
 import { PLANNING_STRATEGIES, renderPlanningSection, type PlanningStrategy } from '../../tools/strategies';
+import { openAgentChat } from '../shell/planCommands';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { CHAT, COMMANDS, PLAN_COMMAND_IDS, SETTINGS } from '../common/ids';
 import { statusIcon } from '../common/planIcons';
@@ -60,6 +64,7 @@ const HELP = [
   '`/show [PLAN-id]` a plan as a card',
   '`/approve [PLAN-id]`, `/reject [PLAN-id] <feedback>` your decision',
   '`/execute [PLAN-id]` hand an approved plan to agent mode',
+  '`/collect <task>` plan by trying: agent mode\'s edits and commands become the steps of a draft',
 ];
 
 /**
@@ -104,6 +109,8 @@ export class PlansChat implements vscode.Disposable {
           return await this.decide(stream, 'reject', arg);
         case 'execute':
           return await this.execute(stream, arg);
+        case 'collect':
+          return await this.collect(stream, arg);
         default:
           return await this.plan(request, stream, token);
       }
@@ -250,6 +257,33 @@ export class PlansChat implements vscode.Disposable {
     stream.markdown(vscode.l10n.t('Handing {0} to agent mode.', t.id));
     await vscode.commands.executeCommand(PLAN_COMMAND_IDS.execute, { id: t.id });
     return { metadata: { command: 'execute', id: t.id, status } satisfies PlansResultMetadata };
+  }
+
+  /**
+   * Collect mode from chat: what it is, whether hooks enforce it in this folder, and with a task,
+   * agent mode asked to plan it in collect mode (pi_plan_create with collect: true; the hook binds
+   * the session and records each edit or command it tries as a step).
+   */
+  private async collect(stream: vscode.ChatResponseStream, task: string): Promise<vscode.ChatResult> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const hosts = folder?.uri.scheme === 'file' ? [...new Set(hooksSetUp(folder.uri.fsPath).map((h) => HOST_NAMES[h.host]))] : [];
+    stream.markdown(
+      vscode.l10n.t(
+        'Collect mode plans by trying: agent mode creates a draft with `pi_plan_create` and `collect: true`, then goes about the task; each file edit or terminal command it tries is not run but recorded as a step of the draft (its tool, operation and target), and `pi_plan_submit` puts the plan up for your review. A draft that collected nothing is cancelled.',
+      ) + '\n\n',
+    );
+    if (!hosts.length) {
+      stream.markdown(vscode.l10n.t('No pi-plans hooks are set up for this folder, so nothing would be intercepted: run **Pi Plans: Set Up an Agent…** first.') + '\n\n');
+      stream.button({ command: COMMANDS.setUpAgent, arguments: ['copilot', 'workspace', folder?.uri], title: vscode.l10n.t('Set Up Copilot\'s Hooks') });
+      return { metadata: { command: 'collect' } satisfies PlansResultMetadata };
+    }
+    if (!task) {
+      stream.markdown(vscode.l10n.t('Hooks enforce it here for {0}. Give the task: `/collect <task>`.', hosts.join(', ')));
+      return { metadata: { command: 'collect' } satisfies PlansResultMetadata };
+    }
+    stream.markdown(vscode.l10n.t('Handing the task to agent mode in collect mode (hooks for {0}).', hosts.join(', ')));
+    await openAgentChat(`${COLLECT_PROMPT}${task}`);
+    return { metadata: { command: 'collect' } satisfies PlansResultMetadata };
   }
 
   // ---------- free text: a planning turn ----------

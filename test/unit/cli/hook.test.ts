@@ -72,9 +72,20 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
     return p;
   }
 
-  /** Runs the built `pi-plans hook` with a payload (an object, or raw text) on stdin. */
+  let calls = 0;
+  /** A payload as a new call: hosts give each call its own id and time (the same ones twice are one call reaching the hook twice, handled once: see hookSessions.test.ts). */
+  function newCall(p: Json): Json {
+    const n = ++calls;
+    const q: Json = { ...p, last_assistant_message: `call ${n}` };
+    if (typeof q.tool_use_id === 'string') q.tool_use_id = `${q.tool_use_id}-${n}`;
+    if (typeof q.timestamp === 'number') q.timestamp += n;
+    if (typeof q.timestamp === 'string') q.timestamp = new Date(Date.parse(q.timestamp) + n).toISOString();
+    return q;
+  }
+
+  /** Runs the built `pi-plans hook` with a payload (an object, as a new call; or raw text) on stdin. */
   function hook(input: Json | string, args: string[] = [], env: Record<string, string> = {}): { code: number | null; out: Json | undefined; stdout: string; stderr: string } {
-    const r = spawnSync(process.execPath, [BIN, 'hook', ...args], { input: typeof input === 'string' ? input : JSON.stringify(input), encoding: 'utf8', cwd: root, env: { ...process.env, CLAUDE_PROJECT_DIR: '', ...env } });
+    const r = spawnSync(process.execPath, [BIN, 'hook', ...args], { input: typeof input === 'string' ? input : JSON.stringify(newCall(input)), encoding: 'utf8', cwd: root, env: { ...process.env, CLAUDE_PROJECT_DIR: '', ...env } });
     return { code: r.status, out: r.stdout.trim() ? (JSON.parse(r.stdout) as Json) : undefined, stdout: r.stdout, stderr: r.stderr };
   }
 
@@ -239,7 +250,7 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
       const edit = () => decision(vscodeHost, hook(payload(vscodeHost, vscodeHost.files.target)).out);
       assert.equal(edit().decision, 'deny');
       assert.match(edit().reason!, /PLAN-0000b00d .* is being planned/);
-      assert.deepEqual(fs.readdirSync(path.dirname(modeFile)), ['work-mode.json'], 'no binding written');
+      assert.deepEqual(fs.readdirSync(path.dirname(modeFile)).filter((f) => f !== 'calls'), ['work-mode.json'], 'no binding written (calls/ keeps the calls handled once)');
       assert.equal(hook(payload(claude, claude.files.target)).stdout, '', 'a Claude Code session is not bound by VS Code\'s mode');
       const status = spawnSync(process.execPath, [BIN, 'hook', 'status'], { cwd: root, encoding: 'utf8' });
       assert.match(status.stdout, /VS Code's plan work mode is on PLAN-0000b00d: it binds every VS Code agent session no plan tool call has bound/);

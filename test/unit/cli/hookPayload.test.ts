@@ -17,9 +17,8 @@ describe('pi-plans hook: payload shapes (the hosts\' documented fixtures)', () =
       for (const f of fs.readdirSync(path.join(FIXTURES, host)).filter((x) => x.endsWith('.json'))) {
         const p = readPayload(load(host, f.slice(0, -5)));
         const name = f.slice(0, -5);
-        // Copilot CLI's VS Code-compatible Stop has exactly VS Code's shape: it is read (and answered) as VS Code's.
-        const host2 = name === 'Stop.pascal-compat' ? 'copilot' : expected[host];
-        assert.equal(p?.host, host2, `${host}/${f}`);
+        // Copilot CLI's VS Code-compatible payloads (snake_case, ISO timestamp) are told from VS Code's too.
+        assert.equal(p?.host, expected[host], `${host}/${f}`);
         const event = name.split('.')[0];
         const canonical: Record<string, string> = { agentStop: 'Stop', userPromptSubmitted: 'UserPromptSubmit', errorOccurred: 'other', PermissionRequest: 'other', SubagentStart: 'other', 'cloud-agent': 'PreToolUse' };
         const want = canonical[event] ?? event.charAt(0).toUpperCase() + event.slice(1);
@@ -36,6 +35,21 @@ describe('pi-plans hook: payload shapes (the hosts\' documented fixtures)', () =
     assert.equal(readPayload([]), undefined);
     assert.equal(readPayload('x'), undefined);
     assert.equal(readPayload({ hello: 1 }), undefined);
+  });
+
+  it('a payload under --agent claude (or codex) that carries another host\'s ISO timestamp (Copilot CLI or VS Code reading .claude/settings.json) is read as that host\'s', () => {
+    assert.equal(readPayload(load('copilot-cli', 'Stop.pascal-compat'), { agent: 'claude' })?.host, 'copilot-cli');
+    assert.equal(readPayload(load('copilot-cli', 'SessionStart.pascal-compat'), { agent: 'codex' })?.host, 'copilot-cli');
+    assert.equal(readPayload(load('vscode', 'Stop'), { agent: 'claude' })?.host, 'copilot');
+    assert.equal(readPayload(load('vscode', 'SessionStart'), { agent: 'claude' })?.host, 'copilot');
+    assert.equal(readPayload(load('copilot-cli', 'Stop.pascal-compat'), { agent: 'copilot' })?.host, 'copilot', 'under a Copilot host, --agent is as given');
+  });
+
+  it('reads the text of Copilot CLI\'s tool result in both of its formats (a create binds from it)', () => {
+    const compat = readPayload(load('copilot-cli', 'PostToolUse.pascal-compat.mcp'))!;
+    assert.equal(compat.response, 'Created PLAN-1a2b3c4d (v1, draft).');
+    assert.deepEqual(classifyTool(compat), { kind: 'plan', tool: 'pi_plan_create', plan: 'PLAN-1a2b3c4d', creates: true });
+    assert.equal(readPayload(load('copilot-cli', 'postToolUse'))!.response, 'All tests passed (15/15)');
   });
 
   it('reads Copilot CLI\'s toolArgs as a JSON string or an object alike', () => {

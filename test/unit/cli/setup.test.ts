@@ -89,6 +89,58 @@ describe('pi-plans setup (the built CLI)', function () {
     assert.deepEqual(fs.readdirSync(ws), []);
   });
 
+  it('the hook commands it writes run through a shell from folders with spaces (the CLI, the workspace, the home), for every host\'s file', () => {
+    // The CLI in a folder with a space (like VS Code's globalStorage under a home "John Doe"), run as people run it (the bin).
+    const spaced = fs.mkdtempSync(path.join(os.tmpdir(), 'pi plans setup '));
+    const dist = path.join(spaced, 'global storage', "it's here");
+    const spacedWs = path.join(spaced, 'my project');
+    const spacedHome = path.join(spaced, 'John Doe');
+    fs.mkdirSync(dist, { recursive: true });
+    fs.mkdirSync(path.join(spacedWs, '.pi', 'plans'), { recursive: true });
+    fs.mkdirSync(spacedHome);
+    for (const f of ['bin.js', 'cli.js', 'hook.js']) fs.copyFileSync(path.join(ROOT, 'dist', f), path.join(dist, f));
+    const id = 'PLAN-0000c0de';
+    fs.writeFileSync(path.join(spacedWs, '.pi', 'plans', `${id}.md`), `---\nid: ${id}\ntitle: Spaces\nstatus: proposed\nversion: 1\n---\n\n## Steps\n\n1. [ ] S001 Edit it\n`);
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: spacedHome, USERPROFILE: spacedHome, CLAUDE_PROJECT_DIR: '' };
+    for (const k of ['CODEX_HOME', 'COPILOT_HOME', 'CLAUDE_CONFIG_DIR']) delete env[k];
+    const setup = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [path.join(dist, 'bin.js'), '--root', spacedWs, 'setup', ...args], { cwd: spacedWs, encoding: 'utf8', env });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    try {
+      setup('--agent', 'claude');
+      setup('--agent', 'codex', '--scope', 'user');
+      setup('--agent', 'copilot');
+      const fixture = (dir: string, name: string, change: (p: Record<string, unknown>) => void) => {
+        const p = JSON.parse(fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'hooks', dir, `${name}.json`), 'utf8').replaceAll('/home/dev/proj', spacedWs)) as Record<string, unknown>;
+        change(p);
+        return JSON.stringify(p);
+      };
+      /** Runs a written command line the way the hosts do (a POSIX shell, the payload on stdin), in the workspace. */
+      const sh = (command: string, input: string) => spawnSync('/bin/sh', ['-c', command], { cwd: spacedWs, input, encoding: 'utf8', env });
+      const cases: { file: string; command: (doc: any) => string; dir: string; session: string }[] = [ // eslint-disable-line @typescript-eslint/no-explicit-any -- hook files read field by field
+        { file: path.join(spacedWs, '.claude', 'settings.json'), command: (d) => d.hooks.PreToolUse[0].hooks[0].command, dir: 'claude', session: 'claude-session' },
+        { file: path.join(spacedHome, '.codex', 'hooks.json'), command: (d) => d.hooks.PreToolUse[0].hooks[0].command, dir: 'codex', session: 'codex-session' },
+        { file: path.join(spacedWs, '.github', 'hooks', 'pi-plans.json'), command: (d) => d.hooks.preToolUse[0].bash, dir: 'vscode', session: 'vscode-session' },
+      ];
+      for (const c of cases) {
+        const command = c.command(parseJsonc(fs.readFileSync(c.file, 'utf8')));
+        assert.ok(command.includes(dist.replace(/'/g, `'\\''`)), `${c.file}: ${command}`);
+        const bind = sh(command, fixture(c.dir, 'PreToolUse.mcp', (p) => Object.assign(p, { session_id: c.session, tool_input: { id } })));
+        assert.equal(bind.status, 0, `${command}: ${bind.stderr}`);
+        assert.equal(bind.stderr, '', command);
+        const edit = sh(command, fixture(c.dir, c.dir === 'vscode' ? 'PreToolUse.create_file' : c.dir === 'codex' ? 'PreToolUse.apply_patch' : 'PreToolUse.edit', (p) => (p.session_id = c.session)));
+        assert.equal(edit.status, 0, edit.stderr);
+        assert.equal(JSON.parse(edit.stdout).hookSpecificOutput.permissionDecision, 'deny', `${c.file}: the hook ran and denied: ${edit.stdout}`);
+      }
+      // PowerShell (Windows): the program and the script quoted, the call operator before them.
+      const ps = JSON.parse(fs.readFileSync(cases[2].file, 'utf8')).hooks.preToolUse[0].powershell as string;
+      assert.equal(ps, `& ${process.execPath.includes(' ') ? `'${process.execPath}'` : process.execPath} '${path.join(dist, 'bin.js').replace(/'/g, "''")}' hook --event preToolUse`);
+    } finally {
+      fs.rmSync(spaced, { recursive: true, force: true });
+    }
+  });
+
   it('a wrong or missing --agent is a usage error that lists the hosts', () => {
     const r = cli('setup', '--agent', 'cursor');
     assert.equal(r.status, 2);

@@ -157,7 +157,7 @@ describe('properties: step operations on hostile Markdown', () => {
           assert.ok(inFrontmatter || (e.start >= from && e.end <= to), `an edit outside ${id}: ${JSON.stringify(text.slice(e.start, e.end))}`);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 150 },
     );
   });
 
@@ -231,7 +231,7 @@ describe('properties: step operations on hostile Markdown', () => {
         const tail = (t: string) => t.slice(t.indexOf('## Risks'));
         assert.equal(tail(doc.text), tail(text));
       }),
-      { numRuns: 300 },
+      { numRuns: 150 },
     );
   });
 

@@ -170,6 +170,9 @@ describe('pi-plans setup: merging into the hosts\' configuration files', () => {
     assert.deepEqual(doc.hooks.preToolUse, [{ type: 'command', bash: `/opt/node/bin/node '/opt/pi plans/cli.js' hook --event preToolUse`, powershell: `& /opt/node/bin/node '/opt/pi plans/cli.js' hook --event preToolUse`, timeoutSec: 30 }]);
     assert.deepEqual(JSON.parse(read('.vscode', 'mcp.json')), { servers: { 'pi-plans': { type: 'stdio', command: COMMAND[0], args: [COMMAND[1], '--root', '${workspaceFolder}', 'mcp'] } } });
     assert.match(formatSetupReport(r), /Copilot in VS Code and Copilot CLI both read this file/);
+    // PowerShell reads `a,b` as two arguments, `@x` as a splat, `#` as a comment; `x=y` first in sh is an assignment: all quoted.
+    assert.equal(hookCommand(['C:\\Node\\node.exe', 'C:\\tools,old\\@pi#1\\it\u2019s.js'], undefined, 'agentStop', 'powershell'), `& C:\\Node\\node.exe 'C:\\tools,old\\@pi#1\\it\u2019\u2019s.js' hook --event agentStop`);
+    assert.equal(hookCommand(['NODE=1', '/a b/c.js'], 'claude', 'Stop'), `'NODE=1' '/a b/c.js' hook --agent claude --event Stop`);
     // Copilot CLI finds its hooks already there, and gets its MCP server in .mcp.json.
     const cli = run('copilot-cli');
     assert.deepEqual(cli.files.map((f) => [f.shown, f.status]), [['.github/hooks/pi-plans.json', 'unchanged'], ['.mcp.json', 'created']]);

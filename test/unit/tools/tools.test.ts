@@ -101,6 +101,21 @@ describe('agent tools (handlers on in-memory stores)', () => {
     assert.match(l, new RegExp(`- ${id} \\(active\\) · proposed · v2 · 0/2 steps · "Fix flaky test" · ws`));
   });
 
+  it('collect mode from chat: create with collect=true says what happens; a submit of a draft that collected no step cancels it, saying so; collect with propose is refused', async () => {
+    const { ctx, store } = await setup();
+    const r = await call(ctx, 'pi_plan_create', { title: 'Try it', goal: 'See what it takes', collect: true });
+    const id = idOf(r);
+    assert.match(r, new RegExp(`Collect mode: each file edit or terminal command you try in this session is now recorded as a step of ${id} instead of being run`));
+    assert.equal((await store.read(id)).fm.status, 'draft');
+    const submitted = await call(ctx, 'pi_plan_submit', { id });
+    assert.match(submitted, new RegExp(`${id} had no steps \\(in collect mode: no edit or command was recorded\\), so it was cancelled, not submitted: there is nothing to review\\.`));
+    assert.equal((await store.read(id)).fm.status, 'cancelled');
+    await refused(ctx, 'pi_plan_create', { title: 'Both', goal: 'G', collect: true, propose: true }, /collect=true records your next edits and commands as steps of a draft, and propose=true submits at once: call pi_plan_create again with one of them/);
+    // A collected draft with steps is submitted as any draft.
+    const kept = idOf(await call(ctx, 'pi_plan_create', { title: 'Kept', goal: 'G', collect: true, steps: [{ text: 'Edit src/app.ts', tool: 'Edit', operation: 'edit', target: 'src/app.ts' }] }));
+    assert.match(await call(ctx, 'pi_plan_submit', { id: kept }), /Submitted: awaiting the user's review\./);
+  });
+
   it('get lists what keeps a draft from review, with lines, as the Problems view and validate do', async () => {
     const { ctx } = await setup();
     const id = idOf(await call(ctx, 'pi_plan_create', { title: 'No goal yet' }));
