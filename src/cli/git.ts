@@ -63,6 +63,8 @@ export const IGNORES = [
   'reviews/',
   '# Which agent session works on which plan (pi-plans hook): sessions of this machine only.',
   'hooks/',
+  '# Checks\' last output lines and drift bases (pi-plans verify, drift): this machine\'s record.',
+  'checks/',
   '# A write in progress and its cross-process lock.',
   '.*.tmp',
   '.*.lock',

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline/promises';
 import { isPlanError } from '../core';
 import { CliIo, cliContext, NotDone, UsageError } from './cliContext';
+import { registerCheckCommands } from './commands/checks';
 import { registerDecisionCommands } from './commands/decisions';
 import { registerDiffCommand } from './commands/diff';
 import { registerIntegrationCommands } from './commands/integration';
@@ -59,6 +60,7 @@ export function buildProgram(io: CliIo = realIo): Command {
   registerStatusCommands(ctx); // cancel, reopen, retry, resume
   registerIntegrationCommands(ctx); // mcp, setup, merge-driver, git-setup, hook
   registerUpkeepCommands(ctx); // unlock, clone
+  registerCheckCommands(ctx); // verify, drift
 
   // A usage error ends with commander's "Did you mean …?" and where to read more, not the whole
   // help: pages of help would push the error and the suggestion off the screen.

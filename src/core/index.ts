@@ -29,3 +29,4 @@ export { quickRejectionComments } from './reviewNotes';
 export * from './merge';
 export * from './graph';
 export * from './claims';
+export * from './checks';

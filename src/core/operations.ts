@@ -8,3 +8,4 @@ export * from './opsShared';
 export * from './contentOps';
 export * from './reviewOps';
 export * from './executionOps';
+export * from './checkOps';

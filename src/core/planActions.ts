@@ -10,6 +10,7 @@ import { isPlanError } from './errors';
 import { canDo, PlanAction, TRANSITIONS } from './lifecycle';
 import { isFinished } from './policy';
 import type { PlanStatus, StepStatus } from './schema';
+import { stepCheck } from './checks';
 
 /** A person's command on a whole plan, as the faces name them. */
 export type PlanCommand =
@@ -121,11 +122,14 @@ export type PlanLens =
       /** The content digest of the text these lenses were drawn from: an Approve lens approves exactly it. */
       digest: string;
     }
-  | { kind: 'step'; line: number; id: string; version: number; step: string; marks: StepStatus[] }
+  | { kind: 'step'; line: number; id: string; version: number; step: string; marks: StepStatus[]; /** It names a check a person may run now (issue 30). */ check?: true }
   | { kind: 'invalid'; line: number; message: string; errorLine?: number };
 
 /** Commands that fit on a title line; the rest live in menus. */
 const LENS_COMMANDS: readonly PlanCommand[] = ['approve', 'reject', 'confirm', 'execute', 'resume', 'retry', 'reopen', 'startWork', 'withdraw'];
+
+/** Statuses whose steps' checks may run (Run check on a step line; the command checks the approval). */
+const CHECK_STATUSES: ReadonlySet<PlanStatus> = new Set<PlanStatus>(['approved', 'executing', 'stalled', 'failed', 'completed']);
 
 /** The marks a step line of an executing plan offers (in progress is the agent's to set). */
 const LENS_MARKS: readonly StepStatus[] = ['done', 'blocked', 'skipped'];
@@ -150,12 +154,15 @@ export function planLenses(text: string, opts: { dirty?: boolean; flag?: Attenti
   let done = 0;
   for (const s of doc.steps) if (isFinished(s.status)) done++;
   const lenses: PlanLens[] = [{ kind: 'plan', line: 0, id, status, version, done, total: doc.steps.length, commands, digest: contentDigest(doc) }];
-  if (!canDo(status, 'mark_step')) return lenses;
+  const marking = canDo(status, 'mark_step');
+  const checking = CHECK_STATUSES.has(status);
+  if (!marking && !checking) return lenses;
   const lines = lineStarts(text);
   for (const s of doc.steps) {
-    const marks = stepMarks(status, s.status).filter((m) => LENS_MARKS.includes(m));
-    if (isFinished(s.status) || !marks.length) continue;
-    lenses.push({ kind: 'step', line: lineAtOffset(lines, doc.block.bodyStart + doc.outline.steps[s.index].start), id, version, step: s.id, marks });
+    const marks = marking && !isFinished(s.status) ? stepMarks(status, s.status).filter((m) => LENS_MARKS.includes(m)) : [];
+    const check = checking && stepCheck(s) !== undefined;
+    if (!marks.length && !check) continue;
+    lenses.push({ kind: 'step', line: lineAtOffset(lines, doc.block.bodyStart + doc.outline.steps[s.index].start), id, version, step: s.id, marks, ...(check ? { check: true as const } : {}) });
   }
   return lenses;
 }

@@ -25,6 +25,7 @@ import { type Checkpoint, STEP_STATUSES } from './schema';
 import { planGraph, runnableSteps, wavesOf } from './graph';
 import { RECORD_KEYS, type Step, type StepRecord } from './steps';
 import { evidenceFlag, evidenceSummary, readChangedLine } from './evidence';
+import { driftWords, formatCheckRecord, type PlanWorkFacts, stepCheck } from './checks';
 
 /** remark, GFM, what Markdown would draw as nothing made visible (markdownShown.ts), HTML, sanitized. */
 const markdown = unified().use(remarkParse).use(remarkGfm).use(nothingHidden).use(remarkRehype).use(rehypeSanitize);
@@ -177,6 +178,23 @@ export interface PlanViewContext {
   reviewed?: { text: string; comments: readonly { anchor: string; body: string }[] };
   /** Where the plan's approval stands, checked by the face with the user's keys (see core/approval.ts). */
   standing?: ApprovalStanding;
+  /** What the files say now: the checks' standings and the drift since approval (the face looks; issue 30). */
+  facts?: PlanWorkFacts;
+  /** The last output lines of each step's check, by step id. */
+  checkTails?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** Statuses a plan's checks may run in: its approval governs it, or it finished under one. */
+const CHECKS_RUN = new Set(['approved', 'executing', 'stalled', 'failed', 'completed']);
+
+/** Run checks and Acknowledge drift, where they apply: checks of a plan whose approval holds, drift when some was found. */
+function checkCommands(doc: PlanDocument, ctx: PlanViewContext): PlanEditorCommand[] {
+  if (ctx.readOnly) return [];
+  const out: PlanEditorCommand[] = [];
+  const holds = doc.fm.status === 'completed' || ctx.standing?.state === 'valid';
+  if (CHECKS_RUN.has(doc.fm.status) && holds && doc.steps.some((s) => stepCheck(s))) out.push('runChecks');
+  if (ctx.facts?.drifted.length) out.push('acknowledgeDrift');
+  return out;
 }
 
 const TIMELINE_LIMIT = 50;
@@ -209,8 +227,10 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
   const signedSection = signedApprovalSection(doc, standing);
   const approvalText = standing && standing.state !== 'none' ? (standingProblem(doc, standing) ?? `approved by ${(standing as { approver: string }).approver} at v${(standing as { version: number }).version}`) : undefined;
   const { done, total } = progressOf(doc.steps);
-  const commands: PlanEditorCommand[] = ctx.readOnly ? [] : planCommands(fm.status, { flag: ctx.flag }).map((c) => (c === 'approve' && ctx.dirty ? 'saveToApprove' : c));
-  const marks = [ctx.active ? 'active' : '', ctx.flag ?? ''].filter(Boolean);
+  const commands: PlanEditorCommand[] = ctx.readOnly ? [] : [...planCommands(fm.status, { flag: ctx.flag }).map((c) => (c === 'approve' && ctx.dirty ? 'saveToApprove' : c)), ...checkCommands(doc, ctx)];
+  const drifted = ctx.facts?.drifted.length ? driftWords(ctx.facts.drifted) : undefined;
+  const unverified = Object.values(ctx.facts?.checks ?? {}).some((c) => c.unverified);
+  const marks = [ctx.active ? 'active' : '', ctx.flag ?? '', drifted ? 'drifted' : '', unverified ? 'unverified' : ''].filter(Boolean);
   const since = sinceReview(doc, ctx.reviewed);
   return {
     kind: 'plan',
@@ -231,6 +251,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     ...(approvalText && standing && standing.state !== 'none' ? { approval: { state: standing.state, text: approvalText } } : {}),
     ...(preamble ? { preamble: renderMarkdown(preamble) } : {}),
     ...(loose.intro ? { stepsIntro: renderMarkdown(loose.intro) } : {}),
+    ...(drifted ? { drifted } : {}),
     marks,
     done,
     total,
@@ -335,6 +356,7 @@ function stepViews(doc: PlanDocument, ctx: PlanViewContext, loose: ReturnType<ty
       ...(s.target ? { target: s.target, targetIsFile: ctx.isFile?.(s.target) ?? false } : {}),
       ...(s.details ? { details: renderMarkdown(s.details) } : {}),
       ...(s.note ? { note: s.note } : {}),
+      ...checkView(s.id, ctx),
       ...(recordView(s.record) ? { record: recordView(s.record) } : {}),
       ...evidenceView(s),
       source: s.text,
@@ -345,6 +367,14 @@ function stepViews(doc: PlanDocument, ctx: PlanViewContext, loose: ReturnType<ty
       ...shown(s.id),
     };
   });
+}
+
+/** A step's check in the view, from the facts the face looked up. */
+function checkView(id: string, ctx: PlanViewContext): { check?: NonNullable<PlanView['steps'][number]['check']> } {
+  const c = ctx.facts?.checks[id];
+  if (!c) return {};
+  const tail = ctx.checkTails?.[id];
+  return { check: { command: c.command, reading: c.reading, unverified: c.unverified, ...(c.record ? { record: formatCheckRecord(c.record) } : {}), ...(tail?.length ? { tail: [...tail] } : {}) } };
 }
 
 function sectionView(title: string, source: string, ctx: PlanViewContext, since: SinceReview | undefined) {

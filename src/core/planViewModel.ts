@@ -24,7 +24,7 @@ export const ViewNodeSchema: z.ZodMiniType<ViewNode> = z.union([
 export const EDITABLE_SECTIONS = ['assumptions', 'risks', 'verification', 'files', 'context'] as const;
 
 /** The person's commands the editor offers (the core decides which apply now). */
-export const PLAN_EDITOR_COMMANDS = ['approve', 'saveToApprove', 'reject', 'confirm', 'withdraw', 'startWork', 'execute', 'retry', 'resume', 'reopen', 'clone', 'cancel', 'archive'] as const;
+export const PLAN_EDITOR_COMMANDS = ['approve', 'saveToApprove', 'reject', 'confirm', 'withdraw', 'startWork', 'execute', 'retry', 'resume', 'reopen', 'clone', 'cancel', 'archive', 'runChecks', 'acknowledgeDrift'] as const;
 export type PlanEditorCommand = (typeof PLAN_EDITOR_COMMANDS)[number];
 
 /** What each command is called wherever a person sees it (the plan editor, the CodeLens). */
@@ -42,6 +42,8 @@ export const COMMAND_LABELS: Record<PlanEditorCommand, string> = {
   clone: 'Clone',
   cancel: 'Cancel…',
   archive: 'Archive',
+  runChecks: 'Run checks',
+  acknowledgeDrift: 'Acknowledge drift…',
 };
 
 const StepViewSchema = z.object({
@@ -55,6 +57,19 @@ const StepViewSchema = z.object({
   targetIsFile: z.optional(z.boolean()),
   details: z.optional(z.array(ViewNodeSchema)),
   note: z.optional(z.string()),
+  /** Its approved check (`verify:`) and how its last result reads on the files now (issue 30). */
+  check: z.optional(
+    z.object({
+      command: z.string(),
+      reading: z.enum(['passed', 'failed', 'stale', 'not run']),
+      /** Done, and the check has not passed on the current files. */
+      unverified: z.boolean(),
+      /** The record line's text (`passed · exit 0 · 3.2 s · tree … · time`). */
+      record: z.optional(z.string()),
+      /** The last lines of its output, as kept beside the plan. */
+      tail: z.optional(z.array(z.string())),
+    }),
+  ),
   /** The step's record lines other than its note (its claim, changes, check), in the file's order. */
   record: z.optional(z.array(z.object({ key: z.string(), text: z.string() }))),
   /** What the step changed, as its `> Changed:` line says, and its evidence flag (a step done). */
@@ -112,7 +127,9 @@ export const PlanViewSchema = z.object({
   preamble: z.optional(z.array(ViewNodeSchema)),
   /** Text of the Steps section before its first step. */
   stepsIntro: z.optional(z.array(ViewNodeSchema)),
-  /** Marks noticed from outside the file: active, stalled, stale, changed since approval. */
+  /** The targets changed since approval by something other than the plan's own steps, in words (issue 30). */
+  drifted: z.optional(z.string()),
+  /** Marks noticed from outside the file: active, stalled, stale, changed since approval, drifted, unverified. */
   marks: z.array(z.string()),
   done: z.number(),
   total: z.number(),

@@ -37,7 +37,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as z from 'zod/mini';
 import { isPlanError, isPlanId, type PlanErrorCode } from '../core';
-import { folderInsideWorkspace, NodeWatcher, openNodeStore, readUserConfig, userConfigDir } from '../node';
+import { folderInsideWorkspace, NodeWatcher, openNodeStore, planWorkFacts, readUserConfig, userConfigDir } from '../node';
 import type { Following, PlanStore } from '../store';
 import { ActivePlans, ALL_TOOLS, closestName, mcpSchemaOf, parseArguments, PlanTool, ToolContext, waitForDecision } from '../tools';
 import { mcpInputSchemaOf } from '../tools/manifest';
@@ -367,6 +367,7 @@ async function toolContext(tool: PlanTool, input: { id?: string }, extra: Extra,
     active: NO_ACTIVE_PLAN,
     // Read on every call: the user's file may change while the server runs.
     settings: { agentMayApprove: approval.now(), gating: 'always', waitForReview: true },
+    facts: { of: (s, doc) => planWorkFacts(s.root, doc) },
     signal: extra.signal,
     session,
     review: {

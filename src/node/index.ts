@@ -76,3 +76,6 @@ export function openNodeStore(root: string, opts: { indexCache?: boolean; index?
   if (opts.index === 'lazy') return PlanStore.openLazily(abs, ports(opts));
   return PlanStore.open(abs, ports(opts));
 }
+export { checksDir, readPlanState, TAIL_LINES, type CheckRun, type DriftBase, type PlanState } from './planChecks';
+export { acknowledgeDrift, lastDrift, lookForDrift, recordDriftBase, type DriftLook } from './planDrift';
+export { checkStandings, checkTail, planWorkFacts, verifyPlan, type CheckResult, type VerifyOptions } from './planVerify';

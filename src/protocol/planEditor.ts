@@ -27,7 +27,14 @@ export type ToWebview = z.infer<typeof ToWebviewSchema>;
 export const FromWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   /** A command on the plan shown; `digest` is the shown text's (an approval approves exactly it). */
-  z.object({ type: z.literal('command'), command: z.enum(PLAN_EDITOR_COMMANDS), version: z.number(), digest: z.optional(z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/))) }),
+  z.object({
+    type: z.literal('command'),
+    command: z.enum(PLAN_EDITOR_COMMANDS),
+    version: z.number(),
+    digest: z.optional(z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/))),
+    /** Run checks of this step only. */
+    step: z.optional(z.string().check(z.regex(/^S\d{3,4}$/))),
+  }),
   z.object({ type: z.literal('reject'), feedback: z.string().check(z.minLength(1), z.maxLength(20_000)), version: z.number() }),
   z.object({ type: z.literal('mark'), step: z.string().check(z.regex(/^S\d{3,4}$/)), status: z.enum(['in_progress', 'done', 'blocked', 'skipped']), version: z.number() }),
   z.object({ type: z.literal('openLink'), href: z.string().check(z.maxLength(2000)) }),

@@ -1,3 +1,4 @@
+import type { PlanDocument, PlanWorkFacts } from '../core';
 import type { ActivePlans, ReviewOutcome } from '../service';
 import type { PlanStore } from '../store';
 
@@ -13,6 +14,11 @@ export interface PlanStores {
 /** A face's way to put a plan in front of a person and wait for the decision. Optional. */
 export interface ReviewGate {
   awaitDecision(store: PlanStore, id: string, signal: AbortSignal): Promise<ReviewOutcome>;
+}
+
+/** A plan's checks and drift, looked up by the face (git and files are not the tools' business). */
+export interface WorkFactsPort {
+  of(store: PlanStore, doc: PlanDocument): Promise<PlanWorkFacts>;
 }
 
 /** The user's settings the tools obey. */
@@ -31,6 +37,8 @@ export interface ToolContext {
   active: ActivePlans;
   settings: ToolSettings;
   review?: ReviewGate;
+  /** What the files say of a plan now (its checks, its drift since approval): a face that can look at the working tree gives it. */
+  facts?: WorkFactsPort;
   /** Aborted when the chat request is cancelled. */
   signal?: AbortSignal;
   /**

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { noEvidenceAdvice, openReview, PlanError } from '../core';
+import { noEvidenceAdvice, openReview, PlanError, unverifiedWords } from '../core';
 import { finishPlan, markPlanStep, nextPlanStep, Place, startPlan } from '../service';
 import type { ClaimInput } from '../core';
 import { argsObject } from './arguments';
@@ -56,7 +56,10 @@ export const executePlanTool = defineTool({
         const changed = evidence?.changed ? `Changed: ${evidence.changed}` : undefined;
         const flag = evidence?.flag === 'no evidence' ? noEvidenceAdvice(id, i.step, doc.fm.status === 'executing') : evidence?.flag === 'no change, explained' ? `${i.step}: no change, explained (the note says why).` : undefined;
         const problem = evidence?.problem ? `${i.step}: ${evidence.problem}; its change will be "not recorded".` : undefined;
-        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${taken}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, changed, flag, problem, runnableLine(doc));
+        // A step marked done whose approved check has not passed on the files now: allowed, and said.
+        const facts = i.status === 'done' && ctx.facts ? await ctx.facts.of(store, doc).catch(() => undefined) : undefined;
+        const unverified = unverifiedWords(id, r.step ?? i.step, facts);
+        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${taken}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, changed, flag, unverified, problem, runnableLine(doc));
       }
       const { doc } = await finishPlan(place, id, i.op, i.summary, act);
       return result(doc, i.op === 'complete' ? 'Completed.' : 'Marked failed; the user may retry or resume it.');

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { analyze, contentDigest, openReview, rejectionTitle, SECTION_NAMES, standingProblem, unsignedApprovalTitles } from '../core';
+import { analyze, contentDigest, openReview, workFactLines, rejectionTitle, SECTION_NAMES, standingProblem, unsignedApprovalTitles } from '../core';
 import { argsObject } from './arguments';
 import { approvalSuggestions, asData, runnableLine, attentionNote, bodyFor, commentLines, defineTool, evidenceNote, guarded, header, idField, locate, nextAction } from './toolkit';
 
@@ -51,6 +51,9 @@ export const getPlanTool = defineTool({
             : undefined;
       const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## ${rejectionTitle(r.version)}\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
       const digest = `Digest of this text: ${contentDigest(doc)}.`;
-      return [header(doc), digest, approved, attention, problems, rejections, comments, unsigned, evidenceNote(doc), nextAction(doc, standing), runnableLine(doc), asData(doc, section)].filter(Boolean).join('\n');
+      // Checks and drift, as the files say now (a face that can look gives them; a failure to look says nothing).
+      const facts = ctx.facts ? await ctx.facts.of(store, doc).catch(() => undefined) : undefined;
+      const work = facts ? workFactLines(id, facts).join('\n') || undefined : undefined;
+      return [header(doc), digest, approved, attention, work, problems, rejections, comments, unsigned, evidenceNote(doc), nextAction(doc, standing), runnableLine(doc), asData(doc, section)].filter(Boolean).join('\n');
     }),
 });

@@ -21,6 +21,8 @@ import { VsCodeReviewGate } from './agent/reviewGate';
 import { PlanStatusBar } from './shell/statusBar';
 import { FolderEntry, PlansChange, PlanStatusChange, WorkspacePlans } from './workspace/workspacePlans';
 import { COMMANDS } from './common/ids';
+import { registerCheckCommands } from './checks/checkCommands';
+import { workFactsEmitter } from './common/workFacts';
 import { statusIcon } from './common/planIcons';
 
 /** What other extensions get from `vscode.extensions.getExtension('pi-plans.pi-plans').exports`. */
@@ -73,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   context.subscriptions.push(new ReviewCompare(plans));
   context.subscriptions.push(...registerReviewCommands(plans, active));
   context.subscriptions.push(...registerPlanCommands(plans, active));
+  context.subscriptions.push(...registerCheckCommands(plans, context.extensionUri), workFactsEmitter);
   context.subscriptions.push(new PlanDiagnostics(plans));
   const explorer = new PlanExplorer(plans, active, context.workspaceState);
   context.subscriptions.push(explorer);

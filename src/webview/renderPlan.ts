@@ -10,7 +10,7 @@ import { RowAction, timeOf } from './toolbar';
 
 const PRIMARY = new Set(['approve', 'execute', 'resume', 'saveToApprove', 'confirm']);
 /** What each mark says on its badge. */
-const MARK_TEXT: Record<string, string> = { changed: 'changed since approval', unapproved: 'approval not valid', foreign: 'approved elsewhere' };
+const MARK_TEXT: Record<string, string> = { changed: 'changed since approval', unapproved: 'approval not valid', foreign: 'approved elsewhere', drifted: 'drifted', unverified: 'unverified' };
 /** Codicons (the icon font VS Code draws with) by command. */
 const COMMAND_ICON: Record<string, string> = {
   approve: 'check',
@@ -26,6 +26,8 @@ const COMMAND_ICON: Record<string, string> = {
   clone: 'copy',
   cancel: 'circle-slash',
   archive: 'archive',
+  runChecks: 'beaker',
+  acknowledgeDrift: 'warning',
 };
 
 /** A finished plan's evidence: file changes and lines over its steps, steps with no evidence. */
@@ -69,6 +71,8 @@ function planHeader(p: PlanView): HTMLElement {
   );
   // Whether the approval holds, in words: an approval that does not is said at the top, not hidden in a badge.
   if (p.approval && p.approval.state !== 'valid') header.append(el('p', { class: `approval ${p.approval.state}`, role: 'status' }, icon(p.approval.state === 'foreign' ? 'info' : 'error'), ` ${p.approval.text}.`));
+  // Files the steps target that changed since approval by something else: said at the top, with what to do.
+  if (p.drifted) header.append(el('p', { class: 'approval drifted', role: 'status' }, icon('warning'), ` ${p.drifted[0].toUpperCase()}${p.drifted.slice(1)}. Re-read them; acknowledge the drift or send the plan back to review.`));
   const facts: string[] = [];
   if (p.plannerModel) facts.push(`planned by ${p.plannerModel}`);
   if (p.executorModel) facts.push(`executed by ${p.executorModel}`);

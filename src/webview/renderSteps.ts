@@ -90,6 +90,7 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   for (const r of s.record ?? []) if (!(r.key === 'Changed' && s.evidence)) li.append(el('div', { class: `record record-${r.key.toLowerCase()}` }, `${r.key}: ${r.text}`));
   if (s.evidence) li.append(evidenceBlock(s, s.evidence));
   if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
+  if (s.check) li.append(checkLine(s.check));
   // Text between this step and the next: not a step, but the agent reads it, so it is drawn here.
   if (s.after?.length) li.append(el('div', { class: 'loose', title: 'Text between the steps (the agent reads it too)' }, build(s.after)));
   if (ui.editing === s.id && p.editable) li.append(stepForm(p, s));
@@ -144,8 +145,27 @@ function stepActions(p: PlanView, s: StepView): RowAction[] {
     if (i < p.steps.length - 1) actions.push({ key: `${s.id}:down`, label: `Move ${s.id} down`, title: 'Move down', icon: 'arrow-down', run: () => post({ type: 'editStep', op: 'move', step: s.id, after: neighbour(1) ?? 'start', version: shownVersion() }) });
     actions.push({ key: `${s.id}:remove`, label: `Remove ${s.id}`, title: 'Remove', icon: 'trash', run: () => post({ type: 'editStep', op: 'remove', step: s.id, version: shownVersion() }) });
   }
+  // Its approved check, run by the person in a terminal they see (the host refuses it when the approval does not hold).
+  if (s.check && p.commands.includes('runChecks')) {
+    actions.push({ key: `${s.id}:check`, label: `Run the check of ${s.id}`, title: 'Run check', icon: 'beaker', run: () => post({ type: 'command', command: 'runChecks', step: s.id, version: shownVersion() }) });
+  }
   if (!p.readOnly) actions.push(commentAction(s.id));
   return actions;
+}
+
+/** What a step's check says: its command, how its last result reads on the files now, its record and last output lines. */
+function checkLine(c: NonNullable<StepView['check']>): HTMLElement {
+  const words = c.reading === 'not run' ? 'check not run' : `check ${c.reading}`;
+  const line = el(
+    'div',
+    { class: `check ${c.reading.replace(' ', '-')}${c.unverified ? ' unverified' : ''}`, role: 'status' },
+    icon(c.reading === 'passed' ? 'pass' : c.reading === 'failed' ? 'error' : c.reading === 'stale' ? 'history' : 'beaker'),
+    ` ${words}${c.unverified ? ' · unverified' : ''}: `,
+    el('code', {}, c.command),
+  );
+  // The record line itself (exit code, duration, tree, time) is drawn with the step's other record lines.
+  if (c.tail?.length) line.append(el('details', {}, el('summary', {}, 'Last output'), el('pre', {}, c.tail.join('\n'))));
+  return line;
 }
 
 /** Comment on a step or a section: the text editor opens there with a new comment thread. */

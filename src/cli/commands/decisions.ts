@@ -3,7 +3,7 @@
 // with --digest), never by whoever merely can run the CLI.
 import * as path from 'node:path';
 import { contentDigest, KEY_PATTERN, nextStatus, PlanError, progressOf, ReviewComment, SeenPlan, shortKey } from '../../core';
-import { NodeApprovalKeys, userConfigDir } from '../../node';
+import { NodeApprovalKeys, recordDriftBase, userConfigDir } from '../../node';
 import { approvePlan, confirmApproval, rejectPlan } from '../../service';
 import { PlanStore } from '../../store';
 import { CliContext, CliIo, commentOption, digestOption, NotDone, seenVersionOption, UsageError } from '../cliContext';
@@ -28,6 +28,8 @@ function registerApprove({ program, io, store }: CliContext): void {
       const st = await store({ index: false });
       const seenPlan = await decided(io, st, id, o, 'approve');
       const { doc, warnings } = await approvePlan({ store: st }, id, { actor: 'cli', seen: seenPlan, comments: o.comment });
+      // The drift base: HEAD and the targets as approved (a warning later, never a gate).
+      await recordDriftBase(st.root, doc, doc.fm.approved_at ?? new Date().toISOString()).catch(() => undefined);
       io.out(`${id} approved at v${doc.fm.approved_version} (now v${doc.fm.version})${o.comment?.length ? ` with ${o.comment.length} suggestion${o.comment.length === 1 ? '' : 's'}` : ''}, signed by ${doc.fm.approver}.\n`);
       warn(io, id, 'approved', warnings);
     });

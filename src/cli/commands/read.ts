@@ -1,9 +1,11 @@
 // The commands that read plans and change nothing: list, show, validate.
 import * as path from 'node:path';
 import { ApprovalStanding, contentDigest, isPlanId, PlanDocument, PlanStatus, ProblemSeverity, progressOf, sectionText, standingProblem } from '../../core';
+import { planWorkFacts } from '../../node';
 import { IndexEntry } from '../../store';
 import { CliContext, statusOption } from '../cliContext';
 import { evidenceReport, evidenceText } from './evidence';
+import { factLinesOf } from './checks';
 
 /** Registers `list`, `show` and `validate`, in that order. */
 export function registerReadCommands(ctx: CliContext): void {
@@ -40,9 +42,14 @@ function registerShow({ program, io, store }: CliContext): void {
       const doc = await st.read(id);
       const standing = await st.approvalStanding(doc);
       const evidence = o.evidence ? await evidenceReport(doc, st.root) : undefined;
-      if (o.json) io.out(JSON.stringify(evidence ? { ...docJson(doc, standing), evidence } : docJson(doc, standing), null, 2) + '\n');
-      else if (evidence) {
+      if (o.json) {
+        // Checks and drift, when the plan has any (issue 30).
+        const facts = await planWorkFacts(st.root, doc);
+        const any = Object.keys(facts.checks).length > 0 || facts.drifted.length > 0;
+        io.out(JSON.stringify({ ...docJson(doc, standing), ...(evidence ? { evidence } : {}), ...(any ? { facts } : {}) }, null, 2) + '\n');
+      } else if (evidence) {
         io.out(`${doc.fm.id}: ${doc.fm.title}\nstatus: ${doc.fm.status}   version: ${doc.fm.version}\n`);
+        for (const fact of await factLinesOf(st.root, doc)) io.out(`${fact}\n`);
         io.out(evidenceText(evidence));
       }
       else {
@@ -52,6 +59,7 @@ function registerShow({ program, io, store }: CliContext): void {
         io.out(`digest: ${contentDigest(doc)}\n`);
         const line = standingLine(doc, standing);
         if (line) io.out(`${line}\n`);
+        for (const fact of await factLinesOf(st.root, doc)) io.out(`${fact}\n`);
         io.out(`${doc.body.replace(/^\s+/, '\n')}`);
         if (!doc.body.endsWith('\n')) io.out('\n');
       }

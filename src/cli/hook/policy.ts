@@ -22,6 +22,8 @@ export interface PlanFacts {
    * of this text does not stand (the store's check, run.ts): the plan is treated as being planned.
    */
   approval?: { state: 'invalid' | 'changed' | 'foreign'; detail?: string };
+  /** Targets the last look found changed since approval by something other than the plan's steps (issue 30). */
+  drifted?: readonly string[];
 }
 
 /** `piPlans.hooks.planningTerminal` and `piPlans.hooks.otherFiles`. */
@@ -171,7 +173,10 @@ export function summary(f: PlanFacts): string {
           : `every step is finished: call pi_plan_execute with op "complete" and id ${f.id}`
         : `nothing is restricted`;
   const comments = f.openComments ? ` ${f.openComments} open review comment${f.openComments === 1 ? '' : 's'}: read them with pi_plan_get.` : '';
-  const text = `pi-plans: this session works on ${named(f)}, ${f.status}, v${f.version}, ${done}/${f.steps.length} steps finished: ${what}.${comments}`;
+  const drift = f.drifted?.length
+    ? ` DRIFTED since approval: ${f.drifted.slice(0, 5).join(', ')}${f.drifted.length > 5 ? ` and ${f.drifted.length - 5} more` : ''} changed by something other than this plan's steps; re-read them before relying on the plan (pi_plan_get lists the commits), and tell the person, who acknowledges it or sends the plan back.`
+    : '';
+  const text = `pi-plans: this session works on ${named(f)}, ${f.status}, v${f.version}, ${done}/${f.steps.length} steps finished: ${what}.${comments}${drift}`;
   return text.length > 1500 ? `${text.slice(0, 1499)}…` : text;
 }
 

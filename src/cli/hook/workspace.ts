@@ -9,9 +9,13 @@ import { splitFrontmatter } from '../../core/frontmatter';
 import { quickRejectionComments } from '../../core/reviewNotes';
 import { quickSteps } from '../../core/steps';
 import { plansDir } from '../../node/hookBindings';
+import { driftedPaths } from '../../node/planChecks';
 import { Choice, DEFAULT_HOOK_SETTINGS, HookSettings, PlanFacts } from './policy';
 
 export { BINDING_TTL_MS, bindingFile, hooksDir, listBindings, plansDir, readBinding, recordStepEvent, removeBinding, writeBinding, type Binding } from '../../node/hookBindings';
+
+/** The statuses whose drift the summary tells (as src/node/planDrift.ts watches them). */
+const DRIFT_WATCHED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled']);
 
 /** A plan file larger than this is not read by the hook (it fails open). */
 const MAX_PLAN_BYTES = 4 * 1024 * 1024;
@@ -63,7 +67,11 @@ export function readPlanFile(root: string, id: string): { facts: PlanFacts; byte
   }
   if (!data || typeof data.status !== 'string' || data.id !== id) throw new PlanUnreadable(`${rel} has no status or another id in its frontmatter: run pi-plans validate`);
   const steps = quickSteps(body).map((s) => ({ id: s.id, status: s.status, text: s.text, target: s.target }));
-  return { facts: { id, title: typeof data.title === 'string' ? data.title : id, status: data.status, version: typeof data.version === 'number' ? data.version : 0, steps, openComments: quickRejectionComments(body, data.status) }, bytes };
+  const facts: PlanFacts = { id, title: typeof data.title === 'string' ? data.title : id, status: data.status, version: typeof data.version === 'number' ? data.version : 0, steps, openComments: quickRejectionComments(body, data.status) };
+  // The drift the last look found (one small JSON read, no git): kept by pi-plans and VS Code.
+  const drifted = DRIFT_WATCHED.has(data.status) ? driftedPaths(root, id, typeof data.approved_hash === 'string' ? data.approved_hash : undefined) : [];
+  if (drifted.length) facts.drifted = drifted;
+  return { facts, bytes };
 }
 
 const CHOICES: readonly string[] = ['ask', 'deny', 'allow'];

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { planWorkFacts } from '../../node';
 import { ALL_TOOLS, parseArguments, PlanTool, ToolContext } from '../../tools';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import type { VsCodeReviewGate } from './reviewGate';
@@ -26,7 +27,7 @@ export function registerLmTools(plans: WorkspacePlans, active: WorkspaceActivePl
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     // Steps claimed through these tools are this window's (`vscode-` and its session id): its agent and subagents share it.
-    return { stores: plans, active, settings: toolSettings(), review, signal: abort.signal, session: `vscode-${vscode.env.sessionId.slice(0, 8)}` };
+    return { stores: plans, active, settings: toolSettings(), review, facts: { of: (s, doc) => planWorkFacts(s.root, doc) }, signal: abort.signal, session: `vscode-${vscode.env.sessionId.slice(0, 8)}` };
   };
   return ALL_TOOLS.map((tool) =>
     vscode.lm.registerTool<Record<string, unknown>>(tool.name, {

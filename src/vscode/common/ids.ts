@@ -49,6 +49,8 @@ export const COMMANDS = {
   compareWithReviewed: 'piPlans.compareWithReviewed',
   copyMcpConfig: 'piPlans.copyMcpConfig',
   setUpAgent: 'piPlans.setUpAgent',
+  runChecks: 'piPlans.runChecks',
+  acknowledgeDrift: 'piPlans.acknowledgeDrift',
 } as const;
 
 /** The command each of the core's plan commands runs (`PlanCommand` in src/core/planActions.ts). */
@@ -65,6 +67,8 @@ export const PLAN_COMMAND_IDS = {
   clone: COMMANDS.clone,
   cancel: COMMANDS.cancel,
   archive: COMMANDS.archive,
+  runChecks: COMMANDS.runChecks,
+  acknowledgeDrift: COMMANDS.acknowledgeDrift,
 } as const;
 
 /** The command that marks a step with each status. */

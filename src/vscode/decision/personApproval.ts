@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { contentDigest, isPlanError, parsePlan, SeenPlan, shortDigest, shortKey, standingProblem } from '../../core';
+import { recordDriftBase } from '../../node';
 import { approvePlan, confirmApproval as confirmApproval_ } from '../../service';
 import type { PlanStore } from '../../store';
 import { draftCommentsFor } from '../common/reviewDrafts';
@@ -34,6 +35,8 @@ export async function approveAsPerson(store: PlanStore, id: string, seen: SeenPl
     const drafts = await draftCommentsFor(store, id);
     const { doc, warnings } = await approvePlan({ store }, id, { actor: 'user', seen, comments: drafts.comments });
     if (drafts.comments.length) await drafts.clear();
+    // The drift base: HEAD and the steps' targets as approved (a warning later, never a gate).
+    await recordDriftBase(store.root, doc, doc.fm.approved_at ?? new Date().toISOString()).catch(() => undefined);
     void vscode.window.showInformationMessage(
       drafts.comments.length
         ? drafts.comments.length === 1

@@ -58,10 +58,13 @@ export class PlanCodeLens extends DisposableScope implements vscode.CodeLensProv
       ];
     }
     if (l.kind === 'step') {
-      return l.marks.flatMap((m) => {
+      const marks = l.marks.flatMap((m) => {
         const c = MARK_COMMAND[m];
         return c ? [new vscode.CodeLens(range, { title: vscode.l10n.t(c.title), command: c.command, arguments: [{ id: l.id, version: l.version, step: l.step }] })] : [];
       });
+      // The step's approved check, run in a terminal the person sees (refused, with the reason, when the approval does not hold).
+      const check = l.check ? [new vscode.CodeLens(range, { title: `$(beaker) ${vscode.l10n.t('Run check')}`, tooltip: vscode.l10n.t('Run the approved check of {0} in a terminal and record its result', l.step), command: COMMANDS.runChecks, arguments: [{ id: l.id, step: l.step }] })] : [];
+      return [...marks, ...check];
     }
     const status = new vscode.CodeLens(range, {
       title: `$(${STATUS_CODICON[l.status]}) ${l.status.replace('_', ' ')}${flag ? ` (${vscode.l10n.t(attentionLabel(flag))})` : ''} · v${l.version} · ${l.done}/${l.total}`,

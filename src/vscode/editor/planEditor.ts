@@ -5,6 +5,7 @@ import { rejectPlan } from '../../service';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
 import { COMMANDS, MARK_COMMAND_IDS, PLAN_COMMAND_IDS, PLAN_EDITOR_VIEW_TYPE, SETTINGS } from '../common/ids';
+import { onDidChangeWorkFacts } from '../common/workFacts';
 import { report } from '../common/planUi';
 import { approveAsPerson, confirmForeignApproval } from '../decision/personApproval';
 import { draftCommentsFor, ReviewDrafts } from '../common/reviewDrafts';
@@ -97,6 +98,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       this.plans.onDidChangePlans(() => soon()),
       this.plans.onDidChangeAttention(() => soon()),
       this.active.onDidChange(() => soon()),
+      onDidChangeWorkFacts((id) => session.id === id && soon()),
       this.comments.onDidChange((uri) => uri.toString() === document.uri.toString() && soon()),
       panel.webview.onDidReceiveMessage((raw) => this.received(raw, session, document, panel)),
     ];
@@ -186,7 +188,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       await confirmForeignApproval(this.plans, store, id);
       return;
     }
-    await vscode.commands.executeCommand(PLAN_COMMAND_IDS[m.command], { id, version: m.version });
+    await vscode.commands.executeCommand(PLAN_COMMAND_IDS[m.command], { id, version: m.version, ...(m.step ? { step: m.step } : {}) });
   }
 
   /**

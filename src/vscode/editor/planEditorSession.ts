@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ApprovalStanding, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewOfVersion } from '../../core';
 import { planView, PlanViewContext } from '../../core/planView';
 import type { ToWebview } from '../../protocol/planEditor';
+import { planWorkFacts, readPlanState } from '../../node';
 import type { PlanStore } from '../../store';
 import type { ReviewDrafts } from '../common/reviewDrafts';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
@@ -106,6 +107,7 @@ export class PlanEditorSession {
     const checkpoints = id && s?.entry(id) ? await s.readCheckpoints(id).catch(() => []) : [];
     const reviewed = id && s ? await reviewedFor(s, id, text) : undefined;
     const standing = s ? await standingOf(s, text) : undefined;
+    const facts = id && s ? await factsOf(s, text) : undefined;
     return {
       flag: folder && id ? plans.attention(folder.uri, `${id}.md`) : undefined,
       active: !!id && active.list().some((a) => a.id === id),
@@ -115,6 +117,7 @@ export class PlanEditorSession {
       threads: comments.counts(document.uri),
       reviewed,
       standing,
+      ...facts,
       isFile: (t) => {
         if (!this.targets.has(t)) unknown.push(t);
         return this.targets.get(t) ?? false;
@@ -157,6 +160,17 @@ async function reviewedFor(store: PlanStore, id: string, text: string): Promise<
   if (!snap) return undefined;
   const review = reviewOfVersion(doc, snap.version, await store.approvalStanding(doc).catch(() => undefined));
   return { text: snap.text, comments: review?.notes.comments ?? [] };
+}
+
+/** What the files say of the plan now (checks, drift) and its checks' last output lines; none for a text that does not read. */
+async function factsOf(store: PlanStore, text: string): Promise<Pick<PlanViewContext, 'facts' | 'checkTails'> | undefined> {
+  try {
+    const doc = parsePlan(text);
+    const runs = readPlanState(store.root, doc.fm.id).checks;
+    return { facts: await planWorkFacts(store.root, doc), checkTails: Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, r.tail])) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where the approval of a plan text stands on this machine (none for a text that does not read). */

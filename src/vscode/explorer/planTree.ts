@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionLabel, attentionRank, compareText, dependencyLine, evidenceFlag, evidenceSummary, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue } from '../../core';
+import { AttentionFlag, attentionLabel, attentionRank, checkStanding, checkWords, compareText, dependencyLine, evidenceFlag, evidenceSummary, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue, workFactLines } from '../../core';
+import { lastDrift, planWorkFacts, readPlanState } from '../../node';
 import type { IndexEntry } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
@@ -42,6 +43,8 @@ function groupOf(e: IndexEntry, flag: AttentionFlag | undefined): GroupKey {
 
 /** A large group shows this many rows, then "Show more". */
 const PAGE = 200;
+/** Statuses whose drift is watched and whose checks may run (src/node/planDrift.ts, core/checks.ts). */
+const CHECKED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled']);
 
 interface FolderNode {
   kind: 'folder';
@@ -420,12 +423,14 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     const progress = e.steps ? `${e.stepsDone}/${e.steps}` : '';
     const item = new vscode.TreeItem(progress ? `${progress}  ${e.title ?? e.id}` : (e.title ?? e.id), e.steps ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = n.key;
-    const marks = [isActive ? vscode.l10n.t('active') : '', flag ? vscode.l10n.t(attentionLabel(flag)) : '', sessionsMark(this.sessions.of(n.folder, e.id))].filter(Boolean);
+    // Drift as the last look found it (one small file read; the tooltip looks again).
+    const drifted = CHECKED.has(e.status) && lastDrift(n.folder.fsPath, { fm: { id: e.id, status: e.status, approved_hash: e.approvedHash } as PlanDocument['fm'] }).length > 0;
+    const marks = [isActive ? vscode.l10n.t('active') : '', flag ? vscode.l10n.t(attentionLabel(flag)) : '', drifted ? vscode.l10n.t('drifted') : '', sessionsMark(this.sessions.of(n.folder, e.id))].filter(Boolean);
     item.description = [...marks, relativeTime(e.updatedAt, Date.now()), e.id].filter(Boolean).join(' · ');
     // The active plan (plan work) is a mark, never an icon: the play icon belongs to an executing plan.
     item.iconPath = new vscode.ThemeIcon(planCodicon(e.status, flag), new vscode.ThemeColor(planColor(e.status, flag)));
     item.resourceUri = uri;
-    item.contextValue = planContextValue(e.status, { flag });
+    item.contextValue = `${planContextValue(e.status, { flag })}${CHECKED.has(e.status) || e.status === 'completed' ? 'runChecks:' : ''}${drifted ? 'acknowledgeDrift:' : ''}`;
     item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ id: e.id, version: e.version }] };
     item.accessibilityInformation = {
       label: vscode.l10n.t(
@@ -455,7 +460,10 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     item.description = [s.status !== 'pending' ? s.status.replace('_', ' ') : '', shownFlag, annotation, s.note ? `“${s.note}”` : ''].filter(Boolean).join(' · ');
     const icon = flag === 'no evidence' ? { icon: 'warning', color: 'list.warningForeground' } : STEP_ICON[s.status];
     item.iconPath = new vscode.ThemeIcon(icon.icon, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
-    item.contextValue = stepContextValue(doc.fm.status, s.status);
+    // The record line, else (a step not worked on yet) the result kept beside the plan.
+    const recorded = s.record?.Check ?? readPlanState(n.parent.folder.fsPath, doc.fm.id).checks[s.id]?.line;
+    const check = checkStanding(s, recorded, undefined);
+    item.contextValue = `${stepContextValue(doc.fm.status, s.status)}${check ? 'check:' : ''}`;
     const tip = new vscode.MarkdownString();
     tip.appendText(`${s.id} · ${s.status.replace('_', ' ')}\n\n${s.text}`);
     if (annotation) tip.appendText(`\n\n${annotation}`);
@@ -467,6 +475,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     if (flag === 'no evidence') tip.appendText('\n\nNo evidence: marked done with no recorded change and no note saying why.');
     if (flag === 'no change, explained') tip.appendText('\n\nNo change, explained: no recorded change; the note says why.');
     if (s.note) tip.appendText(`\n\nNote: ${s.note}`);
+    if (check) tip.appendText(`\n\n${checkWords(check)}: ${check.command}${recorded ? ` (${recorded})` : ''}`);
     item.tooltip = tip;
     const { done, total } = progressOf(doc.steps);
     item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, `${s.status.replace('_', ' ')}${shownFlag ? `, ${shownFlag}` : ''}`, s.text, s.note ? `; note: ${s.note}` : '', done, total) };
@@ -511,6 +520,9 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
       if (ev.recorded || ev.noEvidence) tip.appendMarkdown('\n\n').appendText(`Changed: ${ev.files} file change${ev.files === 1 ? '' : 's'}, +${ev.added} −${ev.removed}${ev.noEvidence ? ` · ${ev.noEvidence} step${ev.noEvidence === 1 ? '' : 's'} done with no evidence` : ''}${ev.explained ? ` · ${ev.explained} with no change, explained` : ''}`);
       const sessions = sessionsTooltip(n.folder, this.sessions.of(n.folder, n.id));
       if (sessions.length) tip.appendMarkdown('\n\n').appendText(sessions.join('\n'));
+      // Checks (stale, unverified) and drift, as the files say now.
+      const facts = workFactLines(fm.id, await planWorkFacts(store.root, doc));
+      if (facts.length) tip.appendMarkdown('\n\n').appendText(facts.join('\n'));
       item.tooltip = tip;
     } catch (err) {
       item.tooltip = new vscode.MarkdownString().appendText(String((err as Error).message ?? err));

@@ -1,0 +1,62 @@
+// Run checks in the real VS Code (code-server + Debian chromium, the .vsix installed), as a person
+// clicks it (issue 30): the plan editor's Run checks, after the person approved the plan there,
+// runs the approved commands in a terminal the person sees and shows each step's result.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
+import { closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
+import { freshWorkspace } from '../harness/fixtures.mjs';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
+const ID = 'PLAN-c4ec2e01';
+const PLAN = `---\nid: ${ID}\ntitle: "Checks to run"\nstatus: proposed\nversion: 1\ncreated_at: 2026-11-26T17:00:00.000Z\nupdated_at: 2026-11-26T17:00:00.000Z\nstep_seq: 2\n---\n\n## Goal\nRun the approved checks\n\n## Steps\n1. [ ] S001 A check that passes\n   verify: echo all good\n2. [ ] S002 A check that fails\n   verify: echo not yet; exit 4\n\n## Verification\n- the checks\n`;
+
+describe('Run checks (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let ws;
+  let server;
+  let browser;
+  let page;
+  const view = () => page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+
+  before(async () => {
+    if (!fs.existsSync(VSIX)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
+    ws = freshWorkspace('checks');
+    fs.writeFileSync(path.join(ws, '.pi/plans', `${ID}.md`), PLAN);
+    server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'piPlans.notifications.proposed': false, 'files.autoSave': 'off' } });
+    browser = await startBrowser();
+    page = browser.page;
+    await page.goto(server.url(ws));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.statusbar-item', { hasText: /7 plans/ }).waitFor({ timeout: 60_000 });
+    await page.locator('.activitybar .action-item', { has: page.locator('a[aria-label^="Pi Plans"]') }).click();
+  });
+  after(() => closeWorkbench({ browser, server, folder: ws }));
+  afterEach(async function () {
+    await keepFailureShot(this.currentTest, page, 'checks');
+  });
+
+  it('approved in the editor, Run checks runs the checks in a visible terminal and the editor shows each result', async () => {
+    await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name: /^Checks to run/ }).first().click();
+    // Not approved yet: nothing to run.
+    await view().getByRole('button', { name: 'Approve v1' }).waitFor({ timeout: 30_000 });
+    assert.equal(await view().getByRole('button', { name: 'Run checks' }).count(), 0);
+    await view().getByRole('button', { name: 'Approve v1' }).click();
+    const run = view().getByRole('button', { name: 'Run checks' });
+    await run.waitFor({ timeout: 20_000 });
+    await run.click();
+    // The task's terminal, which the person sees, with the commands' output.
+    // (one terminal: its title beside the panel's tabs; several: an entry of the terminal list)
+    await page.locator('.single-terminal-tab, .terminal-tabs-entry', { hasText: `Checks of ${ID}` }).first().waitFor({ timeout: 30_000 });
+    const steps = view().locator('li.step');
+    await steps.nth(0).locator('.check.passed').waitFor({ timeout: 30_000 });
+    await steps.nth(1).locator('.check.failed').waitFor({ timeout: 30_000 });
+    assert.match(await steps.nth(0).locator('.check').innerText(), /check passed: echo all good/);
+    assert.match(await steps.nth(1).locator('.check').innerText(), /check failed: echo not yet; exit 4/);
+    // Its last output lines, kept beside the plan.
+    assert.match(await steps.nth(1).locator('.check pre').textContent(), /not yet/);
+  });
+});
