@@ -360,13 +360,17 @@ describe('Pi Plans in a real VS Code', function () {
     await api();
     type Listed = { uri: { path: string }; type: string; extensionId: string };
     const ours = async () => ((await vscode.commands.executeCommand<Listed[]>('_listExtensionPromptFiles')) ?? []).filter((f) => f.extensionId.toLowerCase() === EXTENSION_ID.toLowerCase()).map((f) => `${f.type} ${f.uri.path.split('/dist/chat/')[1]}`).sort();
-    const fixed = ['agent planner.agent.md', 'prompt plan-goal-decompose-route-synthesise.prompt.md', 'prompt plan-plan-act-reflect.prompt.md', 'prompt plan-react.prompt.md'];
-    await until('the default strategy\'s /plan prompt listed', async () => JSON.stringify(await ours()) === JSON.stringify([...fixed, 'prompt react/plan.prompt.md'].sort()), 15_000);
+    const fixed = ['agent planner.agent.md', 'prompt plan-collect.prompt.md', 'prompt plan-goal-decompose-route-synthesise.prompt.md', 'prompt plan-plan-act-reflect.prompt.md', 'prompt plan-react.prompt.md'];
+    const listed = async (expected: string[]) => {
+      // On a timeout, the list as VS Code has it, against the one expected.
+      await until('the /plan prompt listed', async () => JSON.stringify(await ours()) === JSON.stringify(expected.sort()), 15_000).catch(async () => assert.deepEqual(await ours(), expected));
+    };
+    await listed([...fixed, 'prompt react/plan.prompt.md']);
     // The setting picks which /plan prompt VS Code offers.
     const cfg = vscode.workspace.getConfiguration('piPlans');
     await cfg.update('planning.strategy', 'plan-act-reflect', vscode.ConfigurationTarget.Global);
     try {
-      await until('the /plan prompt of the chosen strategy listed instead', async () => JSON.stringify(await ours()) === JSON.stringify([...fixed, 'prompt plan-act-reflect/plan.prompt.md'].sort()), 15_000);
+      await listed([...fixed, 'prompt plan-act-reflect/plan.prompt.md']);
     } finally {
       await cfg.update('planning.strategy', undefined, vscode.ConfigurationTarget.Global);
     }
