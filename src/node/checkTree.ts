@@ -1,15 +1,12 @@
 /**
- * The working tree as git sees it, for checks and drift (issue 30): a tree id written from a
- * temporary index (the user's index, stash and refs are never touched; only the objects are
- * written), the object id of a path in such a tree, HEAD, and the commits that touched a path.
- * `.pi/` is left out of the snapshot: the plan file changes when a result is recorded. Git runs
- * through execFile, never a shell. Kept apart from the step evidence (gitEvidence.ts) so the two
- * can be unified later.
+ * The working tree as git sees it, for checks and drift (issue 30): a tree id (the step evidence's
+ * snapshot, gitEvidence.ts, without `.pi/`: the plan file changes when a result is recorded), the
+ * object id of a path in such a tree, HEAD, and the commits that touched a path. Git runs through
+ * execFile, never a shell.
  */
 import { execFile } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { GitEvidence } from './gitEvidence';
 
 interface GitResult {
   code: number;
@@ -42,27 +39,14 @@ export function headCommit(root: string): Promise<string | undefined> {
 
 /**
  * The id of a tree object holding the working tree of `root`'s repository as it is now: tracked
- * and untracked files, ignored files and `.pi/` left out. Written through a temporary copy of the
- * index (its stat cache makes it about as fast as `git status`), deleted after. Undefined outside git.
+ * and untracked files, ignored files and `.pi/` left out (see `GitEvidence.snapshotWithoutPlans`:
+ * one snapshot for evidence, checks and drift). Undefined outside git.
  */
 export async function workingTree(root: string): Promise<string | undefined> {
-  const top = await repoTop(root);
-  if (!top) return undefined;
-  const indexPath = await gitOut(top, ['rev-parse', '--path-format=absolute', '--git-path', 'index']);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-tree-'));
-  const index = path.join(tmp, 'index');
   try {
-    // The copy keeps the index's modification time: git tells a file changed in the same second
-    // as the index was written ("racy") by that time, and would miss a same-size edit otherwise.
-    if (indexPath && fs.existsSync(indexPath)) fs.cpSync(indexPath, index, { preserveTimestamps: true });
-    const env = { GIT_INDEX_FILE: index };
-    // Tracked files under .pi/ (the plans) leave the copy too: recording a result must not change the tree.
-    await git(top, ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', '.pi', '**/.pi'], env);
-    const add = await git(top, ['add', '-A', '--', '.', ':(exclude).pi', ':(exclude)**/.pi'], env);
-    if (add.code !== 0) return undefined;
-    return await gitOut(top, ['write-tree'], env);
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    return await (await GitEvidence.open(root)).snapshotWithoutPlans();
+  } catch {
+    return undefined;
   }
 }
 

@@ -107,6 +107,19 @@ export class GitEvidence {
   }
 
   /**
+   * The working tree as a tree object without any `.pi/` folder: what checks and drift compare
+   * (recording a check's result writes the plan, which must not change the tree it ran on).
+   */
+  async snapshotWithoutPlans(): Promise<string> {
+    return (
+      await this.withIndex(async (env) => {
+        await git(this.top, ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', '.pi', '**/.pi'], { env });
+        return git(this.top, ['write-tree'], { env });
+      })
+    ).trim();
+  }
+
+  /**
    * The working tree as a tree object and what changed since the tree `before` (as `diff` says),
    * the two worked out at once from the same temporary index.
    */
@@ -121,7 +134,7 @@ export class GitEvidence {
   private async withIndex<T>(then: (env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
     const tmp = path.join(os.tmpdir(), `pi-plans-index-${process.pid}-${randomBytes(6).toString('hex')}`);
     try {
-      await fs.promises.copyFile(this.index, tmp).catch((e: NodeJS.ErrnoException) => {
+      await copyKeepingTime(this.index, tmp).catch((e: NodeJS.ErrnoException) => {
         // A repository with nothing staged yet has no index: start from an empty one.
         if (e.code !== 'ENOENT') throw e;
       });
@@ -165,6 +178,17 @@ export class GitEvidence {
     await git(this.cwd, ['update-ref', ref, tree]);
     return ref;
   }
+}
+
+/**
+ * Copies the user's index keeping its modification time: git tells a file changed in the same
+ * second as the index was written ("racily clean") by that time, and a copy stamped now would
+ * make git trust the stat data and miss a same-size edit.
+ */
+async function copyKeepingTime(from: string, to: string): Promise<void> {
+  await fs.promises.copyFile(from, to);
+  const st = await fs.promises.stat(from);
+  await fs.promises.utimes(to, st.atime, st.mtime);
 }
 
 /** The ref that pins the snapshot a step's start or end took. */
