@@ -16,18 +16,10 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { FileChange } from '../core';
 
-/** One file a step changed. Paths are relative to the repository's top, with "/". */
-export interface TreeChange {
-  status: 'added' | 'modified' | 'deleted' | 'renamed';
-  path: string;
-  /** A rename's old path. */
-  from?: string;
-  /** Lines added and removed; absent for a binary file. */
-  added?: number;
-  removed?: number;
-  binary: boolean;
-}
+/** One file a step changed (the core's `FileChange`). Paths are relative to the repository's top, with "/". */
+export type TreeChange = FileChange;
 
 /** A path in a `.pi/` folder (the plans and their state), at any depth: never part of a step's change. */
 const IN_PLANS = /(^|\/)\.pi\//;

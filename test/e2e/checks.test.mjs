@@ -9,6 +9,7 @@ import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
 import { closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
 import { freshWorkspace } from '../harness/fixtures.mjs';
 
+const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
 const ID = 'PLAN-c4ec2e01';
@@ -58,5 +59,6 @@ describe('Run checks (code-server + chromium)', function () {
     assert.match(await steps.nth(1).locator('.check').innerText(), /check failed: echo not yet; exit 4/);
     // Its last output lines, kept beside the plan.
     assert.match(await steps.nth(1).locator('.check pre').textContent(), /not yet/);
+    if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `run-checks-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
   });
 });

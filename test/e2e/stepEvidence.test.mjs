@@ -10,6 +10,7 @@ import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
 import { closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
 import { freshWorkspace, sampleRepo } from '../harness/fixtures.mjs';
 
+const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
 const ID = 'PLAN-0e71dce0';
@@ -83,6 +84,7 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
     assert.equal(await steps.nth(1).locator('.badge.evidence-flag.no-evidence', { hasText: 'no evidence' }).count(), 1);
     assert.equal(await steps.nth(1).getByRole('button', { name: 'View changes' }).count(), 0, 'nothing to show for a step that changed nothing');
     assert.match(await view().locator('.evidence-summary').innerText(), /2 file changes, \+2 −0 lines · 1 step with no evidence/);
+    if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `step-evidence-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
   });
 
   it('View changes opens the multi-file diff of exactly that step\'s files', async () => {

@@ -9,6 +9,7 @@ import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
 import { closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
 import { freshWorkspace } from '../harness/fixtures.mjs';
 
+const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
 const ID = 'PLAN-0e2e0a31';
@@ -79,6 +80,7 @@ describe('a plan in waves in the plan editor (code-server + chromium)', function
     assert.match(await steps.nth(0).innerText(), /S001[\s\S]*runnable[\s\S]*Waits for nothing/);
     assert.match(await steps.nth(2).innerText(), /S003[\s\S]*Waits for S001, S002/);
     assert.doesNotMatch(await steps.nth(2).locator('.step-head').innerText(), /runnable/);
+    if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `plan-editor-waves-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
   });
 
   it('refuses to mark a step before the steps it waits for, and says why', async () => {
