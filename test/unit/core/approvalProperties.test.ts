@@ -114,7 +114,7 @@ describe('approval digest, as a property: content edits void an approval, execut
         }
         assert.notEqual(approvalStanding(changed, keyring).state, 'valid', `${ins ? `insert ${JSON.stringify(ins)}` : 'delete'} at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 30), at + 30))}`);
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
   });
 
@@ -186,7 +186,7 @@ describe('approval digest, as a property: content edits void an approval, execut
           assert.equal(contentDigest(d), approved.fm.approved_hash);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   });
 });
