@@ -71,8 +71,13 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
 
   it('lists a step\'s changed files, flags the step with no evidence, and sums up the finished plan', async () => {
     // Finished plans are grouped, collapsed, at the end of the view: its twistie opens the group.
-    const finished = plansPane().getByRole('treeitem', { name: /^Finished/ }).first();
-    await finished.locator('.monaco-tl-twistie').click();
+    // Once both finished plans are indexed (the group's count says 2), focus the group's row and
+    // expand it by keyboard: the right arrow only ever expands (a click toggles, and a click on a
+    // row the tree redraws meanwhile can toggle it twice).
+    const finished = plansPane().getByRole('treeitem', { name: 'Finished: 2 plans' }).first();
+    await finished.waitFor({ timeout: 30_000 });
+    await finished.locator('.label-name').click();
+    if ((await finished.getAttribute('aria-expanded')) !== 'true') await page.keyboard.press('ArrowRight');
     await page.locator('.pane .monaco-list-row[aria-expanded="true"]', { hasText: /^Finished/ }).waitFor({ timeout: 20_000 });
     await plansPane().getByRole('treeitem', { name: /Evidence on screen/ }).first().click();
     const steps = view().locator('li.step');
