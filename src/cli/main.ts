@@ -57,7 +57,7 @@ export function buildProgram(io: CliIo = realIo): Command {
   registerReadCommands(ctx); // list, show, validate
   registerDecisionCommands(ctx); // approve, confirm, key, trust, reject
   registerDiffCommand(ctx); // diff
-  registerStatusCommands(ctx); // cancel, reopen, retry, resume
+  registerStatusCommands(ctx); // cancel, reopen, retry, resume, withdraw
   registerIntegrationCommands(ctx); // mcp, setup, merge-driver, git-setup, hook
   registerUpkeepCommands(ctx); // unlock, clone
   registerCheckCommands(ctx); // verify, drift

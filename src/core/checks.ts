@@ -192,7 +192,7 @@ export function stepFactWords(facts: PlanWorkFacts | undefined, step: string): s
 export function workFactLines(id: string, facts: PlanWorkFacts): string[] {
   const out: string[] = [];
   if (facts.drifted.length) {
-    out.push(`DRIFTED: ${driftWords(facts.drifted)}. A person acknowledges it (\`pi-plans drift ${id} --ack\`, or Acknowledge Drift in VS Code) or sends the plan back to proposed; re-read those files before going on.`);
+    out.push(`DRIFTED: ${driftWords(facts.drifted)}. A person acknowledges it (\`pi-plans drift ${id} --ack\`, or Acknowledge Drift in VS Code) or sends the plan back to review (\`pi-plans withdraw ${id}\`, or Withdraw Approval in VS Code); re-read those files before going on.`);
   }
   for (const [step, c] of Object.entries(facts.checks)) {
     const rec = c.record ? ` (${formatCheckRecord(c.record)})` : '';

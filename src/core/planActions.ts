@@ -82,7 +82,9 @@ export function primaryCommands(status: PlanStatus, opts: { flag?: AttentionFlag
         ? ['startWork']
         : isFinishedStatus(status)
           ? ['archive']
-          : ['execute', 'resume', 'reopen', 'withdraw'];
+          : status === 'approved'
+            ? ['execute', 'withdraw']
+            : ['execute', 'resume', 'reopen'];
   return wanted.filter((c) => valid.includes(c)).slice(0, 2);
 }
 

@@ -56,7 +56,7 @@ function registerDrift({ program, io, store }: CliContext): void {
         const n = Object.keys(look.base.targets).length;
         io.out(`${id}: no drift since ${look.base.taken === 'approval' ? 'approval' : look.base.taken === 'acknowledged' ? 'the last acknowledgement' : 'the first look'} (${look.base.at}); ${n} target${n === 1 ? '' : 's'} watched.\n`);
       }
-      else io.out(`${id}: ${driftWords(look.drifted)}.\nAcknowledge it with \`pi-plans drift ${id} --ack\`, or send the plan back to proposed.\n`);
+      else io.out(`${id}: ${driftWords(look.drifted)}.\nAcknowledge it with \`pi-plans drift ${id} --ack\`, or send the plan back to review with \`pi-plans withdraw ${id}\`.\n`);
     });
 }
 

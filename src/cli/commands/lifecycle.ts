@@ -1,16 +1,17 @@
-// Commands that move a plan through its life, or mend it: cancel, reopen, retry, resume;
+// Commands that move a plan through its life, or mend it: cancel, reopen, retry, resume, withdraw;
 // unlock and clone.
 import { clearPlanLock } from '../../node';
 import { changePlanStatus } from '../../service';
 import { CliContext } from '../cliContext';
 
-/** Registers `cancel`, `reopen`, `retry` and `resume`, in that order. */
+/** Registers `cancel`, `reopen`, `retry`, `resume` and `withdraw`, in that order. */
 export function registerStatusCommands({ program, io, store }: CliContext): void {
   for (const [name, action, what] of [
     ['cancel', 'cancel', 'cancel a plan'],
     ['reopen', 'reopen', 'reopen a plan in needs_review as a draft'],
     ['retry', 'retry', 'send a failed or stalled plan back to approved'],
     ['resume', 'resume', 'resume a failed or stalled plan (executing again)'],
+    ['withdraw', 'withdraw', 'withdraw the approval of an approved, executing or stalled plan (a drifted one, say): back to review (proposed), its progress kept'],
   ] as const) {
     const cmd = program.command(`${name} <id>`).description(what);
     if (name === 'cancel') cmd.option('--reason <text>', 'why');

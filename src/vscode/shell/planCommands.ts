@@ -110,17 +110,33 @@ async function executeInCopilotCommand({ plans, active }: PlanCommandContext, ar
   await openAgentChat(executePrompt(p.id, e.title ?? p.id, e.status ?? ''));
 }
 
-/** A status change that asks nothing (withdraw, retry, resume, reopen), with its status bar message. */
+/**
+ * A status change (withdraw, retry, resume, reopen), with its status bar message. It asks nothing,
+ * except to withdraw the approval of a plan an agent is executing: that stops the agent's work.
+ */
 function statusCommand({ plans, active }: PlanCommandContext, action: 'withdraw' | 'retry' | 'resume' | 'reopen', done: string) {
   return async (arg?: PlanTarget) => {
     const p = placeFor(plans, active, arg ?? undefined);
     if (!p) return undefined;
+    if (action === 'withdraw' && !(await withdrawRunningOk(p.id, p.store.entry(p.id)?.status))) return undefined;
     return attempt(async () => {
       const r = await changePlanStatus(p, p.id, action, { actor: 'user', expectedVersion: versionOf(arg) });
       void vscode.window.setStatusBarMessage(vscode.l10n.t(done, p.id, String(r.doc.fm.version)), 5000);
       return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
     });
   };
+}
+
+/** Whether to withdraw the approval of a plan in `status`: asked (modal) when it is executing or stalled. */
+async function withdrawRunningOk(id: string, status: string | undefined): Promise<boolean> {
+  if (status !== 'executing' && status !== 'stalled') return true;
+  const back = vscode.l10n.t('Send Back to Review');
+  const pick = await vscode.window.showWarningMessage(
+    vscode.l10n.t('{0} is {1}. Withdraw its approval and send it back to review?', id, status),
+    { modal: true, detail: vscode.l10n.t('The agent can mark no step until a person approves it again. Its progress and records stay.') },
+    back,
+  );
+  return pick === back;
 }
 
 /** Cancel, after the person gives an optional reason (Escape keeps the plan). */

@@ -594,12 +594,13 @@ describe('pi-plans CLI (in-process, real disk)', function () {
     });
   });
 
-  describe('cancel, reopen, retry, resume, clone', () => {
+  describe('cancel, reopen, retry, resume, withdraw, clone', () => {
     const cases: { cmd: string; from: string; to: string; refusedFrom: string; hint: string; extra?: string[] }[] = [
       { cmd: 'cancel', from: 'proposed', to: 'cancelled', refusedFrom: 'completed', hint: 'it is finished: clone it to start a new plan, or archive it', extra: ['--reason', 'not needed'] },
       { cmd: 'reopen', from: 'needs_review', to: 'draft', refusedFrom: 'draft', hint: 'edit it, or submit it for review' },
       { cmd: 'retry', from: 'failed', to: 'approved', refusedFrom: 'proposed', hint: 'wait for a person to approve or reject it, edit it (it stays proposed), or cancel it' },
       { cmd: 'resume', from: 'stalled', to: 'executing', refusedFrom: 'completed', hint: 'it is finished: clone it to start a new plan, or archive it' },
+      { cmd: 'withdraw', from: 'executing', to: 'proposed', refusedFrom: 'draft', hint: 'edit it, or submit it for review' },
     ];
     for (const c of cases) {
       it(`${c.cmd}: ${c.from} -> ${c.to}; refused from ${c.refusedFrom}`, async () => {

@@ -48,8 +48,10 @@ describe('core: what a person can do with a plan now (planActions)', () => {
   it('offers review on a proposal, execution on an approved or executing plan, archive on a finished one', () => {
     assert.deepEqual(planCommands('proposed'), ['approve', 'reject', 'startWork', 'cancel']);
     assert.deepEqual(planCommands('approved'), ['execute', 'startWork', 'withdraw', 'cancel']);
-    assert.deepEqual(planCommands('executing'), ['execute', 'startWork', 'cancel']);
-    assert.deepEqual(planCommands('stalled'), ['resume', 'retry', 'startWork', 'cancel']);
+    // An executing or stalled plan can be sent back to review (a drifted one, say), from its menus.
+    assert.deepEqual(planCommands('executing'), ['execute', 'startWork', 'withdraw', 'cancel']);
+    assert.deepEqual(primaryCommands('executing'), ['execute']);
+    assert.deepEqual(planCommands('stalled'), ['resume', 'retry', 'startWork', 'withdraw', 'cancel']);
     assert.deepEqual(planCommands('completed'), ['clone', 'archive']);
     assert.deepEqual(planCommands('needs_review'), ['reopen', 'startWork', 'cancel']);
   });

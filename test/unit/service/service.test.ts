@@ -40,6 +40,30 @@ describe('use cases (src/service): one path for every face', () => {
     );
   });
 
+  it('a person sends an executing plan back to review (a drifted one, say): its approval gone, its progress kept; the agent marks nothing until a person approves it again', async () => {
+    const { ports } = memoryPorts();
+    const store = await PlanStore.open('/ws', ports);
+    const place = { store, folder: 'ws', active: activePlans() };
+    const id = await planReady(store);
+    await submitPlan(place, id, { actor: 'agent' });
+    await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, 2) });
+    await startPlan(place, id, { actor: 'agent' });
+    await markPlanStep(place, id, 'S001', 'done', 'first done', { actor: 'agent' });
+    const running = await markPlanStep(place, id, 'S002', 'in_progress', undefined, { actor: 'agent' });
+    await assert.rejects(changePlanStatus(place, id, 'withdraw', { actor: 'agent' }), (e) => isPlanError(e, 'HUMAN_ONLY'));
+    const w = await changePlanStatus(place, id, 'withdraw', { actor: 'user', expectedVersion: running.doc.fm.version });
+    assert.equal(w.doc.fm.status, 'proposed');
+    assert.deepEqual([w.doc.fm.approved_by, w.doc.fm.approved_hash, w.doc.fm.approval_sig], [undefined, undefined, undefined]);
+    assert.deepEqual(w.doc.steps.map((s) => [s.id, s.status]), [['S001', 'done'], ['S002', 'in_progress']]);
+    assert.equal(w.doc.steps[0].record?.Note, 'first done');
+    await assert.rejects(markPlanStep(place, id, 'S002', 'done', undefined, { actor: 'agent' }), (e) => isPlanError(e, 'INVALID_TRANSITION') && /is proposed/.test(e.message));
+    // Approved again, it goes on from where it was.
+    await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, w.doc.fm.version) });
+    await startPlan(place, id, { actor: 'agent' });
+    const last = await markPlanStep(place, id, 'S002', 'done', undefined, { actor: 'agent' });
+    assert.equal(last.doc.fm.status, 'completed');
+  });
+
   it('archives a finished plan byte for byte into .pi/plans/archive/, out of the index; refuses an unfinished one and never overwrites', async () => {
     const { ports, fs } = memoryPorts();
     const store = await PlanStore.open('/ws', ports);
