@@ -9,15 +9,55 @@
 import { approvalStanding, type ApprovalKeyring, standingProblem } from './approval';
 import type { PlanDocument } from './document';
 import type { Step } from './steps';
+import type { Root } from 'mdast';
+import remarkGfm from 'remark-gfm';
+import remarkParse from 'remark-parse';
+import { unified } from 'unified';
 
 /** A details line naming the step's check: `verify: npm test -- health` (the key in any case). */
-const VERIFY_LINE = /^verify:[ \t]*(?<command>\S.*)$/i;
+const VERIFY_LINE = /^(?<indent>[ \t]*)verify:[ \t]*(?<command>\S.*?)[ \t]*$/i;
 
-/** The command a step names as its check (its first `verify:` details line), if any. */
-export function stepCheck(step: Pick<Step, 'details'>): string | undefined {
-  for (const line of (step.details ?? '').split('\n')) {
-    const m = VERIFY_LINE.exec(line.trim());
-    if (m?.groups) return m.groups.command.trim();
+/** remark's parser with GFM, as the outline reads plans. */
+const markdown = unified().use(remarkParse).use(remarkGfm);
+
+/** The checks of the last item sources read (a view reads the same steps again on every render). */
+const checksRead = new Map<string, string | undefined>();
+
+/**
+ * The command a step names as its check: its first `verify:` line that Markdown reads as a line
+ * of the item's own paragraphs, as the reviewer sees it: not in a code block or a fence, an HTML
+ * comment or block, a nested list or a quote, where a reviewer reads it as an example or never
+ * sees it. Read from the item's source (`checkSource`, kept by the parser when a details line
+ * starts with `verify:`).
+ */
+export function stepCheck(step: Pick<Step, 'checkSource'>): string | undefined {
+  const src = step.checkSource;
+  if (src === undefined) return undefined;
+  if (checksRead.has(src)) return checksRead.get(src);
+  const found = checkIn(src);
+  if (checksRead.size >= 500) checksRead.delete(checksRead.keys().next().value as string);
+  checksRead.set(src, found);
+  return found;
+}
+
+/** `stepCheck` of one item's source, parsed. */
+function checkIn(src: string): string | undefined {
+  const root = markdown.parse(src) as Root;
+  const list = root.children[0];
+  const item = list?.type === 'list' ? list.children[0] : undefined;
+  if (!item) return undefined;
+  // Where the item's plain text is: text directly in its own paragraphs.
+  const plain: [number, number][] = [];
+  for (const p of item.children) {
+    if (p.type !== 'paragraph') continue;
+    for (const t of p.children) if (t.type === 'text' && t.position) plain.push([t.position.start.offset ?? 0, t.position.end.offset ?? 0]);
+  }
+  let at = 0;
+  for (const [i, line] of src.split('\n').entries()) {
+    const m = i > 0 ? VERIFY_LINE.exec(line.replace(/\r$/, '')) : null;
+    const key = at + (m?.groups?.indent.length ?? 0);
+    if (m?.groups && plain.some(([s, e]) => key >= s && key < e)) return m.groups.command;
+    at += line.length + 1;
   }
   return undefined;
 }
@@ -81,7 +121,7 @@ export interface CheckStanding {
  * (the Node side compares the recorded tree with the working tree); undefined when it cannot tell
  * (outside git, or no tree was recorded): the result then reads as recorded.
  */
-export function checkStanding(step: Pick<Step, 'details' | 'status'>, recordText: string | undefined, same: boolean | undefined): CheckStanding | undefined {
+export function checkStanding(step: Pick<Step, 'checkSource' | 'status'>, recordText: string | undefined, same: boolean | undefined): CheckStanding | undefined {
   const command = stepCheck(step);
   if (!command) return undefined;
   const record = recordText ? parseCheckRecord(recordText) : undefined;

@@ -18,6 +18,11 @@ export interface Step {
   note?: string;
   /** The store's record lines under the step (execution state, see `recordBlockOf`), by key. */
   record?: StepRecord;
+  /**
+   * The item's source before its record lines, kept only when a line of it starts with `verify:`:
+   * what `stepCheck` (core/checks.ts) reads with Markdown's structure, which `details` has lost.
+   */
+  checkSource?: string;
 }
 
 /**
@@ -69,6 +74,9 @@ function unescapeText(text: string): string {
   return text.replace(ESCAPED_MARKER_START, '$1').replace(ESCAPED_ANNOTATION_END, ' $1');
 }
 
+/** A details line that may name the step's check (core/checks.ts decides, from the item's Markdown). */
+const MAY_BE_CHECK = /^verify:/i;
+
 /** Parses one step item's source (its first line and continuation lines). */
 export function parseStepItem(src: string, position: number): Step & { bullet: string } {
   const lines = src.split(/\r?\n/);
@@ -98,6 +106,7 @@ export function parseStepItem(src: string, position: number): Step & { bullet: s
   const below = block ? src.slice(0, block.sep).split(/\r?\n/).slice(1) : lines.slice(1);
   const details = below.map((l) => l.trim()).filter(Boolean);
   if (details.length) step.details = details.join('\n');
+  if (details.some((l) => MAY_BE_CHECK.test(l))) step.checkSource = block ? src.slice(0, block.sep) : src;
   if (block) {
     step.record = recordOf(block.lines);
     if (step.record.Note !== undefined) step.note = step.record.Note;

