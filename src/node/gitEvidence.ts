@@ -141,7 +141,7 @@ export class GitEvidence {
    * tree's). The temporary index is removed after.
    */
   private async withIndex<T>(then: (env: NodeJS.ProcessEnv) => Promise<T>, keep = true): Promise<T> {
-    await fs.promises.mkdir(path.dirname(this.kept), { recursive: true });
+    await ownFolder(path.dirname(this.kept));
     try {
       return await this.onIndex(this.kept, then, keep);
     } catch (e) {
@@ -206,6 +206,17 @@ export class GitEvidence {
     await git(this.cwd, ['update-ref', ref, tree]);
     return ref;
   }
+}
+
+/**
+ * Makes `dir` (the git folder's `pi-plans`) a folder of its own: anything else there (a link a
+ * process planted, to another repository's git folder, say) is removed first, so the kept index
+ * and its temporary copies are never written through it.
+ */
+async function ownFolder(dir: string): Promise<void> {
+  const st = await fs.promises.lstat(dir).catch(() => undefined);
+  if (st && !st.isDirectory()) await fs.promises.rm(dir, { force: true });
+  await fs.promises.mkdir(dir, { recursive: true });
 }
 
 /** Whether the git folder holds a shared index (the user's index is split, or was). */
