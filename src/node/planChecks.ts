@@ -10,6 +10,7 @@
  * small bundle reads the last drift through `driftedPaths`.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CheckRecord, DriftedTarget, TargetHashes } from '../core';
@@ -62,26 +63,108 @@ function stateFile(root: string, id: string): string {
   return path.join(checksDir(root), `${id}.json`);
 }
 
-/** A plan's state; an empty one when there is none or it does not read (it is a cache of facts, rebuilt by the next run). */
-export function readPlanState(root: string, id: string): PlanState {
+/** The most a state file the store wrote holds (20 output lines per check, the targets): a larger one is not read. */
+const STATE_BYTES = 4 * 1024 * 1024;
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+
+/**
+ * A state file's text; undefined when there is none or it is not a plain file of a sane size. Opened
+ * without following a link and without blocking, so a FIFO or a device planted there never hangs
+ * a reader (the hook reads it).
+ */
+function stateText(file: string): string | undefined {
+  let fd: number | undefined;
   try {
-    const s = JSON.parse(fs.readFileSync(stateFile(root, id), 'utf8')) as PlanState;
-    if (s && s.v === 1 && s.plan === id && s.checks && typeof s.checks === 'object') return s;
+    fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    const st = fs.fstatSync(fd);
+    return st.isFile() && st.size <= STATE_BYTES ? fs.readFileSync(fd, 'utf8') : undefined;
   } catch {
-    // none yet, or unreadable: start again
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
-  return { v: 1, plan: id, checks: {} };
 }
 
-/** Writes a plan's state atomically; the folder gets its own `.gitignore` the first time. */
+const isText = (x: unknown): x is string => typeof x === 'string';
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const textOrNull = (x: unknown): x is string | null => x === null || isText(x);
+/** The entries of `x` whose values pass `keep` (none when `x` is not an object). */
+function entriesOf<T>(x: unknown, keep: (v: unknown) => v is T): Record<string, T> | undefined {
+  return isRecord(x) ? (Object.fromEntries(Object.entries(x).filter(([, v]) => keep(v))) as Record<string, T>) : undefined;
+}
+
+/** One check's run as read from the file, only its fields of the right type (undefined without a command). */
+function runOf(x: unknown): CheckRun | undefined {
+  if (!isRecord(x) || !isText(x.command) || !isText(x.at)) return undefined;
+  const targets = entriesOf(x.targets, textOrNull);
+  return { command: x.command, at: x.at, tail: Array.isArray(x.tail) ? x.tail.filter(isText) : [], ...(isText(x.tree) ? { tree: x.tree } : {}), ...(targets ? { targets } : {}), ...(isText(x.line) ? { line: x.line } : {}) };
+}
+
+const TAKEN: readonly string[] = ['approval', 'first look', 'acknowledged'];
+
+/** The drift base as read from the file, only its fields of the right type (undefined without a digest and targets). */
+function driftOf(x: unknown): DriftBase | undefined {
+  const targets = isRecord(x) ? entriesOf(x.targets, textOrNull) : undefined;
+  if (!isRecord(x) || !isText(x.digest) || !targets) return undefined;
+  const statuses = entriesOf(x.statuses, isText);
+  const drifted = Array.isArray(x.drifted)
+    ? x.drifted
+        .filter((d): d is Record<string, unknown> => isRecord(d) && isText(d.path) && textOrNull(d.was) && textOrNull(d.now))
+        .map((d) => ({ path: d.path as string, was: d.was as string | null, now: d.now as string | null, ...(Array.isArray(d.commits) ? { commits: d.commits.filter(isText) } : {}) }))
+    : undefined;
+  return {
+    digest: x.digest,
+    targets,
+    at: isText(x.at) ? x.at : '',
+    taken: TAKEN.includes(x.taken as string) ? (x.taken as DriftBase['taken']) : 'first look',
+    ...(isText(x.commit) ? { commit: x.commit } : {}),
+    ...(statuses ? { statuses } : {}),
+    ...(drifted ? { drifted } : {}),
+    ...(isText(x.lookedAt) ? { lookedAt: x.lookedAt } : {}),
+  };
+}
+
+/**
+ * A plan's state; an empty one when there is none or it does not read (it is a cache of facts,
+ * rebuilt by the next run). Any process can write the file: only fields of the right type are kept.
+ */
+export function readPlanState(root: string, id: string): PlanState {
+  const empty: PlanState = { v: 1, plan: id, checks: {} };
+  const text = stateText(stateFile(root, id));
+  let s: unknown;
+  try {
+    s = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return empty; // unreadable: start again
+  }
+  if (!isRecord(s) || s.v !== 1 || s.plan !== id || !isRecord(s.checks)) return empty;
+  const checks = Object.fromEntries(Object.entries(s.checks).flatMap(([k, v]) => (runOf(v) ? [[k, runOf(v) as CheckRun]] : [])));
+  const drift = driftOf(s.drift);
+  return { v: 1, plan: id, checks, ...(drift ? { drift } : {}) };
+}
+
+/** Refuses a link among the state's folders (`.pi`, `.pi/plans`, `.pi/plans/checks`): nothing is written through one. */
+function refuseLinks(root: string): void {
+  for (const dir of [path.join(root, '.pi'), path.join(root, '.pi', 'plans'), checksDir(root)]) {
+    if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) throw new Error(`${dir} is a link: Pi Plans writes no check state through one; make it a plain folder`);
+  }
+}
+
+/** Writes a plan's state atomically; the folder gets its own `.gitignore` the first time. Never through a link. */
 export function writePlanState(root: string, state: PlanState): void {
   const dir = checksDir(root);
+  refuseLinks(root);
   fs.mkdirSync(dir, { recursive: true });
-  const ignore = path.join(dir, '.gitignore');
-  if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '# Pi Plans: check output and drift bases, local to this machine\n*\n');
+  refuseLinks(root);
+  try {
+    // wx: created, never opened through a link someone left there.
+    fs.writeFileSync(path.join(dir, '.gitignore'), '# Pi Plans: check output and drift bases, local to this machine\n*\n', { flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
   const file = stateFile(root, state.plan);
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
-  fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { flag: 'wx' });
   fs.renameSync(tmp, file);
 }
 

@@ -6,7 +6,12 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { PlanDocument } from '../../../src/core';
+import { checkStandings, checkTail, lastDrift, lookForDrift, readPlanState } from '../../../src/node';
+import { driftedPaths, writePlanState } from '../../../src/node/planChecks';
 import { GitEvidence, pinRef } from '../../../src/node/gitEvidence';
+
+const ID = 'PLAN-0000beef';
 
 describe('red team: evidence, checks and drift attacks (real git)', function () {
   this.timeout(30_000);
@@ -67,6 +72,60 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
     it('a plan or step id cannot leave refs/pi-plans/evidence/', () => {
       for (const [p, s] of [['PLAN-1/../../heads/main', 'S001'], ['PLAN-1', '..'], ['PLAN-1', 'S001/../../x'], ['PLAN-1', 'S001 '], ['PLAN-1', ''], ['..', 'S001']]) {
         assert.throws(() => pinRef(p, s, 'before'), /not a plan and step id/);
+      }
+    });
+  });
+
+  describe('the checks state file (.pi/plans/checks/<id>.json)', () => {
+    const checks = () => path.join(dir, '.pi', 'plans', 'checks');
+    const plant = (state: unknown) => {
+      fs.mkdirSync(checks(), { recursive: true });
+      fs.writeFileSync(path.join(checks(), `${ID}.json`), JSON.stringify(state));
+    };
+    const doc = (status = 'executing') =>
+      ({ fm: { id: ID, status, approved_hash: 'h1' }, steps: [{ id: 'S001', status: 'in_progress', target: 'src/a.ts', checkSource: '1. [ ] S001 Do (edit: modify → src/a.ts)\n   verify: true' }] }) as unknown as PlanDocument;
+
+    it('is never written through a linked checks folder', () => {
+      fs.mkdirSync(path.join(dir, '.pi', 'plans'), { recursive: true });
+      fs.symlinkSync(other, checks());
+      const before = fs.readdirSync(other).sort();
+      assert.throws(() => writePlanState(dir, { v: 1, plan: ID, checks: {} }), /link/);
+      assert.deepEqual(fs.readdirSync(other).sort(), before);
+    });
+
+    it('never creates a file through a planted .gitignore link', () => {
+      fs.mkdirSync(checks(), { recursive: true });
+      const target = path.join(other, 'created-through-link');
+      fs.symlinkSync(target, path.join(checks(), '.gitignore'));
+      try {
+        writePlanState(dir, { v: 1, plan: ID, checks: {} });
+      } catch {
+        // refusing is fine too; writing through the link is not
+      }
+      assert.equal(fs.existsSync(target), false);
+    });
+
+    it('a state file that is a FIFO does not hang its reader (the hook reads it)', () => {
+      fs.mkdirSync(checks(), { recursive: true });
+      const made = spawnSync('mkfifo', [path.join(checks(), `${ID}.json`)]);
+      assert.equal(made.status, 0);
+      const code = `const { readPlanState } = require(${JSON.stringify(path.resolve('src/node/planChecks.ts'))}); console.log(JSON.stringify(readPlanState(${JSON.stringify(dir)}, ${JSON.stringify(ID)})));`;
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { encoding: 'utf8', timeout: 15_000 });
+      assert.equal(r.signal, null, 'the reader hung on the FIFO');
+      assert.equal(JSON.parse(r.stdout).plan, ID);
+    });
+
+    it('fields of the wrong type crash no reader (the hook, the explorer, show --evidence, the plan editor)', async () => {
+      for (const drift of [{ digest: 'h1', drifted: 'x', targets: null }, { digest: 'h1', drifted: [null, 5], targets: 'x', statuses: 3 }, { digest: 'h1', targets: { 'src/a.ts': 5 } }]) {
+        plant({ v: 1, plan: ID, checks: { S001: { command: 'true', tail: 5, tree: 7, targets: null, line: 9 }, toString: 3 }, drift });
+        assert.ok(Array.isArray(driftedPaths(dir, ID, 'h1')));
+        assert.ok(Array.isArray(lastDrift(dir, doc())));
+        const tail = checkTail(dir, ID, 'S001');
+        assert.ok(tail === undefined || (Array.isArray(tail) && tail.every((l) => typeof l === 'string')), 'a tail that is not lines');
+        await checkStandings(dir, doc());
+        const look = await lookForDrift(dir, doc(), '2026-11-26T20:00:00.000Z');
+        assert.ok(look.drifted.every((d) => typeof d.path === 'string'));
+        assert.equal(readPlanState(dir, ID).plan, ID);
       }
     });
   });
