@@ -28,9 +28,9 @@ export interface ClaimInput {
 const ISO = String.raw`\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:?\d\d)`;
 const CLAIM = new RegExp(String.raw`^(?<session>.+?) at (?<at>${ISO})(?: \(taken over from (?<from>.+?), claimed (?<fromAt>${ISO})\))?$`);
 
-/** The claim a record line's text says, or undefined for text that is not one. */
+/** The claim a record line's text says, or undefined for text that is not one (or longer than a claim the store writes). */
 export function parseClaim(text: string | undefined): Claim | undefined {
-  const g = text === undefined ? undefined : CLAIM.exec(text.trim())?.groups;
+  const g = text === undefined || text.length > LIMITS.note ? undefined : CLAIM.exec(text.trim())?.groups;
   if (!g) return undefined;
   return { session: g.session, at: g.at, ...(g.from ? { takenFrom: { session: g.from, at: g.fromAt } } : {}) };
 }

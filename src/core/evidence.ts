@@ -72,9 +72,14 @@ export function changedLine(c: StepChanges): string {
   }
 }
 
-/** Reads a `> Changed:` line's text back (a line written by hand that does not read is "not recorded"). */
+/**
+ * Reads a `> Changed:` line's text back (a line written by hand that does not read is "not
+ * recorded", as is one longer than the store writes: its file list costs time growing with the
+ * square of its length).
+ */
 export function readChangedLine(text: string): ChangedFacts {
   const none: ChangedFacts = { recorded: false, shown: [], files: 0, added: 0, removed: 0, notBySession: [] };
+  if (text.length > LIMITS.note) return { ...none, why: 'the line is longer than a recorded one' };
   const why = /^not recorded \((.*)\)$/.exec(text);
   if (why) return { ...none, why: why[1] };
   const parts = text.split(' · ');

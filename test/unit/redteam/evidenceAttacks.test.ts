@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { PlanDocument } from '../../../src/core';
+import { evidenceFlag, evidenceSummary, LIMITS, parseClaim, parsePlan, type PlanDocument, readChangedLine } from '../../../src/core';
 import { checkStandings, checkTail, lastDrift, lookForDrift, readPlanState } from '../../../src/node';
 import { driftedPaths, writePlanState } from '../../../src/node/planChecks';
 import { GitEvidence, pinRef } from '../../../src/node/gitEvidence';
@@ -127,6 +127,31 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
         assert.ok(look.drifted.every((d) => typeof d.path === 'string'));
         assert.equal(readPlanState(dir, ID).plan, ID);
       }
+    });
+  });
+
+  describe('crafted record lines', () => {
+    // ", x (new, +1" repeated: each start of the file list's lazy match scanned the rest of the line (quadratic).
+    const long = ', x (new, +1'.repeat(5000) + ' · tree aaaa..bbbb';
+
+    it('a hand-written `> Changed:` line longer than the store ever writes reads as not recorded, at once', () => {
+      assert.ok(long.length > LIMITS.note);
+      const t = Date.now();
+      const facts = readChangedLine(long);
+      assert.ok(Date.now() - t < 1000, `took ${Date.now() - t} ms`);
+      assert.equal(facts.recorded, false);
+    });
+
+    it('a plan whose steps carry such lines does not hang the readers of its flags (plan editor, explorer, show --evidence)', () => {
+      let steps = '';
+      for (let i = 1; i <= 2; i++) steps += `${i}. [x] S00${i} Do it\n   > Changed: ${long}\n   > Claimed: ${'a at 2026-11-26T00:00Z (taken over from '.repeat(1400)}\n`;
+      const doc = parsePlan(`---\nid: ${ID}\ntitle: "T"\nstatus: completed\nversion: 1\ncreated_at: 2026-11-26T17:00:00.000Z\nupdated_at: 2026-11-26T17:00:00.000Z\n---\n\n## Goal\nG\n\n## Steps\n${steps}`);
+      assert.ok(doc.steps.every((s) => (s.record?.Changed?.length ?? 0) > LIMITS.note), 'the crafted lines were not read as records');
+      const t = Date.now();
+      assert.deepEqual(doc.steps.map((s) => evidenceFlag(s)), ['no evidence', 'no evidence']);
+      evidenceSummary(doc.steps);
+      for (const s of doc.steps) assert.equal(parseClaim(s.record?.Claimed), undefined);
+      assert.ok(Date.now() - t < 2000, `took ${Date.now() - t} ms`);
     });
   });
 });
