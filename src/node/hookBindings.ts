@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { appendPlainText, readPlainText } from './plainFile';
 
 /** The hosts a session can come from (the hook's HookHost, the setup's AgentHost). */
 export type BindingHost = 'copilot' | 'claude' | 'codex' | 'copilot-cli';
@@ -132,11 +133,13 @@ export interface StepEvent {
 }
 
 const STEP_EVENTS = /^[0-9a-f]{40}\.steps\.jsonl$/;
+/** The most one session's report file is read of (a line per tool call): a larger one is left out. */
+const REPORT_BYTES = 16 * 1024 * 1024;
 
 export function recordStepEvent(root: string, session: string, e: Omit<StepEvent, 'v'>): void {
   const file = bindingFile(root, session).replace(/\.json$/, '.steps.jsonl');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.appendFileSync(file, `${JSON.stringify({ v: 1, ...e })}\n`);
+  appendPlainText(file, `${JSON.stringify({ v: 1, ...e })}\n`);
 }
 
 /** Every session's events for one step of a plan (lines that do not read are left out). */
@@ -149,12 +152,9 @@ export function readStepEvents(root: string, plan: string, step: string): StepEv
   }
   const out: StepEvent[] = [];
   for (const n of names) {
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(hooksDir(root), n), 'utf8');
-    } catch {
-      continue;
-    }
+    // Never through a link, never waiting on a FIFO: the end of a step reads these.
+    const text = readPlainText(path.join(hooksDir(root), n), REPORT_BYTES);
+    if (text === undefined) continue;
     for (const line of text.split('\n')) {
       try {
         const e = JSON.parse(line) as StepEvent;

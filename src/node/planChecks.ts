@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CheckRecord, DriftedTarget, TargetHashes } from '../core';
+import { readPlainText } from './plainFile';
 
 /** What one check's last run left beside the plan. */
 export interface CheckRun {
@@ -65,26 +66,6 @@ function stateFile(root: string, id: string): string {
 
 /** The most a state file the store wrote holds (20 output lines per check, the targets): a larger one is not read. */
 const STATE_BYTES = 4 * 1024 * 1024;
-const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
-
-/**
- * A state file's text; undefined when there is none or it is not a plain file of a sane size. Opened
- * without following a link and without blocking, so a FIFO or a device planted there never hangs
- * a reader (the hook reads it).
- */
-function stateText(file: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    const st = fs.fstatSync(fd);
-    return st.isFile() && st.size <= STATE_BYTES ? fs.readFileSync(fd, 'utf8') : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
 const isText = (x: unknown): x is string => typeof x === 'string';
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const textOrNull = (x: unknown): x is string | null => x === null || isText(x);
@@ -130,7 +111,8 @@ function driftOf(x: unknown): DriftBase | undefined {
  */
 export function readPlanState(root: string, id: string): PlanState {
   const empty: PlanState = { v: 1, plan: id, checks: {} };
-  const text = stateText(stateFile(root, id));
+  // Without following a link or blocking: a FIFO or a device planted there never hangs a reader (the hook reads it).
+  const text = readPlainText(stateFile(root, id), STATE_BYTES);
   let s: unknown;
   try {
     s = text === undefined ? undefined : JSON.parse(text);

@@ -10,6 +10,7 @@ import { evidenceFlag, evidenceSummary, LIMITS, parseClaim, parsePlan, type Plan
 import { checkStandings, checkTail, lastDrift, lookForDrift, readPlanState } from '../../../src/node';
 import { driftedPaths, writePlanState } from '../../../src/node/planChecks';
 import { GitEvidence, pinRef } from '../../../src/node/gitEvidence';
+import { bindingFile, recordStepEvent } from '../../../src/node/hookBindings';
 
 const ID = 'PLAN-0000beef';
 
@@ -152,6 +153,31 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
       evidenceSummary(doc.steps);
       for (const s of doc.steps) assert.equal(parseClaim(s.record?.Claimed), undefined);
       assert.ok(Date.now() - t < 2000, `took ${Date.now() - t} ms`);
+    });
+  });
+
+  describe("the hooks' step reports (.pi/plans/hooks/<hash>.steps.jsonl)", () => {
+    const events = (session: string) => bindingFile(dir, session).replace(/\.json$/, '.steps.jsonl');
+
+    it('a FIFO named like a report file does not hang the end of a step (its evidence reads the reports)', () => {
+      fs.mkdirSync(path.dirname(events('s1')), { recursive: true });
+      assert.equal(spawnSync('mkfifo', [events('s1')]).status, 0);
+      const code = `const { readStepEvents } = require(${JSON.stringify(path.resolve('src/node/hookBindings.ts'))}); console.log(JSON.stringify(readStepEvents(${JSON.stringify(dir)}, ${JSON.stringify(ID)}, 'S001')));`;
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { encoding: 'utf8', timeout: 15_000 });
+      assert.equal(r.signal, null, 'the reader hung on the FIFO');
+      assert.deepEqual(JSON.parse(r.stdout), []);
+    });
+
+    it('a report is never appended through a link planted as the session\'s report file', () => {
+      fs.mkdirSync(path.dirname(events('s1')), { recursive: true });
+      const outside = path.join(other, 'precious.txt');
+      fs.symlinkSync(outside, events('s1'));
+      try {
+        recordStepEvent(dir, 's1', { plan: ID, step: 'S001', kind: 'command', at: '2026-11-26T20:00:00.000Z' });
+      } catch {
+        // refusing is fine; writing through the link is not
+      }
+      assert.equal(fs.readFileSync(outside, 'utf8'), 'mine\n');
     });
   });
 });
