@@ -141,7 +141,7 @@ export class GitEvidence {
    * tree's). The temporary index is removed after.
    */
   private async withIndex<T>(then: (env: NodeJS.ProcessEnv) => Promise<T>, keep = true): Promise<T> {
-    await ownFolder(path.dirname(this.kept));
+    await ownFolder(path.dirname(this.kept), this.kept);
     try {
       return await this.onIndex(this.kept, then, keep);
     } catch (e) {
@@ -209,14 +209,17 @@ export class GitEvidence {
 }
 
 /**
- * Makes `dir` (the git folder's `pi-plans`) a folder of its own: anything else there (a link a
- * process planted, to another repository's git folder, say) is removed first, so the kept index
- * and its temporary copies are never written through it.
+ * Makes `dir` (the git folder's `pi-plans`) a folder of its own, and `kept` in it a plain file or
+ * nothing: anything else there (a link a process planted, to another repository's git folder,
+ * say; a FIFO, which a copy would wait on forever) is removed first, so the kept index and its
+ * temporary copies are never written through it.
  */
-async function ownFolder(dir: string): Promise<void> {
+async function ownFolder(dir: string, kept: string): Promise<void> {
   const st = await fs.promises.lstat(dir).catch(() => undefined);
   if (st && !st.isDirectory()) await fs.promises.rm(dir, { force: true });
   await fs.promises.mkdir(dir, { recursive: true });
+  const index = await fs.promises.lstat(kept).catch(() => undefined);
+  if (index && !index.isFile()) await fs.promises.rm(kept, { force: true, recursive: true });
 }
 
 /** Whether the git folder holds a shared index (the user's index is split, or was). */

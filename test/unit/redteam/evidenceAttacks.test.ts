@@ -67,6 +67,14 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
       assert.match(tree, /^[0-9a-f]{40}$/);
       assert.equal(fs.readFileSync(outside, 'utf8'), 'mine\n');
     });
+    it('a FIFO planted as .git/pi-plans/index does not hang a snapshot (the end of a step takes one)', () => {
+      fs.mkdirSync(path.join(dir, '.git', 'pi-plans'));
+      assert.equal(spawnSync('mkfifo', [path.join(dir, '.git', 'pi-plans', 'index')]).status, 0);
+      const code = `const { GitEvidence } = require(${JSON.stringify(path.resolve('src/node/gitEvidence.ts'))}); GitEvidence.open(${JSON.stringify(dir)}).then((g) => g.snapshot()).then((t) => console.log(t));`;
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { encoding: 'utf8', timeout: 15_000 });
+      assert.equal(r.signal, null, 'the snapshot hung on the FIFO');
+      assert.match(r.stdout.trim(), /^[0-9a-f]{40}$/);
+    });
   });
 
   describe('ref names', () => {
