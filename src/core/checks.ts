@@ -17,6 +17,15 @@ import { unified } from 'unified';
 /** A details line naming the step's check: `verify: npm test -- health` (the key in any case). */
 const VERIFY_LINE = /^(?<indent>[ \t]*)verify:[ \t]*(?<command>\S.*?)[ \t]*$/i;
 
+/**
+ * Characters that make a command read otherwise than it runs: control characters but the tab,
+ * and invisible format characters, the bidirectional controls among them (Trojan Source,
+ * CVE-2021-42574: `echo ok \u2067;touch x \u2066#\u2069\u2069` shows as `echo ok #;touch x`). A
+ * `verify:` line holding one names no check.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const SHOWN_OTHERWISE = /[\p{Cf}\u0000-\u0008\u000a-\u001f\u007f-\u009f]/u;
+
 /** remark's parser with GFM, as the outline reads plans. */
 const markdown = unified().use(remarkParse).use(remarkGfm);
 
@@ -27,8 +36,9 @@ const checksRead = new Map<string, string | undefined>();
  * The command a step names as its check: its first `verify:` line that Markdown reads as a line
  * of the item's own paragraphs, as the reviewer sees it: not in a code block or a fence, an HTML
  * comment or block, a nested list or a quote, where a reviewer reads it as an example or never
- * sees it. Read from the item's source (`checkSource`, kept by the parser when a details line
- * starts with `verify:`).
+ * sees it. A command holding a character that shows it otherwise than it runs names none. Read
+ * from the item's source (`checkSource`, kept by the parser when a details line starts with
+ * `verify:`).
  */
 export function stepCheck(step: Pick<Step, 'checkSource'>): string | undefined {
   const src = step.checkSource;
@@ -56,7 +66,7 @@ function checkIn(src: string): string | undefined {
   for (const [i, line] of src.split('\n').entries()) {
     const m = i > 0 ? VERIFY_LINE.exec(line.replace(/\r$/, '')) : null;
     const key = at + (m?.groups?.indent.length ?? 0);
-    if (m?.groups && plain.some(([s, e]) => key >= s && key < e)) return m.groups.command;
+    if (m?.groups && plain.some(([s, e]) => key >= s && key < e)) return SHOWN_OTHERWISE.test(m.groups.command) ? undefined : m.groups.command;
     at += line.length + 1;
   }
   return undefined;

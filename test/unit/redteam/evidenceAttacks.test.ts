@@ -6,8 +6,9 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { evidenceFlag, evidenceSummary, LIMITS, parseClaim, parsePlan, type PlanDocument, readChangedLine } from '../../../src/core';
-import { checkStandings, checkTail, lastDrift, lookForDrift, readPlanState } from '../../../src/node';
+import { evidenceFlag, evidenceSummary, LIMITS, parseClaim, parsePlan, type PlanDocument, readChangedLine, stepCheck } from '../../../src/core';
+import { checkStandings, checkTail, lastDrift, lookForDrift, openNodeStore, readPlanState, verifyPlan } from '../../../src/node';
+import { sealedByUser } from '../../helpers/approvals';
 import { driftedPaths, writePlanState } from '../../../src/node/planChecks';
 import { GitEvidence, pinRef } from '../../../src/node/gitEvidence';
 import { bindingFile, recordStepEvent } from '../../../src/node/hookBindings';
@@ -186,6 +187,27 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
         // refusing is fine; writing through the link is not
       }
       assert.equal(fs.readFileSync(outside, 'utf8'), 'mine\n');
+    });
+  });
+
+  describe('a check shown otherwise than it runs', () => {
+    // Trojan Source (CVE-2021-42574): bidirectional controls reorder what a reviewer sees. Shown
+    // (an RTL isolate puts the "#" isolate first): `echo ok #;touch pwned`, a comment. Run: `echo ok ;touch pwned #`.
+    const hidden = 'echo ok \u2067;touch pwned \u2066#\u2069\u2069';
+
+    it('a verify: line holding bidirectional or invisible characters names no check', () => {
+      for (const command of [hidden, 'echo ok\u202e ;hs|x', 'echo ok\u200b;touch pwned', 'echo ok\u0008\u0008;touch pwned']) {
+        assert.equal(stepCheck({ checkSource: `1. [ ] S001 Do it\n   verify: ${command}\n` }), undefined, JSON.stringify(command));
+      }
+      assert.equal(stepCheck({ checkSource: '1. [ ] S001 Do it\n   verify: npm test -- health\t# ok\n' }), 'npm test -- health\t# ok');
+    });
+
+    it('pi-plans verify runs no such command on an approved plan', async () => {
+      const text = `---\nid: ${ID}\ntitle: "T"\nstatus: approved\nversion: 2\ncreated_at: 2026-11-26T17:00:00.000Z\nupdated_at: 2026-11-26T17:00:00.000Z\nstep_seq: 1\n---\n\n## Goal\nG\n\n## Steps\n1. [ ] S001 Check it\n   verify: ${hidden}\n`;
+      fs.mkdirSync(path.join(dir, '.pi', 'plans'), { recursive: true });
+      fs.writeFileSync(path.join(dir, '.pi', 'plans', `${ID}.md`), await sealedByUser(text, dir));
+      await assert.rejects(verifyPlan(await openNodeStore(dir, { index: false }), ID, { actor: 'cli' }), /no step with a check/);
+      assert.equal(fs.existsSync(path.join(dir, 'pwned')), false, 'the hidden command ran');
     });
   });
 });
