@@ -56,17 +56,21 @@ function checkIn(src: string): string | undefined {
   const list = root.children[0];
   const item = list?.type === 'list' ? list.children[0] : undefined;
   if (!item) return undefined;
-  // Where the item's plain text is: text directly in its own paragraphs.
-  const plain: [number, number][] = [];
+  // Where the item's plain text is: text directly in its own paragraphs, and its lines as shown.
+  const plain: { start: number; end: number; shown: Set<string> }[] = [];
   for (const p of item.children) {
     if (p.type !== 'paragraph') continue;
-    for (const t of p.children) if (t.type === 'text' && t.position) plain.push([t.position.start.offset ?? 0, t.position.end.offset ?? 0]);
+    for (const t of p.children) {
+      if (t.type === 'text' && t.position) plain.push({ start: t.position.start.offset ?? 0, end: t.position.end.offset ?? 0, shown: new Set(t.value.split('\n').map((l) => l.trim())) });
+    }
   }
   let at = 0;
   for (const [i, line] of src.split('\n').entries()) {
     const m = i > 0 ? VERIFY_LINE.exec(line.replace(/\r$/, '')) : null;
     const key = at + (m?.groups?.indent.length ?? 0);
-    if (m?.groups && plain.some(([s, e]) => key >= s && key < e)) return SHOWN_OTHERWISE.test(m.groups.command) ? undefined : m.groups.command;
+    const text = m?.groups ? plain.find((t) => key >= t.start && key < t.end) : undefined;
+    // Shown as written, whole (no inline HTML, code, emphasis, escape or entity reads otherwise), and nothing invisible.
+    if (text) return text.shown.has(line.trim()) && !SHOWN_OTHERWISE.test(m!.groups!.command) ? m!.groups!.command : undefined;
     at += line.length + 1;
   }
   return undefined;

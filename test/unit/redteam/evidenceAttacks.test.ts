@@ -202,6 +202,16 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
       assert.equal(stepCheck({ checkSource: '1. [ ] S001 Do it\n   verify: npm test -- health\t# ok\n' }), 'npm test -- health\t# ok');
     });
 
+    it('a verify: line Markdown shows otherwise than it is names no check (inline HTML, an entity, a code span)', () => {
+      // Shown in a Markdown preview as `verify: npm test`, `verify: echo "rm -rf x"`, `verify: npm test ; touch pwned` in code.
+      for (const command of ['npm test <!-- ; touch pwned -->', 'echo &quot;touch pwned&quot;', 'npm test `; touch pwned`', 'echo ok <span hidden>; touch pwned</span>']) {
+        assert.equal(stepCheck({ checkSource: `1. [ ] S001 Do it\n   verify: ${command}\n` }), undefined, command);
+      }
+      for (const command of ['npm test && echo ok | cat > out.txt', 'npm test -- src/*.ts', 'make check 2>&1']) {
+        assert.equal(stepCheck({ checkSource: `1. [ ] S001 Do it\n   verify: ${command}\n` }), command);
+      }
+    });
+
     it('pi-plans verify runs no such command on an approved plan', async () => {
       const text = `---\nid: ${ID}\ntitle: "T"\nstatus: approved\nversion: 2\ncreated_at: 2026-11-26T17:00:00.000Z\nupdated_at: 2026-11-26T17:00:00.000Z\nstep_seq: 1\n---\n\n## Goal\nG\n\n## Steps\n1. [ ] S001 Check it\n   verify: ${hidden}\n`;
       fs.mkdirSync(path.join(dir, '.pi', 'plans'), { recursive: true });
