@@ -53,5 +53,15 @@ export function evidenceText(report: Awaited<ReturnType<typeof evidenceReport>>)
   }
   const s = report.summary;
   if (s) out.push(`summary: ${s.files} file change${s.files === 1 ? '' : 's'} +${s.added} −${s.removed} over ${s.recorded} recorded step${s.recorded === 1 ? '' : 's'}; ${s.noEvidence} with no evidence, ${s.explained} explained`);
-  return out.join('\n') + '\n';
+  return printable(out.join('\n')) + '\n';
+}
+
+/**
+ * Text with its control characters (line breaks aside) written as `\xNN`: file names come from
+ * git as any process made them, and an escape sequence or a carriage return in one would rewrite
+ * what the terminal shows (a file erased from its line, another name drawn over it).
+ */
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

@@ -12,6 +12,7 @@ import { sealedByUser } from '../../helpers/approvals';
 import { driftedPaths, writePlanState } from '../../../src/node/planChecks';
 import { GitEvidence, pinRef } from '../../../src/node/gitEvidence';
 import { bindingFile, recordStepEvent } from '../../../src/node/hookBindings';
+import { evidenceReport, evidenceText } from '../../../src/cli/commands/evidence';
 
 const ID = 'PLAN-0000beef';
 
@@ -218,6 +219,22 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
       fs.writeFileSync(path.join(dir, '.pi', 'plans', `${ID}.md`), await sealedByUser(text, dir));
       await assert.rejects(verifyPlan(await openNodeStore(dir, { index: false }), ID, { actor: 'cli' }), /no step with a check/);
       assert.equal(fs.existsSync(path.join(dir, 'pwned')), false, 'the hidden command ran');
+    });
+  });
+
+  describe('pi-plans show --evidence at a terminal', () => {
+    it('a file name with an escape sequence or a carriage return cannot redraw the file list', async () => {
+      const before = git(dir, 'rev-parse', 'HEAD^{tree}').trim();
+      // Drawn raw, "\x1b[2K\r" erases "added    evil.sh" and the terminal shows "readme.md +1 −0".
+      const evil = 'evil.sh\x1b[2K\rreadme.md';
+      fs.writeFileSync(path.join(dir, evil), 'evil\n');
+      const g = await GitEvidence.open(dir);
+      const after = await g.snapshot();
+      const doc = parsePlan(`---\nid: ${ID}\ntitle: "T"\nstatus: completed\nversion: 1\ncreated_at: 2026-11-26T17:00:00.000Z\nupdated_at: 2026-11-26T17:00:00.000Z\n---\n\n## Goal\nG\n\n## Steps\n1. [x] S001 Do it\n   > Changed: readme.md (+1 −0) · 1 file +1 −0 · tree ${before}..${after}\n`);
+      const text = evidenceText(await evidenceReport(doc, dir));
+      assert.match(text, /evil\.sh/);
+      // eslint-disable-next-line no-control-regex -- the attack is control characters
+      assert.doesNotMatch(text, /[\x00-\x09\x0b-\x1f\x7f]/, JSON.stringify(text));
     });
   });
 });
