@@ -128,7 +128,7 @@ export function readPlanState(root: string, id: string): PlanState {
 /** Refuses a link among the state's folders (`.pi`, `.pi/plans`, `.pi/plans/checks`): nothing is written through one. */
 function refuseLinks(root: string): void {
   for (const dir of [path.join(root, '.pi'), path.join(root, '.pi', 'plans'), checksDir(root)]) {
-    if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) throw new Error(`${dir} is a link: Pi Plans writes no check state through one; make it a plain folder`);
+    if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) throw new Error(`${dir} is a symbolic link: Pi Plans never writes through links; replace it with a real folder`);
   }
 }
 
