@@ -203,7 +203,8 @@ export class GitEvidence {
   async pin(plan: string, step: string, end: 'before' | 'after', tree: string): Promise<string> {
     if (!SHA.test(tree)) throw new Error(`not a tree: ${tree}`);
     const ref = pinRef(plan, step, end);
-    await git(this.cwd, ['update-ref', ref, tree]);
+    // --no-deref: a symbolic ref planted here is replaced, never followed to the ref it names (a tag, say).
+    await git(this.cwd, ['update-ref', '--no-deref', ref, tree]);
     return ref;
   }
 }

@@ -80,6 +80,18 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
   });
 
   describe('ref names', () => {
+    it('a symbolic ref planted at a pin never moves the ref it names (a tag, a branch)', async () => {
+      git(dir, 'tag', 'v1');
+      const tag = git(dir, 'rev-parse', 'v1').trim();
+      const pin = pinRef('PLAN-0000beef', 'S001', 'before');
+      git(dir, 'symbolic-ref', pin, 'refs/tags/v1');
+      const g = await GitEvidence.open(dir);
+      await g.pin('PLAN-0000beef', 'S001', 'before', await g.snapshot());
+      assert.equal(git(dir, 'rev-parse', 'v1').trim(), tag, 'the tag now names the snapshot');
+      assert.equal(git(dir, 'cat-file', '-t', pin).trim(), 'tree');
+    });
+
+
     it('a plan or step id cannot leave refs/pi-plans/evidence/', () => {
       for (const [p, s] of [['PLAN-1/../../heads/main', 'S001'], ['PLAN-1', '..'], ['PLAN-1', 'S001/../../x'], ['PLAN-1', 'S001 '], ['PLAN-1', ''], ['..', 'S001']]) {
         assert.throws(() => pinRef(p, s, 'before'), /not a plan and step id/);
