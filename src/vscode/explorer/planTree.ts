@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionLabel, attentionRank, checkStanding, checkWords, compareText, dependencyLine, evidenceFlag, evidenceSummary, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue, workFactLines } from '../../core';
-import { lastDrift, planWorkFacts, readPlanState } from '../../node';
+import { AttentionFlag, attentionLabel, attentionRank, CheckStanding, checkStanding, checkWords, compareText, dependencyLine, evidenceFlag, stepCheck, evidenceSummary, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue, workFactLines } from '../../core';
+import { checkStandings, lastDrift, planWorkFacts, readPlanState } from '../../node';
 import type { IndexEntry } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
@@ -43,6 +43,25 @@ function groupOf(e: IndexEntry, flag: AttentionFlag | undefined): GroupKey {
 
 /** A large group shows this many rows, then "Show more". */
 const PAGE = 200;
+/** A step row's tooltip: the step, its details and record lines, its flags and its check (`recorded`: the result's line). */
+function stepTooltip(doc: PlanDocument, s: PlanDocument['steps'][number], check: CheckStanding | undefined, recorded: string | undefined): vscode.MarkdownString {
+  const annotation = s.tool ? `${s.tool}: ${s.operation ?? ''}${s.target ? ` → ${s.target}` : ''}` : '';
+  const flag = evidenceFlag(s);
+  const tip = new vscode.MarkdownString();
+  tip.appendText(`${s.id} · ${s.status.replace('_', ' ')}\n\n${s.text}`);
+  if (annotation) tip.appendText(`\n\n${annotation}`);
+  const deps = dependencyLine(doc.steps, s.id);
+  if (deps) tip.appendText(`\n\n${deps}`);
+  if (s.details) tip.appendText(`\n\n${s.details}`);
+  if (s.record?.Claimed) tip.appendText(`\n\nClaimed: ${s.record.Claimed}`);
+  if (s.record?.Changed) tip.appendText(`\n\nChanged: ${s.record.Changed}`);
+  if (flag === 'no evidence') tip.appendText('\n\nNo evidence: marked done with no recorded change and no note saying why.');
+  if (flag === 'no change, explained') tip.appendText('\n\nNo change, explained: no recorded change; the note says why.');
+  if (s.note) tip.appendText(`\n\nNote: ${s.note}`);
+  if (check) tip.appendText(`\n\n${checkWords(check)}: ${check.command}${recorded ? ` (${recorded})` : ''}`);
+  return tip;
+}
+
 /** Statuses whose drift is watched and whose checks may run (src/node/planDrift.ts, core/checks.ts). */
 const CHECKED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled']);
 
@@ -464,19 +483,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     const recorded = s.record?.Check ?? readPlanState(n.parent.folder.fsPath, doc.fm.id).checks[s.id]?.line;
     const check = checkStanding(s, recorded, undefined);
     item.contextValue = `${stepContextValue(doc.fm.status, s.status)}${check ? 'check:' : ''}`;
-    const tip = new vscode.MarkdownString();
-    tip.appendText(`${s.id} · ${s.status.replace('_', ' ')}\n\n${s.text}`);
-    if (annotation) tip.appendText(`\n\n${annotation}`);
-    const deps = dependencyLine(doc.steps, s.id);
-    if (deps) tip.appendText(`\n\n${deps}`);
-    if (s.details) tip.appendText(`\n\n${s.details}`);
-    if (s.record?.Claimed) tip.appendText(`\n\nClaimed: ${s.record.Claimed}`);
-    if (s.record?.Changed) tip.appendText(`\n\nChanged: ${s.record.Changed}`);
-    if (flag === 'no evidence') tip.appendText('\n\nNo evidence: marked done with no recorded change and no note saying why.');
-    if (flag === 'no change, explained') tip.appendText('\n\nNo change, explained: no recorded change; the note says why.');
-    if (s.note) tip.appendText(`\n\nNote: ${s.note}`);
-    if (check) tip.appendText(`\n\n${checkWords(check)}: ${check.command}${recorded ? ` (${recorded})` : ''}`);
-    item.tooltip = tip;
+    // The tooltip is resolved on hover (resolveTreeItem): the check read against the files now, stale or not.
     const { done, total } = progressOf(doc.steps);
     item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, `${s.status.replace('_', ' ')}${shownFlag ? `, ${shownFlag}` : ''}`, s.text, s.note ? `; note: ${s.note}` : '', done, total) };
     item.command = { command: 'vscode.open', title: vscode.l10n.t('Open'), arguments: [vscode.Uri.joinPath(n.parent.folder, '.pi', 'plans', n.parent.file)] };
@@ -485,6 +492,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
 
   /** The tooltip of a plan row: its one file, read when the pointer rests on it. Escaped text only. */
   async resolveTreeItem(item: vscode.TreeItem, n: Node): Promise<vscode.TreeItem> {
+    if (n.kind === 'step') return this.resolveStep(item, n);
     if (n.kind !== 'plan') return item;
     const store = this.plans.storeFor(n.folder);
     const e = store?.entry(n.id);
@@ -527,6 +535,19 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     } catch (err) {
       item.tooltip = new vscode.MarkdownString().appendText(String((err as Error).message ?? err));
     }
+    return item;
+  }
+
+  /** A step row's tooltip with its check read against the working tree now (git): stale when its files changed since it ran. */
+  private async resolveStep(item: vscode.TreeItem, n: StepNode): Promise<vscode.TreeItem> {
+    const doc = this.stepDocs.get(n.parent.key);
+    const s = doc?.steps.find((x) => x.id === n.step);
+    if (!doc || !s) return item;
+    const root = n.parent.folder.fsPath;
+    const recorded = s.record?.Check ?? readPlanState(root, doc.fm.id).checks[s.id]?.line;
+    // Outside git, or when git fails, the result reads as recorded.
+    const standing = stepCheck(s) ? await checkStandings(root, doc).then((m) => m.get(s.id), () => checkStanding(s, recorded, undefined)) : undefined;
+    item.tooltip = stepTooltip(doc, s, standing, recorded);
     return item;
   }
 
