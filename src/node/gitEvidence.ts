@@ -9,16 +9,17 @@
  * user's index before the first: git then hashes only the files changed since, and finds the
  * folders' trees it wrote last time in the index's tree cache, so a snapshot costs about what
  * `git status` does. Each snapshot works on a copy of its own, so two processes never share one.
- * The kept index is a split index (git's `core.splitIndex`: a few KB naming the changes, over a
- * `sharedindex.<hash>` file in the git folder that git writes again only after a fifth of the
- * entries changed): each snapshot writes its index twice (`add`, then `write-tree` saving its
- * tree cache), and a whole index of 10,000 files takes 6 ms to write. Only in a repository whose
- * own index is not split (no `sharedindex.*` file yet): git deletes shared index files unused for
- * two weeks when it writes a new one, and the user's must never be among them. Every `.pi/` folder (the plans themselves) is
- * left out of the differences. The objects written are the only trace, plus the refs under
- * `refs/pi-plans/evidence/` that pin them (refs to trees: `git branch`, `git log` and
- * `git log --all` do not show them; `git for-each-ref` and `git show-ref` do). Runs the machine's
- * `git` with execFile, no shell.
+ * In a large repository the kept index is a split index (git's `core.splitIndex`: a few KB naming
+ * the changes, over a `sharedindex.<hash>` file in the git folder that git writes again only after
+ * a fifth of the entries changed): each snapshot writes its index twice (`add`, then `write-tree`
+ * saving its tree cache), and a whole index of 10,000 files takes 6 ms to write. Not in a small
+ * one, where a write is cheap and each fifth changed would leave one more shared file (git deletes
+ * those unused for two weeks when it writes a new one). Never in a repository whose own index is
+ * split (a `sharedindex.*` file is there): that cleanup must never reach the user's.
+ * Every `.pi/` folder (the plans themselves) is left out of the differences. The objects written
+ * are the only trace, with the kept index and the refs under `refs/pi-plans/evidence/` that pin
+ * them (refs to trees: `git branch`, `git log` and `git log --all` do not show them;
+ * `git for-each-ref` and `git show-ref` do). Runs the machine's `git` with execFile, no shell.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -163,7 +164,7 @@ export class GitEvidence {
       const env = gitEnv({ GIT_INDEX_FILE: tmp });
       // Split or whole from its first write on (git keeps an index's link to its shared index, or
       // its lack of one); a copy of a user index that is split is made whole.
-      const split = from === this.index ? ['-c', `core.splitIndex=${!(await hasSharedIndex(path.dirname(this.index)))}`] : [];
+      const split = from === this.index ? ['-c', `core.splitIndex=${await splitFits(this.index)}`] : [];
       // The whole working tree (no pathspec, see withoutPlans); `.pi/` folders are left out of the differences.
       await git(this.cwd, [...split, 'add', '-A'], { env });
       const result = await then(env);
@@ -208,10 +209,15 @@ export class GitEvidence {
   }
 }
 
-/** Whether the git folder holds a shared index (the user's index is split, or was). */
-async function hasSharedIndex(gitFolder: string): Promise<boolean> {
-  const names = await fs.promises.readdir(gitFolder).catch(() => [] as string[]);
-  return names.some((n) => n.startsWith('sharedindex.'));
+/** An index this large (about 3,000 files) is worth splitting: a whole one takes 2 ms or more to write. */
+export const SPLIT_FROM_BYTES = 256 * 1024;
+
+/** Whether a kept index started from the user's `index` is split: the repository is large and its git folder holds no shared index (the user's index is not split, nor was). */
+async function splitFits(index: string): Promise<boolean> {
+  const size = await fs.promises.stat(index).then((s) => s.size, () => 0);
+  if (size < SPLIT_FROM_BYTES) return false;
+  const names = await fs.promises.readdir(path.dirname(index)).catch(() => [] as string[]);
+  return !names.some((n) => n.startsWith('sharedindex.'));
 }
 
 /**

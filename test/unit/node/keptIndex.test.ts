@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { GitEvidence } from '../../../src/node/gitEvidence';
+import { GitEvidence, SPLIT_FROM_BYTES } from '../../../src/node/gitEvidence';
 
 describe('git evidence: the index kept between snapshots (real repositories)', function () {
   this.timeout(30_000);
@@ -38,6 +38,14 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
     } finally {
       fs.rmSync(tmp, { force: true });
     }
+  };
+
+  /** Makes the repository large enough for a split kept index (an index over SPLIT_FROM_BYTES), committed. */
+  const grow = () => {
+    for (let i = 0; i < 4000; i++) write(`lib/d${i % 40}/g${i}.ts`, `export const g${i} = ${i};\n`);
+    git('add', '-A');
+    git('commit', '-q', '-m', 'grow');
+    assert.ok(fs.statSync(path.join(dir, '.git', 'index')).size > SPLIT_FROM_BYTES);
   };
 
   beforeEach(() => {
@@ -77,7 +85,18 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
     assert.equal(now.tree, truth());
   });
 
-  it('keeps a split index when the user has none, and leaves the user index byte for byte', async () => {
+  it('keeps a whole index in a small repository: no shared index file', async () => {
+    const g = await GitEvidence.open(dir);
+    const before = await g.snapshot();
+    write('src/f1.ts', 'changed\n');
+    const now = await g.snapshotSince(before);
+    assert.deepEqual(now.changes.map((c) => c.path), ['src/f1.ts']);
+    assert.deepEqual(shared(), []);
+    assert.ok(fs.existsSync(kept()));
+  });
+
+  it('keeps a split index in a large repository when the user has none, and leaves the user index byte for byte', async () => {
+    grow();
     const userIndex = fs.readFileSync(path.join(dir, '.git', 'index'));
     const g = await GitEvidence.open(dir);
     const before = await g.snapshot();
@@ -92,6 +111,7 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
   });
 
   it('never splits its index in a repository whose index is split, and never touches the shared index files there', async () => {
+    grow();
     git('update-index', '--split-index');
     const theirs = shared();
     assert.equal(theirs.length, 1);
@@ -114,11 +134,15 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
 
   for (const damage of ['garbage in the kept index', 'the kept index cut short', 'its shared index deleted']) {
     it(`starts again from the user index when the kept one cannot be read (${damage})`, async () => {
+      if (damage === 'its shared index deleted') grow();
       const g = await GitEvidence.open(dir);
       const before = await g.snapshot();
       if (damage === 'garbage in the kept index') fs.writeFileSync(kept(), 'not an index\n');
       if (damage === 'the kept index cut short') fs.truncateSync(kept(), 40);
-      if (damage === 'its shared index deleted') for (const s of shared()) fs.rmSync(path.join(dir, '.git', s));
+      if (damage === 'its shared index deleted') {
+        assert.equal(shared().length, 1);
+        for (const s of shared()) fs.rmSync(path.join(dir, '.git', s));
+      }
       write('src/f7.ts', 'after the damage\n');
       const now = await g.snapshotSince(before);
       assert.deepEqual(now.changes.map((c) => c.path), ['src/f7.ts']);
