@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionLabel, attentionRank, CheckStanding, checkStanding, checkWords, compareText, dependencyLine, evidenceFlag, stepCheck, evidenceSummary, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue, workFactLines } from '../../core';
-import { checkStandings, lastDrift, planWorkFacts, readPlanState } from '../../node';
+import { AttentionFlag, attentionLabel, attentionRank, checkStanding, compareText, evidenceFlag, evidenceSummary, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue, workFactLines } from '../../core';
+import { lastDrift, planWorkFacts, readPlanState } from '../../node';
+import { stepAnnotation, stepTooltip } from './stepTooltip';
 import type { IndexEntry } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
@@ -43,25 +44,6 @@ function groupOf(e: IndexEntry, flag: AttentionFlag | undefined): GroupKey {
 
 /** A large group shows this many rows, then "Show more". */
 const PAGE = 200;
-/** A step row's tooltip: the step, its details and record lines, its flags and its check (`recorded`: the result's line). */
-function stepTooltip(doc: PlanDocument, s: PlanDocument['steps'][number], check: CheckStanding | undefined, recorded: string | undefined): vscode.MarkdownString {
-  const annotation = s.tool ? `${s.tool}: ${s.operation ?? ''}${s.target ? ` → ${s.target}` : ''}` : '';
-  const flag = evidenceFlag(s);
-  const tip = new vscode.MarkdownString();
-  tip.appendText(`${s.id} · ${s.status.replace('_', ' ')}\n\n${s.text}`);
-  if (annotation) tip.appendText(`\n\n${annotation}`);
-  const deps = dependencyLine(doc.steps, s.id);
-  if (deps) tip.appendText(`\n\n${deps}`);
-  if (s.details) tip.appendText(`\n\n${s.details}`);
-  if (s.record?.Claimed) tip.appendText(`\n\nClaimed: ${s.record.Claimed}`);
-  if (s.record?.Changed) tip.appendText(`\n\nChanged: ${s.record.Changed}`);
-  if (flag === 'no evidence') tip.appendText('\n\nNo evidence: marked done with no recorded change and no note saying why.');
-  if (flag === 'no change, explained') tip.appendText('\n\nNo change, explained: no recorded change; the note says why.');
-  if (s.note) tip.appendText(`\n\nNote: ${s.note}`);
-  if (check) tip.appendText(`\n\n${checkWords(check)}: ${check.command}${recorded ? ` (${recorded})` : ''}`);
-  return tip;
-}
-
 /** Statuses whose drift is watched and whose checks may run (src/node/planDrift.ts, core/checks.ts). */
 const CHECKED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled']);
 
@@ -472,7 +454,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     const item = new vscode.TreeItem(s ? `${s.id} ${s.text}` : n.step, vscode.TreeItemCollapsibleState.None);
     item.id = n.key;
     if (!s || !doc) return item;
-    const annotation = s.tool ? `${s.tool}: ${s.operation ?? ''}${s.target ? ` → ${s.target}` : ''}` : '';
+    const annotation = stepAnnotation(s);
     const flag = evidenceFlag(s);
     // The row names the flag that asks for attention; "no change, explained" is in the tooltip.
     const shownFlag = flag === 'no evidence' ? flag : '';
@@ -538,16 +520,11 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     return item;
   }
 
-  /** A step row's tooltip with its check read against the working tree now (git): stale when its files changed since it ran. */
+  /** A step row's tooltip, its check read against the working tree now (git): stale when its files changed since it ran. */
   private async resolveStep(item: vscode.TreeItem, n: StepNode): Promise<vscode.TreeItem> {
     const doc = this.stepDocs.get(n.parent.key);
     const s = doc?.steps.find((x) => x.id === n.step);
-    if (!doc || !s) return item;
-    const root = n.parent.folder.fsPath;
-    const recorded = s.record?.Check ?? readPlanState(root, doc.fm.id).checks[s.id]?.line;
-    // Outside git, or when git fails, the result reads as recorded.
-    const standing = stepCheck(s) ? await checkStandings(root, doc).then((m) => m.get(s.id), () => checkStanding(s, recorded, undefined)) : undefined;
-    item.tooltip = stepTooltip(doc, s, standing, recorded);
+    if (doc && s) item.tooltip = await stepTooltip(n.parent.folder.fsPath, doc, s);
     return item;
   }
 

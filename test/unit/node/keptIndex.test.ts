@@ -8,19 +8,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { GitEvidence, SPLIT_FROM_BYTES } from '../../../src/node/gitEvidence';
+import { newRepo, repoTools } from '../../helpers/gitRepo';
 
 describe('git evidence: the index kept between snapshots (real repositories)', function () {
   this.timeout(30_000);
   let dir: string;
-  const git = (...args: string[]) => {
-    const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
-    assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const write = (file: string, text: string) => {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  };
+  const { git, write } = repoTools(() => dir);
   const kept = () => path.join(dir, '.git', 'pi-plans', 'index');
   const shared = () => fs.readdirSync(path.join(dir, '.git')).filter((n) => n.startsWith('sharedindex.')).sort();
   /** What `git add -A` and `git write-tree` on a fresh copy of the user's index say the working tree is (the index kept out of it). */
@@ -49,10 +42,7 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
   };
 
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-kept-'));
-    git('init', '-q');
-    git('config', 'user.email', 't@example.com');
-    git('config', 'user.name', 'T');
+    dir = newRepo('pi-plans-kept-');
     for (let i = 0; i < 20; i++) write(`src/f${i}.ts`, `export const v${i} = ${i};\n`);
     git('add', '-A');
     git('commit', '-q', '-m', 'base');
