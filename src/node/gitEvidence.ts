@@ -24,6 +24,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FileChange } from '../core';
 
@@ -43,6 +44,12 @@ function withoutPlans(changes: TreeChange[]): TreeChange[] {
 
 /** The last snapshot's index, in the repository's git folder (per worktree, as `git rev-parse --git-path` finds it). */
 const KEPT_INDEX = 'pi-plans/index';
+
+/** How long a kept index serves at most (see `keptHolds`): then a snapshot starts from the user's index again. */
+export const KEPT_FOR_MS = 12 * 60 * 60 * 1000;
+
+/** A path of an ignore file, at any depth. */
+const IGNORE_FILE = /(^|\/)\.gitignore$/;
 
 /** The ref namespace that pins the snapshots (one ref per plan). */
 export const PIN_NAMESPACE = 'refs/pi-plans/evidence';
@@ -88,20 +95,22 @@ export class GitEvidence {
     private readonly index: string,
     /** The last snapshot's index (git folder's `pi-plans/index`). */
     private readonly kept: string,
+    /** The repository's own ignore file (`info/exclude`). */
+    private readonly exclude: string,
   ) {}
 
   /** The repository `folder` is in; NotRecorded when git is missing or there is none. */
   static async open(folder: string): Promise<GitEvidence> {
     let out: string;
     try {
-      out = await git(folder, ['rev-parse', '--show-toplevel', '--git-path', 'index', '--git-path', KEPT_INDEX]);
+      out = await git(folder, ['rev-parse', '--show-toplevel', '--git-path', 'index', '--git-path', KEPT_INDEX, '--git-path', 'info/exclude']);
     } catch (e) {
       if (e instanceof NotRecorded) throw e;
       throw new NotRecorded('not a git repository');
     }
-    const [top, index, kept] = out.split('\n');
-    if (!top || !index || !kept) throw new NotRecorded('not a git repository');
-    return new GitEvidence(folder, top, path.resolve(folder, index), path.resolve(folder, kept));
+    const [top, index, kept, exclude] = out.split('\n');
+    if (!top || !index || !kept || !exclude) throw new NotRecorded('not a git repository');
+    return new GitEvidence(folder, top, path.resolve(folder, index), path.resolve(folder, kept), path.resolve(folder, exclude));
   }
 
   /**
@@ -133,7 +142,10 @@ export class GitEvidence {
     const [tree, out] = await this.withIndex((env) =>
       Promise.all([git(this.cwd, ['write-tree'], { env }), git(this.cwd, ['diff-index', '--cached', '-M', '--raw', '--numstat', '-z', before], { env })]),
     );
-    return { tree: tree.trim(), changes: withoutPlans(parseRawNumstat(out)) };
+    const changes = parseRawNumstat(out);
+    // A changed ignore file may now ignore files the kept index holds: the next snapshot starts afresh.
+    if (changes.some((c) => IGNORE_FILE.test(c.path) || (c.from !== undefined && IGNORE_FILE.test(c.from)))) await fs.promises.rm(this.kept, { force: true });
+    return { tree: tree.trim(), changes: withoutPlans(changes) };
   }
 
   /**
@@ -143,6 +155,7 @@ export class GitEvidence {
    */
   private async withIndex<T>(then: (env: NodeJS.ProcessEnv) => Promise<T>, keep = true): Promise<T> {
     await fs.promises.mkdir(path.dirname(this.kept), { recursive: true });
+    if (!(await this.keptHolds())) await fs.promises.rm(this.kept, { force: true });
     try {
       return await this.onIndex(this.kept, then, keep);
     } catch (e) {
@@ -151,6 +164,23 @@ export class GitEvidence {
       if (e instanceof NotRecorded) throw e;
       return this.onIndex(this.index, then, keep);
     }
+  }
+
+  /**
+   * Whether the kept index may serve the next snapshot. `git add -A` never drops a file an index
+   * holds, ignored or not: a file snapshotted before an ignore rule came to cover it would stay in
+   * every later snapshot, where a snapshot from the user's index leaves it out. So the kept index
+   * goes when an ignore file changed after it was written (the repository's top `.gitignore`, its
+   * `info/exclude`, the user's global one; a step's change to any `.gitignore` drops it too, see
+   * `snapshotSince`), and after KEPT_FOR_MS in any case (a `.gitignore` deeper down edited outside
+   * a step, or a `core.excludesFile` of its own, is caught then).
+   */
+  private async keptHolds(): Promise<boolean> {
+    const written = await fs.promises.stat(this.kept).then((s) => s.mtimeMs, () => undefined);
+    if (written === undefined || Date.now() - written > KEPT_FOR_MS) return false;
+    const global = path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'git', 'ignore');
+    const changed = await Promise.all([path.join(this.top, '.gitignore'), this.exclude, global].map((f) => fs.promises.stat(f).then((s) => s.mtimeMs >= written, () => false)));
+    return !changed.includes(true);
   }
 
   /** `withIndex` from a copy of the index at `from` (none: an empty index). */

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { GitEvidence, SPLIT_FROM_BYTES } from '../../../src/node/gitEvidence';
+import { GitEvidence, KEPT_FOR_MS, SPLIT_FROM_BYTES } from '../../../src/node/gitEvidence';
 import { newRepo, repoTools } from '../../helpers/gitRepo';
 
 describe('git evidence: the index kept between snapshots (real repositories)', function () {
@@ -156,5 +156,44 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
       assert.deepEqual(x.changes, y.changes);
     }
     assert.deepEqual(fs.readdirSync(path.dirname(kept())), ['index'], 'no temporary index left behind');
+  });
+
+  describe('files an ignore rule comes to cover after a snapshot held them', () => {
+    it('the top .gitignore changed: the next snapshot leaves them out, as git would', async () => {
+      const g = await GitEvidence.open(dir);
+      write('build/out.js', 'built\n');
+      await g.snapshot();
+      write('.gitignore', 'build/\n');
+      assert.equal(await g.snapshot(), truth());
+      assert.equal(await g.show(await g.snapshot(), 'build/out.js'), undefined);
+    });
+
+    it('info/exclude changed: the same', async () => {
+      const g = await GitEvidence.open(dir);
+      write('notes.tmp', 'scratch\n');
+      await g.snapshot();
+      fs.appendFileSync(path.join(dir, '.git', 'info', 'exclude'), '*.tmp\n');
+      assert.equal(await g.snapshot(), truth());
+    });
+
+    it('a .gitignore deeper down changed by a step: the snapshot after the step leaves them out', async () => {
+      const g = await GitEvidence.open(dir);
+      write('src/gen/out.txt', 'generated\n');
+      const before = await g.snapshot();
+      write('src/gen/.gitignore', 'out.txt\n');
+      const end = await g.snapshotSince(before);
+      assert.deepEqual(end.changes.map((c) => c.path), ['src/gen/.gitignore']);
+      assert.equal(await g.snapshot(), truth());
+    });
+
+    it('a .gitignore deeper down changed outside any step: caught once the kept index is older than it may serve', async () => {
+      const g = await GitEvidence.open(dir);
+      write('src/gen/out.txt', 'generated\n');
+      await g.snapshot();
+      write('src/gen/.gitignore', 'out.txt\n');
+      const old = new Date(Date.now() - KEPT_FOR_MS - 60_000);
+      fs.utimesSync(kept(), old, old);
+      assert.equal(await g.snapshot(), truth());
+    });
   });
 });
