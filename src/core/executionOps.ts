@@ -83,7 +83,7 @@ export function markStep(
   rememberOutline(body, outline, doc.outline);
   rememberStepsAfterEdit(doc.body, body, outline, [s.index]);
   const logged = [updated.note, change.takenOver].filter(Boolean).join('; ') || undefined;
-  return result(input, text, 'step', { step: s.id, stepStatus: status, note: logged, autoCompleted: finishing }, doc === input ? input : undefined);
+  return result(input, text, 'step', { step: s.id, stepStatus: status, note: logged, autoCompleted: finishing, ...(change.takenOver ? { takenOver: change.takenOver } : {}) }, doc === input ? input : undefined);
 }
 
 /** Why `claimNext` claimed nothing: the plan is complete, or what holds its open steps. */

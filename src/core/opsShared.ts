@@ -50,6 +50,8 @@ export interface OpResult {
   created?: { id: string; text: string }[];
   /** True when marking the last open step completed the plan. */
   autoCompleted?: boolean;
+  /** A mark that took over another session's claim: whose, and since when (the checkpoint logs it too). */
+  takenOver?: string;
 }
 
 /** Fields of a new step. */

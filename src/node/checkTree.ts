@@ -5,7 +5,6 @@
  * execFile, never a shell.
  */
 import { execFile } from 'node:child_process';
-import * as path from 'node:path';
 import { GitEvidence } from './gitEvidence';
 
 interface GitResult {
@@ -13,12 +12,13 @@ interface GitResult {
   stdout: string;
 }
 
-function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<GitResult> {
+function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv, input?: string): Promise<GitResult> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd, env: env ? { ...process.env, ...env } : process.env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
+    const child = execFile('git', args, { cwd, env: env ? { ...process.env, ...env } : process.env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
       resolve({ code, stdout: String(stdout) });
     });
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 
@@ -50,19 +50,20 @@ export async function workingTree(root: string): Promise<string | undefined> {
   }
 }
 
-/** The repository-relative form of a workspace-relative path (the workspace may be a subfolder of the repository). */
-async function inRepo(root: string, rel: string): Promise<string> {
-  const prefix = (await gitOut(root, ['rev-parse', '--show-prefix'])) ?? '';
-  return path.posix.join(prefix, rel);
-}
-
-/** The object ids of `paths` (workspace-relative) in `tree`; null for a path the tree does not hold. */
+/**
+ * The object ids of `paths` (workspace-relative) in `tree`; null for a path the tree does not hold.
+ * One `git cat-file --batch-check` for them all (`<tree>:./<path>` is relative to the folder git
+ * runs in, which may be a subfolder of the repository).
+ */
 export async function pathHashes(root: string, tree: string, paths: readonly string[]): Promise<Record<string, string | null>> {
-  const out: Record<string, string | null> = {};
-  for (const p of paths) {
-    const id = await gitOut(root, ['rev-parse', '--verify', '-q', `${tree}:${await inRepo(root, p)}`]);
-    out[p] = id ?? null;
-  }
+  const out: Record<string, string | null> = Object.fromEntries(paths.map((p) => [p, null]));
+  if (!paths.length) return out;
+  const r = await git(root, ['cat-file', '--batch-check=%(objectname)'], undefined, paths.map((p) => `${tree}:./${p}\n`).join(''));
+  if (r.code !== 0) return out;
+  const lines = r.stdout.split('\n');
+  paths.forEach((p, i) => {
+    if (/^[0-9a-f]{40,64}$/.test(lines[i] ?? '')) out[p] = lines[i];
+  });
   return out;
 }
 

@@ -9,20 +9,22 @@
  * user's index before the first: git then hashes only the files changed since, and finds the
  * folders' trees it wrote last time in the index's tree cache, so a snapshot costs about what
  * `git status` does. Each snapshot works on a copy of its own, so two processes never share one.
- * The kept index is a split index (git's `core.splitIndex`: a few KB naming the changes, over a
- * `sharedindex.<hash>` file in the git folder that git writes again only after a fifth of the
- * entries changed): each snapshot writes its index twice (`add`, then `write-tree` saving its
- * tree cache), and a whole index of 10,000 files takes 6 ms to write. Only in a repository whose
- * own index is not split (no `sharedindex.*` file yet): git deletes shared index files unused for
- * two weeks when it writes a new one, and the user's must never be among them. Every `.pi/` folder (the plans themselves) is
- * left out of the differences. The objects written are the only trace, plus the refs under
- * `refs/pi-plans/evidence/` that pin them (refs to trees: `git branch`, `git log` and
- * `git log --all` do not show them; `git for-each-ref` and `git show-ref` do). Runs the machine's
- * `git` with execFile, no shell.
+ * In a large repository the kept index is a split index (git's `core.splitIndex`: a few KB naming
+ * the changes, over a `sharedindex.<hash>` file in the git folder that git writes again only after
+ * a fifth of the entries changed): each snapshot writes its index twice (`add`, then `write-tree`
+ * saving its tree cache), and a whole index of 10,000 files takes 6 ms to write. Not in a small
+ * one, where a write is cheap and each fifth changed would leave one more shared file (git deletes
+ * those unused for two weeks when it writes a new one). Never in a repository whose own index is
+ * split (a `sharedindex.*` file is there): that cleanup must never reach the user's.
+ * Every `.pi/` folder (the plans themselves) is left out of the differences. The objects written
+ * are the only trace, with the kept index and the refs under `refs/pi-plans/evidence/` that pin
+ * them (refs to trees: `git branch`, `git log` and `git log --all` do not show them;
+ * `git for-each-ref` and `git show-ref` do). Runs the machine's `git` with execFile, no shell.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FileChange } from '../core';
 
@@ -42,6 +44,12 @@ function withoutPlans(changes: TreeChange[]): TreeChange[] {
 
 /** The last snapshot's index, in the repository's git folder (per worktree, as `git rev-parse --git-path` finds it). */
 const KEPT_INDEX = 'pi-plans/index';
+
+/** How long a kept index serves at most (see `keptHolds`): then a snapshot starts from the user's index again. */
+export const KEPT_FOR_MS = 12 * 60 * 60 * 1000;
+
+/** A path of an ignore file, at any depth. */
+const IGNORE_FILE = /(^|\/)\.gitignore$/;
 
 /** The ref namespace that pins the snapshots (one ref per plan). */
 export const PIN_NAMESPACE = 'refs/pi-plans/evidence';
@@ -87,20 +95,22 @@ export class GitEvidence {
     private readonly index: string,
     /** The last snapshot's index (git folder's `pi-plans/index`). */
     private readonly kept: string,
+    /** The repository's own ignore file (`info/exclude`). */
+    private readonly exclude: string,
   ) {}
 
   /** The repository `folder` is in; NotRecorded when git is missing or there is none. */
   static async open(folder: string): Promise<GitEvidence> {
     let out: string;
     try {
-      out = await git(folder, ['rev-parse', '--show-toplevel', '--git-path', 'index', '--git-path', KEPT_INDEX]);
+      out = await git(folder, ['rev-parse', '--show-toplevel', '--git-path', 'index', '--git-path', KEPT_INDEX, '--git-path', 'info/exclude']);
     } catch (e) {
       if (e instanceof NotRecorded) throw e;
       throw new NotRecorded('not a git repository');
     }
-    const [top, index, kept] = out.split('\n');
-    if (!top || !index || !kept) throw new NotRecorded('not a git repository');
-    return new GitEvidence(folder, top, path.resolve(folder, index), path.resolve(folder, kept));
+    const [top, index, kept, exclude] = out.split('\n');
+    if (!top || !index || !kept || !exclude) throw new NotRecorded('not a git repository');
+    return new GitEvidence(folder, top, path.resolve(folder, index), path.resolve(folder, kept), path.resolve(folder, exclude));
   }
 
   /**
@@ -132,7 +142,10 @@ export class GitEvidence {
     const [tree, out] = await this.withIndex((env) =>
       Promise.all([git(this.cwd, ['write-tree'], { env }), git(this.cwd, ['diff-index', '--cached', '-M', '--raw', '--numstat', '-z', before], { env })]),
     );
-    return { tree: tree.trim(), changes: withoutPlans(parseRawNumstat(out)) };
+    const changes = parseRawNumstat(out);
+    // A changed ignore file may now ignore files the kept index holds: the next snapshot starts afresh.
+    if (changes.some((c) => IGNORE_FILE.test(c.path) || (c.from !== undefined && IGNORE_FILE.test(c.from)))) await fs.promises.rm(this.kept, { force: true });
+    return { tree: tree.trim(), changes: withoutPlans(changes) };
   }
 
   /**
@@ -142,6 +155,7 @@ export class GitEvidence {
    */
   private async withIndex<T>(then: (env: NodeJS.ProcessEnv) => Promise<T>, keep = true): Promise<T> {
     await ownFolder(path.dirname(this.kept), this.kept);
+    if (!(await this.keptHolds())) await fs.promises.rm(this.kept, { force: true });
     try {
       return await this.onIndex(this.kept, then, keep);
     } catch (e) {
@@ -150,6 +164,23 @@ export class GitEvidence {
       if (e instanceof NotRecorded) throw e;
       return this.onIndex(this.index, then, keep);
     }
+  }
+
+  /**
+   * Whether the kept index may serve the next snapshot. `git add -A` never drops a file an index
+   * holds, ignored or not: a file snapshotted before an ignore rule came to cover it would stay in
+   * every later snapshot, where a snapshot from the user's index leaves it out. So the kept index
+   * goes when an ignore file changed after it was written (the repository's top `.gitignore`, its
+   * `info/exclude`, the user's global one; a step's change to any `.gitignore` drops it too, see
+   * `snapshotSince`), and after KEPT_FOR_MS in any case (a `.gitignore` deeper down edited outside
+   * a step, or a `core.excludesFile` of its own, is caught then).
+   */
+  private async keptHolds(): Promise<boolean> {
+    const written = await fs.promises.stat(this.kept).then((s) => s.mtimeMs, () => undefined);
+    if (written === undefined || Date.now() - written > KEPT_FOR_MS) return false;
+    const global = path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'git', 'ignore');
+    const changed = await Promise.all([path.join(this.top, '.gitignore'), this.exclude, global].map((f) => fs.promises.stat(f).then((s) => s.mtimeMs >= written, () => false)));
+    return !changed.includes(true);
   }
 
   /** `withIndex` from a copy of the index at `from` (none: an empty index). */
@@ -163,7 +194,7 @@ export class GitEvidence {
       const env = gitEnv({ GIT_INDEX_FILE: tmp });
       // Split or whole from its first write on (git keeps an index's link to its shared index, or
       // its lack of one); a copy of a user index that is split is made whole.
-      const split = from === this.index ? ['-c', `core.splitIndex=${!(await hasSharedIndex(path.dirname(this.index)))}`] : [];
+      const split = from === this.index ? ['-c', `core.splitIndex=${await splitFits(this.index)}`] : [];
       // The whole working tree (no pathspec, see withoutPlans); `.pi/` folders are left out of the differences.
       await git(this.cwd, [...split, 'add', '-A'], { env });
       const result = await then(env);
@@ -223,10 +254,15 @@ async function ownFolder(dir: string, kept: string): Promise<void> {
   if (index && !index.isFile()) await fs.promises.rm(kept, { force: true, recursive: true });
 }
 
-/** Whether the git folder holds a shared index (the user's index is split, or was). */
-async function hasSharedIndex(gitFolder: string): Promise<boolean> {
-  const names = await fs.promises.readdir(gitFolder).catch(() => [] as string[]);
-  return names.some((n) => n.startsWith('sharedindex.'));
+/** An index this large (about 3,000 files) is worth splitting: a whole one takes 2 ms or more to write. */
+export const SPLIT_FROM_BYTES = 256 * 1024;
+
+/** Whether a kept index started from the user's `index` is split: the repository is large and its git folder holds no shared index (the user's index is not split, nor was). */
+async function splitFits(index: string): Promise<boolean> {
+  const size = await fs.promises.stat(index).then((s) => s.size, () => 0);
+  if (size < SPLIT_FROM_BYTES) return false;
+  const names = await fs.promises.readdir(path.dirname(index)).catch(() => [] as string[]);
+  return !names.some((n) => n.startsWith('sharedindex.'));
 }
 
 /**

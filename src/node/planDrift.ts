@@ -14,10 +14,10 @@ import { type DriftBase, readPlanState, writePlanState } from './planChecks';
 /** Statuses in which drift is watched. */
 const WATCHED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled']);
 
-/** The target hashes of `paths` in the working tree now (empty outside git). */
-async function hashesNow(root: string, paths: readonly string[]): Promise<{ tree?: string; hashes: TargetHashes }> {
+/** The target hashes of `paths` in the working tree now (empty outside git); `treeNow` takes the tree (a caller that needs it too shares it). */
+async function hashesNow(root: string, paths: readonly string[], treeNow: () => Promise<string | undefined> = () => workingTree(root)): Promise<{ tree?: string; hashes: TargetHashes }> {
   if (!paths.length) return { hashes: {} };
-  const tree = await workingTree(root);
+  const tree = await treeNow();
   return tree ? { tree, hashes: await pathHashes(root, tree, paths) } : { hashes: {} };
 }
 
@@ -51,7 +51,7 @@ export interface DriftLook {
  * Compares the plan's targets with its drift base now, and keeps what it found in the state (the
  * cheap readers show that). Changes the plan's own steps made are folded into the base.
  */
-export async function lookForDrift(root: string, doc: PlanDocument, at: string): Promise<DriftLook> {
+export async function lookForDrift(root: string, doc: PlanDocument, at: string, treeNow?: () => Promise<string | undefined>): Promise<DriftLook> {
   if (!WATCHED.has(doc.fm.status) || !doc.fm.approved_hash) return { drifted: [] };
   let base = readPlanState(root, doc.fm.id).drift;
   if (!base || base.digest !== doc.fm.approved_hash) {
@@ -59,7 +59,7 @@ export async function lookForDrift(root: string, doc: PlanDocument, at: string):
     return { drifted: [], ...(base ? { base } : {}) };
   }
   const paths = Object.keys(base.targets);
-  const { tree, hashes } = await hashesNow(root, paths);
+  const { tree, hashes } = await hashesNow(root, paths, treeNow);
   if (!tree) return { drifted: [], base };
   const before = base.statuses ?? {};
   const owners = new Map<string, string[]>();

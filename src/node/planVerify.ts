@@ -83,7 +83,7 @@ export async function verifyPlan(store: PlanStore, id: string, opts: VerifyOptio
  * step's target files when it names some, else the whole tree; `.pi/` left out). One snapshot of
  * the tree for all steps; none when no check has run.
  */
-export async function checkStandings(root: string, doc: PlanDocument): Promise<Map<string, CheckStanding>> {
+export async function checkStandings(root: string, doc: PlanDocument, treeNow: () => Promise<string | undefined> = () => workingTree(root)): Promise<Map<string, CheckStanding>> {
   const state = readPlanState(root, doc.fm.id);
   const out = new Map<string, CheckStanding>();
   let tree: string | undefined | null = null; // null: not taken yet
@@ -94,7 +94,7 @@ export async function checkStandings(root: string, doc: PlanDocument): Promise<M
     const text = s.record?.Check ?? (run?.command === stepCheck(s) ? run?.line : undefined);
     let same: boolean | undefined;
     if (text && run?.tree) {
-      if (tree === null) tree = await workingTree(root);
+      if (tree === null) tree = await treeNow();
       if (tree) {
         const paths = Object.keys(run.targets ?? {});
         if (paths.length) {
@@ -120,7 +120,10 @@ export function checkTail(root: string, id: string, step: string): string[] | un
  * finds is kept for the cheap readers.
  */
 export async function planWorkFacts(root: string, doc: PlanDocument, at = new Date().toISOString()): Promise<PlanWorkFacts> {
-  const checks = Object.fromEntries(await checkStandings(root, doc));
-  const { drifted } = await lookForDrift(root, doc, at);
+  // One snapshot of the working tree for both, taken only when one needs it.
+  let tree: Promise<string | undefined> | undefined;
+  const treeNow = () => (tree ??= workingTree(root));
+  const checks = Object.fromEntries(await checkStandings(root, doc, treeNow));
+  const { drifted } = await lookForDrift(root, doc, at, treeNow);
   return { checks, drifted };
 }

@@ -52,7 +52,7 @@ export const executePlanTool = defineTool({
         }
         const claim = ctx.session ? { session: ctx.session, takeover: i.takeover } : i.takeover ? { session: 'agent', takeover: true } : undefined;
         const { doc, result: r, evidence } = await markPlanStep(place, id, i.step, i.status, i.note, act, claim);
-        const taken = r.note && / taken over from /.test(r.note) ? ` (${r.note.split('; ').pop()})` : '';
+        const taken = r.takenOver ? ` (${r.takenOver})` : '';
         const changed = evidence?.changed ? `Changed: ${evidence.changed}` : undefined;
         const flag = evidence?.flag === 'no evidence' ? noEvidenceAdvice(id, i.step, doc.fm.status === 'executing') : evidence?.flag === 'no change, explained' ? `${i.step}: no change, explained (the note says why).` : undefined;
         const problem = evidence?.problem ? `${i.step}: ${evidence.problem}; its change will be "not recorded".` : undefined;

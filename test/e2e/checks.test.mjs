@@ -77,6 +77,20 @@ describe('Run checks (code-server + chromium)', function () {
     if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `run-checks-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
   });
 
+  it('hovering a step in the explorer reads its check against the files now: stale once a file changed after it ran', async () => {
+    // Its check ran on the whole tree (the step names no target file): any change makes it stale.
+    fs.writeFileSync(path.join(ws, 'src', 'later.ts'), 'export const later = 1;\n');
+    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) });
+    await pane.getByRole('treeitem', { name: /^Checks to run/ }).first().locator('.monaco-tl-twistie').click();
+    const row = pane.getByRole('treeitem', { name: /^Step S001, pending: A check that passes/ }).first();
+    await row.waitFor({ timeout: 20_000 });
+    await row.hover();
+    const tip = page.locator('.monaco-hover, .workbench-hover', { hasText: 'echo all good' }).first();
+    await tip.waitFor({ timeout: 20_000 });
+    assert.match((await tip.innerText()).replace(/\s+/g, ' '), /check stale: echo all good \(passed · exit 0 · /);
+    await page.mouse.move(900, 600);
+  });
+
   it('an executing plan drifted by a pulled commit says so; Withdraw approval asks, then sends it back to review with its progress', async () => {
     await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name: /^Drifting plan/ }).first().click();
     const header = view().locator('header');

@@ -6,11 +6,12 @@
  * records its result on its step and sets the task's exit code.
  */
 import * as vscode from 'vscode';
-import { checksRefusal, isPlanError, PLAN_ID_PATTERN, stepCheck } from '../../core';
+import { checksRefusal, isPlanError, stepCheck } from '../../core';
 import { acknowledgeDrift, lookForDrift } from '../../node';
 import type { PlanStore } from '../../store';
 import { COMMANDS } from '../common/ids';
 import { report } from '../common/planUi';
+import { planFolder, targetId } from '../shell/planCommands';
 import { workFactsChanged } from '../common/workFacts';
 import type { WorkspacePlans } from '../workspace/workspacePlans';
 
@@ -20,21 +21,14 @@ type CheckTarget = { id?: string; step?: string; parent?: { id?: string } } | vs
 /** The task type of a check run (package.json `taskDefinitions`). */
 export const CHECK_TASK_TYPE = 'piPlans';
 
+/** The plan (and step) a check command is given, or a message saying why there is none (shown, and undefined returned). */
 function targetOf(plans: WorkspacePlans, arg: CheckTarget): { id: string; step?: string; store: PlanStore; folder: vscode.WorkspaceFolder | undefined } | undefined {
-  const fromUri = (u: vscode.Uri) => /(PLAN-[0-9a-f]{8})\.md$/.exec(u.path)?.[1];
-  const id = arg instanceof vscode.Uri ? fromUri(arg) : (arg?.id ?? arg?.parent?.id ?? (vscode.window.activeTextEditor ? fromUri(vscode.window.activeTextEditor.document.uri) : undefined));
-  if (!id || !PLAN_ID_PATTERN.test(id)) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Choose a plan first: select it in the Pi Plans explorer or open its file.'));
-    return undefined;
-  }
-  const f = plans.folders().find((x) => x.store.entry(id));
-  if (!f) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('{0} is not in this workspace (it was removed or archived): refresh the plans.', id));
-    return undefined;
-  }
-  const step = arg instanceof vscode.Uri ? undefined : arg && 'parent' in arg && arg.parent ? arg.step : arg?.step;
+  // An explorer step row names its plan as its parent.
+  const f = planFolder(plans, targetId(arg instanceof vscode.Uri || !arg ? arg : { id: arg.id ?? arg.parent?.id }));
+  if (!f) return undefined;
+  const step = arg instanceof vscode.Uri ? undefined : arg?.step;
   const folder = vscode.workspace.workspaceFolders?.find((w) => w.uri.fsPath === vscode.Uri.file(f.store.root).fsPath);
-  return { id, step, store: f.store, folder };
+  return { id: f.id, step, store: f.store, folder };
 }
 
 /** The exit code of a task's process, when it ends. */

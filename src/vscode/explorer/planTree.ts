@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionLabel, attentionRank, checkStanding, checkWords, compareText, dependencyLine, evidenceFlag, evidenceSummary, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue, workFactLines } from '../../core';
+import { AttentionFlag, attentionLabel, attentionRank, checkStanding, compareText, evidenceFlag, evidenceSummary, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue, workFactLines } from '../../core';
 import { lastDrift, planWorkFacts, readPlanState } from '../../node';
+import { stepAnnotation, stepTooltip } from './stepTooltip';
 import type { IndexEntry } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
@@ -453,7 +454,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     const item = new vscode.TreeItem(s ? `${s.id} ${s.text}` : n.step, vscode.TreeItemCollapsibleState.None);
     item.id = n.key;
     if (!s || !doc) return item;
-    const annotation = s.tool ? `${s.tool}: ${s.operation ?? ''}${s.target ? ` → ${s.target}` : ''}` : '';
+    const annotation = stepAnnotation(s);
     const flag = evidenceFlag(s);
     // The row names the flag that asks for attention; "no change, explained" is in the tooltip.
     const shownFlag = flag === 'no evidence' ? flag : '';
@@ -464,19 +465,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     const recorded = s.record?.Check ?? readPlanState(n.parent.folder.fsPath, doc.fm.id).checks[s.id]?.line;
     const check = checkStanding(s, recorded, undefined);
     item.contextValue = `${stepContextValue(doc.fm.status, s.status)}${check ? 'check:' : ''}`;
-    const tip = new vscode.MarkdownString();
-    tip.appendText(`${s.id} · ${s.status.replace('_', ' ')}\n\n${s.text}`);
-    if (annotation) tip.appendText(`\n\n${annotation}`);
-    const deps = dependencyLine(doc.steps, s.id);
-    if (deps) tip.appendText(`\n\n${deps}`);
-    if (s.details) tip.appendText(`\n\n${s.details}`);
-    if (s.record?.Claimed) tip.appendText(`\n\nClaimed: ${s.record.Claimed}`);
-    if (s.record?.Changed) tip.appendText(`\n\nChanged: ${s.record.Changed}`);
-    if (flag === 'no evidence') tip.appendText('\n\nNo evidence: marked done with no recorded change and no note saying why.');
-    if (flag === 'no change, explained') tip.appendText('\n\nNo change, explained: no recorded change; the note says why.');
-    if (s.note) tip.appendText(`\n\nNote: ${s.note}`);
-    if (check) tip.appendText(`\n\n${checkWords(check)}: ${check.command}${recorded ? ` (${recorded})` : ''}`);
-    item.tooltip = tip;
+    // The tooltip is resolved on hover (resolveTreeItem): the check read against the files now, stale or not.
     const { done, total } = progressOf(doc.steps);
     item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, `${s.status.replace('_', ' ')}${shownFlag ? `, ${shownFlag}` : ''}`, s.text, s.note ? `; note: ${s.note}` : '', done, total) };
     item.command = { command: 'vscode.open', title: vscode.l10n.t('Open'), arguments: [vscode.Uri.joinPath(n.parent.folder, '.pi', 'plans', n.parent.file)] };
@@ -485,6 +474,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
 
   /** The tooltip of a plan row: its one file, read when the pointer rests on it. Escaped text only. */
   async resolveTreeItem(item: vscode.TreeItem, n: Node): Promise<vscode.TreeItem> {
+    if (n.kind === 'step') return this.resolveStep(item, n);
     if (n.kind !== 'plan') return item;
     const store = this.plans.storeFor(n.folder);
     const e = store?.entry(n.id);
@@ -527,6 +517,14 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     } catch (err) {
       item.tooltip = new vscode.MarkdownString().appendText(String((err as Error).message ?? err));
     }
+    return item;
+  }
+
+  /** A step row's tooltip, its check read against the working tree now (git): stale when its files changed since it ran. */
+  private async resolveStep(item: vscode.TreeItem, n: StepNode): Promise<vscode.TreeItem> {
+    const doc = this.stepDocs.get(n.parent.key);
+    const s = doc?.steps.find((x) => x.id === n.step);
+    if (doc && s) item.tooltip = await stepTooltip(n.parent.folder.fsPath, doc, s);
     return item;
   }
 

@@ -26,7 +26,12 @@ export function targetId(arg: PlanTarget): string | undefined {
 
 /** A plan's store, id and folder name, or a message saying why there is none (shown, and undefined returned). */
 export function placeFor(plans: WorkspacePlans, active: WorkspaceActivePlans, arg: PlanTarget): (Place & { id: string }) | undefined {
-  const id = targetId(arg);
+  const found = planFolder(plans, targetId(arg));
+  return found && { id: found.id, store: found.store, folder: found.name, active };
+}
+
+/** The workspace folder's plans that hold plan `id`, or a message saying why there is none (shown, and undefined returned). */
+export function planFolder(plans: WorkspacePlans, id: string | undefined): { id: string; name: string; store: PlanStore } | undefined {
   if (!id) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Choose a plan first: select it in the Pi Plans explorer or open its file.'));
     return undefined;
@@ -36,7 +41,7 @@ export function placeFor(plans: WorkspacePlans, active: WorkspaceActivePlans, ar
     void vscode.window.showErrorMessage(vscode.l10n.t('{0} is not in this workspace (it was removed or archived): refresh the plans.', id));
     return undefined;
   }
-  return { id, store: f.store, folder: f.name, active };
+  return { ...f, id };
 }
 
 /** The file of a plan. */

@@ -7,27 +7,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { GitEvidence, NotRecorded, parseRawNumstat, PIN_NAMESPACE } from '../../../src/node/gitEvidence';
+import { newRepo, repoTools } from '../../helpers/gitRepo';
 
 describe('git evidence: snapshots of the working tree (real repositories)', function () {
   this.timeout(30_000);
   let dir: string;
-  const git = (...args: string[]) => {
-    const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
-    assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const write = (file: string, text: string | Buffer) => {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  };
+  const { git, write } = repoTools(() => dir);
   /** What the user sees of their repository. */
   const userView = () => ({ status: git('status', '--porcelain=v1', '-uall'), stash: git('stash', 'list'), refs: git('for-each-ref').split('\n').filter((l) => !l.includes(PIN_NAMESPACE)).join('\n'), index: git('ls-files', '-s') });
 
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-evidence-'));
-    git('init', '-q');
-    git('config', 'user.email', 't@example.com');
-    git('config', 'user.name', 'T');
+    dir = newRepo('pi-plans-evidence-');
     write('a.txt', 'one\ntwo\nthree\n');
     write('old-name.ts', 'export const x = 1;\nexport const y = 2;\nexport const z = 3;\n');
     write('gone.md', 'bye\n');

@@ -7,20 +7,13 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { GitEvidence } from '../../../src/node/gitEvidence';
+import { GitEvidence, KEPT_FOR_MS, SPLIT_FROM_BYTES } from '../../../src/node/gitEvidence';
+import { newRepo, repoTools } from '../../helpers/gitRepo';
 
 describe('git evidence: the index kept between snapshots (real repositories)', function () {
   this.timeout(30_000);
   let dir: string;
-  const git = (...args: string[]) => {
-    const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
-    assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const write = (file: string, text: string) => {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  };
+  const { git, write } = repoTools(() => dir);
   const kept = () => path.join(dir, '.git', 'pi-plans', 'index');
   const shared = () => fs.readdirSync(path.join(dir, '.git')).filter((n) => n.startsWith('sharedindex.')).sort();
   /** What `git add -A` and `git write-tree` on a fresh copy of the user's index say the working tree is (the index kept out of it). */
@@ -40,11 +33,16 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
     }
   };
 
+  /** Makes the repository large enough for a split kept index (an index over SPLIT_FROM_BYTES), committed. */
+  const grow = () => {
+    for (let i = 0; i < 4000; i++) write(`lib/d${i % 40}/g${i}.ts`, `export const g${i} = ${i};\n`);
+    git('add', '-A');
+    git('commit', '-q', '-m', 'grow');
+    assert.ok(fs.statSync(path.join(dir, '.git', 'index')).size > SPLIT_FROM_BYTES);
+  };
+
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-kept-'));
-    git('init', '-q');
-    git('config', 'user.email', 't@example.com');
-    git('config', 'user.name', 'T');
+    dir = newRepo('pi-plans-kept-');
     for (let i = 0; i < 20; i++) write(`src/f${i}.ts`, `export const v${i} = ${i};\n`);
     git('add', '-A');
     git('commit', '-q', '-m', 'base');
@@ -77,7 +75,18 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
     assert.equal(now.tree, truth());
   });
 
-  it('keeps a split index when the user has none, and leaves the user index byte for byte', async () => {
+  it('keeps a whole index in a small repository: no shared index file', async () => {
+    const g = await GitEvidence.open(dir);
+    const before = await g.snapshot();
+    write('src/f1.ts', 'changed\n');
+    const now = await g.snapshotSince(before);
+    assert.deepEqual(now.changes.map((c) => c.path), ['src/f1.ts']);
+    assert.deepEqual(shared(), []);
+    assert.ok(fs.existsSync(kept()));
+  });
+
+  it('keeps a split index in a large repository when the user has none, and leaves the user index byte for byte', async () => {
+    grow();
     const userIndex = fs.readFileSync(path.join(dir, '.git', 'index'));
     const g = await GitEvidence.open(dir);
     const before = await g.snapshot();
@@ -92,6 +101,7 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
   });
 
   it('never splits its index in a repository whose index is split, and never touches the shared index files there', async () => {
+    grow();
     git('update-index', '--split-index');
     const theirs = shared();
     assert.equal(theirs.length, 1);
@@ -114,11 +124,15 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
 
   for (const damage of ['garbage in the kept index', 'the kept index cut short', 'its shared index deleted']) {
     it(`starts again from the user index when the kept one cannot be read (${damage})`, async () => {
+      if (damage === 'its shared index deleted') grow();
       const g = await GitEvidence.open(dir);
       const before = await g.snapshot();
       if (damage === 'garbage in the kept index') fs.writeFileSync(kept(), 'not an index\n');
       if (damage === 'the kept index cut short') fs.truncateSync(kept(), 40);
-      if (damage === 'its shared index deleted') for (const s of shared()) fs.rmSync(path.join(dir, '.git', s));
+      if (damage === 'its shared index deleted') {
+        assert.equal(shared().length, 1);
+        for (const s of shared()) fs.rmSync(path.join(dir, '.git', s));
+      }
       write('src/f7.ts', 'after the damage\n');
       const now = await g.snapshotSince(before);
       assert.deepEqual(now.changes.map((c) => c.path), ['src/f7.ts']);
@@ -142,5 +156,44 @@ describe('git evidence: the index kept between snapshots (real repositories)', f
       assert.deepEqual(x.changes, y.changes);
     }
     assert.deepEqual(fs.readdirSync(path.dirname(kept())), ['index'], 'no temporary index left behind');
+  });
+
+  describe('files an ignore rule comes to cover after a snapshot held them', () => {
+    it('the top .gitignore changed: the next snapshot leaves them out, as git would', async () => {
+      const g = await GitEvidence.open(dir);
+      write('build/out.js', 'built\n');
+      await g.snapshot();
+      write('.gitignore', 'build/\n');
+      assert.equal(await g.snapshot(), truth());
+      assert.equal(await g.show(await g.snapshot(), 'build/out.js'), undefined);
+    });
+
+    it('info/exclude changed: the same', async () => {
+      const g = await GitEvidence.open(dir);
+      write('notes.tmp', 'scratch\n');
+      await g.snapshot();
+      fs.appendFileSync(path.join(dir, '.git', 'info', 'exclude'), '*.tmp\n');
+      assert.equal(await g.snapshot(), truth());
+    });
+
+    it('a .gitignore deeper down changed by a step: the snapshot after the step leaves them out', async () => {
+      const g = await GitEvidence.open(dir);
+      write('src/gen/out.txt', 'generated\n');
+      const before = await g.snapshot();
+      write('src/gen/.gitignore', 'out.txt\n');
+      const end = await g.snapshotSince(before);
+      assert.deepEqual(end.changes.map((c) => c.path), ['src/gen/.gitignore']);
+      assert.equal(await g.snapshot(), truth());
+    });
+
+    it('a .gitignore deeper down changed outside any step: caught once the kept index is older than it may serve', async () => {
+      const g = await GitEvidence.open(dir);
+      write('src/gen/out.txt', 'generated\n');
+      await g.snapshot();
+      write('src/gen/.gitignore', 'out.txt\n');
+      const old = new Date(Date.now() - KEPT_FOR_MS - 60_000);
+      fs.utimesSync(kept(), old, old);
+      assert.equal(await g.snapshot(), truth());
+    });
   });
 });

@@ -84,6 +84,21 @@ describe('drift since approval (real git repositories)', function () {
     assert.deepEqual((await lookForDrift(work, doc, ctx.now)).drifted.map((d) => d.path), ['docs', 'src/health.ts']);
   });
 
+  it('a workspace folder inside the repository watches its targets from that folder', async () => {
+    const app = path.join(work, 'app');
+    for (const f of ['src/health.ts', 'src/old.ts', 'docs/health.md']) write(app, f, `${f} in the app\n`);
+    // The repository's own src/health.ts, outside the workspace folder, must not be mistaken for the target.
+    commitAll(work, 'an app folder');
+    const doc = approvedPlan();
+    const base = await recordDriftBase(app, doc, ctx.now);
+    assert.deepEqual(Object.keys(base?.targets ?? {}), ['docs', 'src/health.ts', 'src/old.ts']);
+    assert.ok(Object.values(base?.targets ?? {}).every((h) => typeof h === 'string'), 'every target is found in the subfolder');
+    write(work, 'src/health.ts', 'the repository root changes\n');
+    assert.deepEqual((await lookForDrift(app, doc, ctx.now)).drifted, []);
+    write(app, 'src/health.ts', 'the app changes\n');
+    assert.deepEqual((await lookForDrift(app, doc, ctx.now)).drifted.map((d) => d.path), ['src/health.ts']);
+  });
+
   it('a target deleted after approval drifts as deleted', async () => {
     const doc = approvedPlan();
     await recordDriftBase(work, doc, ctx.now);

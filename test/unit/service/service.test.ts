@@ -22,14 +22,20 @@ async function planReady(store: PlanStore): Promise<string> {
   return doc.fm.id;
 }
 
+/** A plan the agent proposed and a person approved (v3), in a store in memory, with the place the use cases act in. */
+async function approvedPlan() {
+  const { ports } = memoryPorts();
+  const store = await PlanStore.open('/ws', ports);
+  const place = { store, folder: 'ws', active: activePlans() };
+  const id = await planReady(store);
+  await submitPlan(place, id, { actor: 'agent' });
+  await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, 2) });
+  return { store, place, id };
+}
+
 describe('use cases (src/service): one path for every face', () => {
   it('a person withdraws an approval before execution: back to review, the approval gone; an agent cannot', async () => {
-    const { ports } = memoryPorts();
-    const store = await PlanStore.open('/ws', ports);
-    const place = { store, folder: 'ws', active: activePlans() };
-    const id = await planReady(store);
-    await submitPlan(place, id, { actor: 'agent' });
-    await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, 2) });
+    const { place, id } = await approvedPlan();
     await assert.rejects(changePlanStatus(place, id, 'withdraw', { actor: 'agent' }), (e) => isPlanError(e, 'HUMAN_ONLY'));
     const w = await changePlanStatus(place, id, 'withdraw', { actor: 'user', expectedVersion: 3 });
     assert.equal(w.doc.fm.status, 'proposed');
@@ -41,12 +47,7 @@ describe('use cases (src/service): one path for every face', () => {
   });
 
   it('a person sends an executing plan back to review (a drifted one, say): its approval gone, its progress kept; the agent marks nothing until a person approves it again', async () => {
-    const { ports } = memoryPorts();
-    const store = await PlanStore.open('/ws', ports);
-    const place = { store, folder: 'ws', active: activePlans() };
-    const id = await planReady(store);
-    await submitPlan(place, id, { actor: 'agent' });
-    await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, 2) });
+    const { store, place, id } = await approvedPlan();
     await startPlan(place, id, { actor: 'agent' });
     await markPlanStep(place, id, 'S001', 'done', 'first done', { actor: 'agent' });
     const running = await markPlanStep(place, id, 'S002', 'in_progress', undefined, { actor: 'agent' });

@@ -12,25 +12,15 @@ import { NodeEvidence } from '../../../src/node';
 import { approvePlan, markPlanStep, startPlan, submitPlan } from '../../../src/service';
 import { PlanStore } from '../../../src/store';
 import { memoryPorts } from '../../helpers/memoryPorts';
+import { newRepo, repoTools } from '../../helpers/gitRepo';
 
 describe('step evidence: what each step changed (markPlanStep, real repositories)', function () {
   this.timeout(30_000);
   let dir: string;
-  const git = (...args: string[]) => {
-    const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
-    assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const write = (file: string, text: string | Buffer) => {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  };
+  const { git, write } = repoTools(() => dir);
 
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-step-evidence-'));
-    git('init', '-q');
-    git('config', 'user.email', 't@example.com');
-    git('config', 'user.name', 'T');
+    dir = newRepo('pi-plans-step-evidence-');
     write('src/health.ts', 'export const ok = true;\n');
     write('old.ts', 'a\nb\nc\nd\n');
     write('gone.md', 'bye\n');
