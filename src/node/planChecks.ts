@@ -78,7 +78,7 @@ function entriesOf<T>(x: unknown, keep: (v: unknown) => v is T): Record<string, 
 function runOf(x: unknown): CheckRun | undefined {
   if (!isRecord(x) || !isText(x.command) || !isText(x.at)) return undefined;
   const targets = entriesOf(x.targets, textOrNull);
-  return { command: x.command, at: x.at, tail: Array.isArray(x.tail) ? x.tail.filter(isText) : [], ...(isText(x.tree) ? { tree: x.tree } : {}), ...(targets ? { targets } : {}), ...(isText(x.line) ? { line: x.line } : {}) };
+  return { command: x.command, at: x.at, tail: Array.isArray(x.tail) ? x.tail.filter(isText).slice(-TAIL_LINES) : [], ...(isText(x.tree) ? { tree: x.tree } : {}), ...(targets ? { targets } : {}), ...(isText(x.line) ? { line: x.line } : {}) };
 }
 
 const TAKEN: readonly string[] = ['approval', 'first look', 'acknowledged'];

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { evidenceFlag, evidenceSummary, LIMITS, parseClaim, parsePlan, type PlanDocument, readChangedLine, stepCheck } from '../../../src/core';
-import { checkStandings, checkTail, lastDrift, lookForDrift, openNodeStore, readPlanState, verifyPlan } from '../../../src/node';
+import { checkStandings, checkTail, lastDrift, lookForDrift, openNodeStore, readPlanState, TAIL_LINES, verifyPlan } from '../../../src/node';
 import { sealedByUser } from '../../helpers/approvals';
 import { driftedPaths, writePlanState } from '../../../src/node/planChecks';
 import { GitEvidence, pinRef } from '../../../src/node/gitEvidence';
@@ -150,6 +150,9 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
         assert.ok(look.drifted.every((d) => typeof d.path === 'string'));
         assert.equal(readPlanState(dir, ID).plan, ID);
       }
+      // A tail far longer than the store keeps is cut to its last lines (the plan editor draws them all).
+      plant({ v: 1, plan: ID, checks: { S001: { command: 'true', at: 'now', tail: Array.from({ length: 100_000 }, (_, i) => `line ${i}`) } } });
+      assert.deepEqual(checkTail(dir, ID, 'S001'), Array.from({ length: TAIL_LINES }, (_, i) => `line ${100_000 - TAIL_LINES + i}`));
     });
   });
 
