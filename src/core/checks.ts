@@ -9,7 +9,7 @@
 import { approvalStanding, type ApprovalKeyring, standingProblem } from './approval';
 import type { PlanDocument } from './document';
 import type { Step } from './steps';
-import type { Root } from 'mdast';
+import type { Link, Root, Text } from 'mdast';
 import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
@@ -56,12 +56,17 @@ function checkIn(src: string): string | undefined {
   const list = root.children[0];
   const item = list?.type === 'list' ? list.children[0] : undefined;
   if (!item) return undefined;
-  // Where the item's plain text is: text directly in its own paragraphs, and its lines as shown.
+  // Where the item's plain text is: text directly in its own paragraphs, and the lines each
+  // paragraph shows. Text shows as its value; a web address GFM made a link of, as written; a hard
+  // break as a line break. Anything else (a code span, emphasis, inline HTML, an image) shows
+  // otherwise than its source, and stands as a character no line holds.
   const plain: { start: number; end: number; shown: Set<string> }[] = [];
   for (const p of item.children) {
     if (p.type !== 'paragraph') continue;
+    const shownText = p.children.map((c) => (c.type === 'text' ? c.value : c.type === 'break' ? '\n' : c.type === 'link' && asWritten(src, c) ? (c.children[0] as Text).value : '\u0000')).join('');
+    const shown = new Set(shownText.split('\n').map((l) => l.trim()));
     for (const t of p.children) {
-      if (t.type === 'text' && t.position) plain.push({ start: t.position.start.offset ?? 0, end: t.position.end.offset ?? 0, shown: new Set(t.value.split('\n').map((l) => l.trim())) });
+      if (t.type === 'text' && t.position) plain.push({ start: t.position.start.offset ?? 0, end: t.position.end.offset ?? 0, shown });
     }
   }
   let at = 0;
@@ -74,6 +79,13 @@ function checkIn(src: string): string | undefined {
     at += line.length + 1;
   }
   return undefined;
+}
+
+/** Whether a link shows exactly its source: a web address GFM linked as it stands (`https://…`, `www.…`). */
+function asWritten(src: string, link: Link): boolean {
+  const [only, ...more] = link.children;
+  const at = link.position;
+  return !more.length && only?.type === 'text' && at !== undefined && src.slice(at.start.offset, at.end.offset) === only.value;
 }
 
 /** A check's result as the step's `> Check:` record line says it. */
