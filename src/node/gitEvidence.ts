@@ -266,7 +266,7 @@ async function splitFits(index: string): Promise<boolean> {
 }
 
 /**
- * Copies the user's index keeping its modification time: git tells a file changed in the same
+ * Copies an index (the kept one or the user's) keeping its modification time: git tells a file changed in the same
  * second as the index was written ("racily clean") by that time, and a copy stamped now would
  * make git trust the stat data and miss a same-size edit.
  */

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
 import { closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
-import { freshWorkspace, sampleRepo } from '../harness/fixtures.mjs';
+import { approveAndStart, freshWorkspace, sampleRepo } from '../harness/fixtures.mjs';
 
 const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -34,12 +34,9 @@ describe('Run checks (code-server + chromium)', function () {
     const drifting = path.join(ws, '.pi/plans', `${DRIFTING}.md`);
     fs.writeFileSync(drifting, DRIFTING_PLAN);
     server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'piPlans.notifications.proposed': false, 'files.autoSave': 'off' } });
-    // The person (the workbench's own user: same configuration and key) approves the drifting plan
-    // from a terminal, which takes its drift base, and the run begins (the status is execution
-    // state, outside what the approval signs). Then a commit from elsewhere changes its target.
-    const cli = (...args) => execFileSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--root', ws, ...args], { encoding: 'utf8', env: server.env });
-    cli('approve', DRIFTING, '--digest', /^digest: (sha256:[0-9a-f]{64})$/m.exec(cli('show', DRIFTING))[1]);
-    fs.writeFileSync(drifting, fs.readFileSync(drifting, 'utf8').replace(/^status: approved$/m, 'status: executing'));
+    // The person approves the drifting plan from a terminal, which takes its drift base, and the
+    // run begins. Then a commit from elsewhere changes its target.
+    approveAndStart(server, ws, DRIFTING);
     fs.appendFileSync(path.join(ws, 'src/server.ts'), "routes.set('/pulled', () => 'from a teammate');\n");
     const git = (...args) => execFileSync('git', args, { cwd: ws, stdio: 'ignore' });
     git('-c', 'user.email=ana@example.com', '-c', 'user.name=Ana', 'commit', '-q', '-m', 'A teammate\'s route', '--', 'src/server.ts');

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
 import { closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
-import { freshWorkspace } from '../harness/fixtures.mjs';
+import { approveAndStart, freshWorkspace } from '../harness/fixtures.mjs';
 
 const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -49,14 +49,9 @@ describe('a plan in waves in the plan editor (code-server + chromium)', function
   before(async () => {
     if (!fs.existsSync(VSIX)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
     ws = freshWorkspace('waves');
-    const file = path.join(ws, '.pi/plans', `${ID}.md`);
-    fs.writeFileSync(file, PLAN);
+    fs.writeFileSync(path.join(ws, '.pi/plans', `${ID}.md`), PLAN);
     server = await startCodeServer({ vsix: VSIX, settings: { 'piPlans.notifications.stalled': false, 'piPlans.notifications.proposed': false, 'files.autoSave': 'off' } });
-    // The person (the workbench's own user: same configuration and key) approves it from a terminal,
-    // and the run begins: the status is execution state, outside what the approval signs.
-    const cli = (...args) => execFileSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--root', ws, ...args], { encoding: 'utf8', env: server.env });
-    cli('approve', ID, '--digest', /^digest: (sha256:[0-9a-f]{64})$/m.exec(cli('show', ID))[1]);
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^status: approved$/m, 'status: executing'));
+    approveAndStart(server, ws, ID);
     browser = await startBrowser();
     page = browser.page;
     await page.goto(server.url(ws));

@@ -41,3 +41,15 @@ export function sampleRepo(dir) {
   git('-c', 'user.email=demo@example.com', '-c', 'user.name=Pi Plans demo', 'commit', '-q', '-m', 'The sample service');
   return dir;
 }
+
+/**
+ * The person (the workbench's own user: the server's configuration and key) approves plan `id` of
+ * `ws` from a terminal, and the run begins: the status is execution state, outside what the
+ * approval signs.
+ */
+export function approveAndStart(server, ws, id) {
+  const cli = (...args) => execFileSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--root', ws, ...args], { encoding: 'utf8', env: server.env });
+  cli('approve', id, '--digest', /^digest: (sha256:[0-9a-f]{64})$/m.exec(cli('show', id))[1]);
+  const file = path.join(ws, '.pi', 'plans', `${id}.md`);
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^status: approved$/m, 'status: executing'));
+}

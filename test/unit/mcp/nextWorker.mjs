@@ -5,6 +5,8 @@
 // argv: CLI path, workspace root, plan id. The environment is the sandbox's.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 const [cli, root, id] = process.argv.slice(2);
 const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--root', root, 'mcp', '--review-wait', '0'], env: process.env, stderr: 'inherit' });
@@ -16,9 +18,29 @@ const call = async (args) => {
   if (r.isError) throw new Error(text);
   return text;
 };
+// Another agent's mark rewrites the plan: a turn with nothing runnable waits until the plan's file
+// differs from what it was before that turn's call (so no mark is missed), with a generous deadline.
+const planFile = path.join(root, '.pi', 'plans', `${id}.md`);
+const stamp = () => {
+  const st = fs.statSync(planFile, { throwIfNoEntry: false });
+  return st ? `${st.mtimeMs}:${st.size}:${st.ino}` : '';
+};
+let woken = () => {};
+const watcher = fs.watch(path.dirname(planFile), () => woken());
+const planChangedFrom = (before) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, 10_000);
+    woken = () => {
+      if (stamp() === before) return;
+      clearTimeout(timer);
+      resolve();
+    };
+    woken();
+  });
 const got = [];
 let waited = 0;
 for (let turn = 0; turn < 2000; turn++) {
+  const seen = stamp();
   const first = (await call({ op: 'next' })).split('\n')[0];
   const step = /^(S\d{3,4}) is yours/.exec(first)?.[1];
   if (step) {
@@ -29,7 +51,8 @@ for (let turn = 0; turn < 2000; turn++) {
   if (first.startsWith('Complete:')) break;
   if (!first.startsWith('No step is runnable now')) throw new Error(`unexpected first line: ${first}`);
   waited++;
-  await new Promise((resolve) => setTimeout(resolve, 25));
+  await planChangedFrom(seen);
 }
+watcher.close();
 process.stdout.write(`${JSON.stringify({ got, waited })}\n`);
 await client.close();
