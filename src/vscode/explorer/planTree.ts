@@ -125,6 +125,9 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     this.filter = saved?.filter((s): s is PlanStatus => (PLAN_STATUSES as readonly string[]).includes(s));
     if (!this.filter?.length) this.filter = undefined;
     this.view = this.register(vscode.window.createTreeView(VIEWS.explorer, { treeDataProvider: this, showCollapseAll: true }));
+    // A group the person opened or closed stays so when it is drawn again (a plan in it changed).
+    this.register(this.view.onDidExpandElement((e) => e.element.kind === 'group' && this.opened.set(e.element.key, true)));
+    this.register(this.view.onDidCollapseElement((e) => e.element.kind === 'group' && this.opened.set(e.element.key, false)));
     this.register(plans.onDidChangePlans(() => this.refreshSoon()));
     this.register(plans.onDidChangeAttention(() => this.refreshSoon()));
     this.register(plans.onDidLoad(() => this.refreshSoon(true)));
@@ -256,6 +259,9 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     }
   }
 
+  /** The groups the person opened (true) or closed (false), by key. */
+  private readonly opened = new Map<string, boolean>();
+
   /** What each group showed at the last redraw: its rows' files, versions, times and flags. */
   private signatures = new Map<string, string>();
 
@@ -377,7 +383,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
         const g = GROUPS.find((x) => x.key === n.group)!;
         const count = this.groups().get(n.folder.toString())?.get(n.group)?.length ?? 0;
         // Finished plans, and any group past one page except what awaits review, start collapsed: a large workspace opens on what needs a person.
-        const collapsed = g.collapsed || (count > PAGE && n.group !== 'review');
+        const collapsed = !(this.opened.get(n.key) ?? !(g.collapsed || (count > PAGE && n.group !== 'review')));
         const item = new vscode.TreeItem(vscode.l10n.t(g.label), collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
         item.id = n.key;
         item.description = String(count);
