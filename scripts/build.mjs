@@ -100,7 +100,7 @@ const builds = [
   // The `pi-plans` bin: routes `hook` to dist/hook.js before anything else loads, the rest to dist/cli.js.
   { ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/bin.js', banner: { js: '#!/usr/bin/env node' }, sourcemap: false },
   // `pi-plans hook`, run by agent hosts on every tool call: no commander, no store, no Markdown stack.
-  { ...common, entryPoints: ['src/cli/hook/main.ts'], outfile: 'dist/hook.js', sourcemap: false, minify: true, metafile: true, plugins: [...common.plugins, hookStaysSmall] },
+  { ...common, entryPoints: ['src/hosts/hook/main.ts'], outfile: 'dist/hook.js', sourcemap: false, minify: true, metafile: true, plugins: [...common.plugins, hookStaysSmall] },
   // The extension host's Markdown parses of large plans run here, on a worker thread.
   { ...common, entryPoints: ['src/node/outlineWorker.ts'], outfile: 'dist/outlineWorker.js' },
   // The plan editor's webview: a browser bundle, always minified (it has a size budget).
@@ -132,7 +132,7 @@ async function buildNpmPackage(dir) {
   // The bin, and `pi-plans hook` on its own (what agents run on every tool call): see the builds below.
   const bin = path.join(dir, 'dist', 'bin.js');
   await esbuild.build({ ...common, entryPoints: ['src/cli/bin.ts'], outfile: bin, banner: { js: '#!/usr/bin/env node' }, minify: true, sourcemap: false });
-  await esbuild.build({ ...common, entryPoints: ['src/cli/hook/main.ts'], outfile: path.join(dir, 'dist', 'hook.js'), minify: true, sourcemap: false, plugins: [...common.plugins, hookStaysSmall] });
+  await esbuild.build({ ...common, entryPoints: ['src/hosts/hook/main.ts'], outfile: path.join(dir, 'dist', 'hook.js'), minify: true, sourcemap: false, plugins: [...common.plugins, hookStaysSmall] });
   // Each bundled package once (nested copies by their own folder), with its licence text.
   const packages = new Map();
   for (const input of Object.keys(Object.values(result.metafile.outputs)[0].inputs)) {

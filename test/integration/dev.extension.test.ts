@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editStep, isPlanError, markStep, startExecution } from '../../src/core';
-import { hooksSetUp } from '../../src/node/agentSetup';
+import { hooksSetUp } from '../../src/hosts/setup/apply';
 import { api, approveInTerminal, EXTENSION_ID, folder, runCli, say, until } from './helpers';
 
 const plansDir = () => path.join(folder().uri.fsPath, '.pi', 'plans');

@@ -2,9 +2,9 @@
 // merge driver and its setup.
 import { Option } from 'commander';
 import * as path from 'node:path';
-import { AGENT_HOSTS, AgentHost, SETUP_SCOPES, SetupScope } from '../../core/agentSetup';
+import { AGENT_HOSTS, AgentHost, SETUP_SCOPES, SetupScope } from '../../hosts/setup/targets';
 import { gitSetup, runMergeDriver } from '../git';
-import { readStdin, runHookCommand } from '../hook/command';
+import { readStdin, runHookCommand } from '../../hosts/hook/command';
 import { CliContext, UsageError, wholeNumber } from '../cliContext';
 
 /** Registers `mcp`, `setup`, `merge-driver`, `git-setup` and `hook`, in that order. */
@@ -34,7 +34,7 @@ function registerHook({ program, io, root }: CliContext): void {
       const argv = [sub, id].filter((a): a is string => !!a);
       for (const k of ['agent', 'event', 'session'] as const) if (o[k]) argv.push(`--${k}`, o[k]);
       if (o.json) argv.push('--json');
-      process.exitCode = await runHookCommand(argv, root(), { out: io.out, err: io.err, stdin: readStdin }, () => import('../hook/heavy'));
+      process.exitCode = await runHookCommand(argv, root(), { out: io.out, err: io.err, stdin: readStdin }, () => import('../../hosts/hook/heavy'));
     });
 }
 
@@ -63,7 +63,7 @@ function registerSetup({ program, io, root }: CliContext): void {
       const command = o.command !== undefined ? o.command.trim().split(/\s+/).filter(Boolean) : [process.execPath, path.resolve(process.argv[1] ?? 'pi-plans')];
       if (!command.length) throw new UsageError('--command takes the command that runs pi-plans, e.g. --command pi-plans');
       // Loaded only for this command: the TOML and JSONC editors stay out of every other command's start-up.
-      const { formatSetupReport, runAgentSetup, SetupRefused } = await import('../../node/agentSetup');
+      const { formatSetupReport, runAgentSetup, SetupRefused } = await import('../../hosts/setup/apply');
       try {
         const report = runAgentSetup({ agent: o.agent, scope: o.scope, hooks: o.hooks, mcp: o.mcp, command, workspace: path.resolve(root()), remove: !!o.remove, dryRun: !!o.dryRun });
         io.out(formatSetupReport(report));

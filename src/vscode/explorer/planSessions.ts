@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { HOST_NAMES } from '../../core/agentSetup';
-import { hooksSetUp } from '../../node/agentSetup';
-import { Binding, listBindings } from '../../node/hookBindings';
+import { HOST_NAMES } from '../../hosts/setup/targets';
+import { hooksSetUp } from '../../hosts/setup/apply';
+import { Binding, listBindings } from '../../hosts/hook/sessions';
 import { DisposableScope } from '../common/disposable';
 import { relativeTime } from '../common/planIcons';
 

@@ -6,7 +6,7 @@ import { CONTEXT_KEYS } from '../common/ids';
 const KEY = 'piPlans.activePlans';
 /** The plan work was last on: what `@plans /on` resumes and `/show` shows when no plan is named. */
 const LAST_KEY = 'piPlans.lastPlan';
-/** What `pi-plans hook` reads (src/cli/hook/workMode.ts): the file's name in `.pi/plans/hooks/`. */
+/** What `pi-plans hook` reads (src/hosts/hook/workMode.ts): the file's name in `.pi/plans/hooks/`. */
 const WORK_MODE_FILE = 'work-mode.json';
 /** Context key: a plan is active (plan work mode), for the gated tools' `when` clauses. */
 export const WORK_ACTIVE_CONTEXT = CONTEXT_KEYS.planWorkActive;

@@ -7,8 +7,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { summary } from '../../../src/cli/hook/policy';
-import { readPlanFacts } from '../../../src/cli/hook/workspace';
+import { summary } from '../../../src/hosts/policy/decide';
+import { readPlanFacts } from '../../../src/hosts/hook/workspace';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');

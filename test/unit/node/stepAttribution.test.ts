@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runHook } from '../../../src/cli/hook/run';
+import { runHook } from '../../../src/hosts/hook/run';
 import { changedLine, readChangedLine } from '../../../src/core';
 import { NodeEvidence } from '../../../src/node';
-import { writeBinding } from '../../../src/node/hookBindings';
+import { writeBinding } from '../../../src/hosts/hook/sessions';
 const FIXTURES = path.resolve(__dirname, '../../fixtures/hooks');
 
 const ID = 'PLAN-0000a77b';

@@ -11,7 +11,7 @@ import { checkStandings, checkTail, lastDrift, lookForDrift, openNodeStore, read
 import { sealedByUser } from '../../helpers/approvals';
 import { driftedPaths, writePlanState } from '../../../src/node/planChecks';
 import { GitEvidence, pinRef } from '../../../src/node/gitEvidence';
-import { bindingFile, recordStepEvent } from '../../../src/node/hookBindings';
+import { bindingFile, recordStepEvent } from '../../../src/hosts/hook/sessions';
 import { evidenceReport, evidenceText } from '../../../src/cli/commands/evidence';
 
 const ID = 'PLAN-0000beef';
@@ -187,7 +187,7 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
     it('a FIFO named like a report file does not hang the end of a step (its evidence reads the reports)', () => {
       fs.mkdirSync(path.dirname(events('s1')), { recursive: true });
       assert.equal(spawnSync('mkfifo', [events('s1')]).status, 0);
-      const code = `const { readStepEvents } = require(${JSON.stringify(path.resolve('src/node/hookBindings.ts'))}); console.log(JSON.stringify(readStepEvents(${JSON.stringify(dir)}, ${JSON.stringify(ID)}, 'S001')));`;
+      const code = `const { readStepEvents } = require(${JSON.stringify(path.resolve('src/hosts/hook/sessions.ts'))}); console.log(JSON.stringify(readStepEvents(${JSON.stringify(dir)}, ${JSON.stringify(ID)}, 'S001')));`;
       const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { encoding: 'utf8', timeout: 15_000 });
       assert.equal(r.signal, null, 'the reader hung on the FIFO');
       assert.deepEqual(JSON.parse(r.stdout), []);

@@ -15,7 +15,7 @@ describe('ids shared with package.json', () => {
     assert.deepEqual(declared, Object.entries(SETTINGS).filter(([k]) => k !== 'section').map(([, v]) => `${SETTINGS.section}.${v}`).sort());
   });
   it('the settings pi-plans hook reads from .vscode/settings.json are declared, with its choices and defaults', () => {
-    const source = fs.readFileSync(path.resolve(__dirname, '../../../src/cli/hook/workspace.ts'), 'utf8');
+    const source = fs.readFileSync(path.resolve(__dirname, '../../../src/hosts/hook/workspace.ts'), 'utf8');
     const read = [...source.matchAll(/'(piPlans\.hooks\.\w+)'/g)].map((m) => m[1]).sort();
     assert.deepEqual(read, ['piPlans.hooks.otherFiles', 'piPlans.hooks.planningTerminal']);
     for (const key of read) {

@@ -5,7 +5,7 @@
 // tool call naming the plan could.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HookPayload } from './payload';
+import type { HookPayload } from '../policy/payload';
 import type { Binding } from './workspace';
 
 /** The file's name in `.pi/plans/hooks/` (bindings are named by a hash: no clash). */

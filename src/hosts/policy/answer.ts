@@ -3,7 +3,7 @@
 // decision", and the only allow Codex accepts). Exit 2 is never used: it would block on some hosts
 // and not others, and a hook that fails must never block.
 import type { HookPayload } from './payload';
-import type { Decision } from './policy';
+import type { Decision } from './decide';
 
 /** What the process writes and how it exits. */
 export interface HookAnswer {

@@ -1,7 +1,7 @@
 // setup's entries in JSONC and TOML text: the file's own style for what is added, and nothing of
 // the person's (comments, commas, other keys) lost when it is taken out again.
 import { strict as assert } from 'node:assert';
-import { EntryEdit, editConfig, sameValue } from '../../../src/core/configEdit';
+import { EntryEdit, editConfig, sameValue } from '../../../src/hosts/setup/configEdit';
 
 const hook = (cmd: string) => ({ type: 'command', command: cmd });
 const HOOKS: EntryEdit = { shape: 'hookGroups', entries: [{ place: ['hooks', 'Stop'], value: { hooks: [hook('pi-plans hook --agent claude --event Stop')] } }], what: 'hooks' };

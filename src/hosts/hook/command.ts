@@ -3,8 +3,8 @@
 // a payload on stdin; `hook status` lists the bound sessions; `hook collect PLAN-…` starts collect mode.
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { eventOf, HOOK_HOSTS, hostOf } from './payload';
-import { HookSettings, PLANNING, PlanFacts, unapproved } from './policy';
+import { eventOf, HOOK_HOSTS, hostOf } from '../policy/payload';
+import { HookSettings, PLANNING, PlanFacts, unapproved } from '../policy/decide';
 import { HeavyActs, runHook, withApproval } from './run';
 import { GOVERNED } from './verdict';
 import { workModePlan } from './workMode';

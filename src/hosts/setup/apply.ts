@@ -8,9 +8,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AGENT_HOSTS, AgentHost, ConfigBase, HOST_NAMES, SETUP_SCOPES, SetupRequest, SetupScope, setupTargets, SetupTarget } from '../core/agentSetup';
-import { ConfigFileError, editConfig, hasOurHooks } from '../core/configEdit';
-import { realPathOf } from './userFolders';
+import { AGENT_HOSTS, AgentHost, ConfigBase, HOST_NAMES, SETUP_SCOPES, SetupRequest, SetupScope, setupTargets, SetupTarget } from './targets';
+import { ConfigFileError, editConfig, hasOurHooks } from './configEdit';
+import { realPathOf } from '../../node/userFolders';
 
 export interface SetupOptions extends SetupRequest {
   remove: boolean;

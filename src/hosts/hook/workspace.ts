@@ -8,11 +8,11 @@ import { parse as parseJsonc } from 'jsonc-parser';
 import { splitFrontmatter } from '../../core/frontmatter';
 import { quickRejectionComments } from '../../core/reviewNotes';
 import { quickSteps } from '../../core/steps';
-import { plansDir } from '../../node/hookBindings';
+import { plansDir } from './sessions';
 import { driftedPaths } from '../../node/planChecks';
-import { Choice, DEFAULT_HOOK_SETTINGS, HookSettings, PlanFacts } from './policy';
+import { Choice, DEFAULT_HOOK_SETTINGS, HookSettings, PlanFacts } from '../policy/decide';
 
-export { BINDING_TTL_MS, bindingFile, hooksDir, listBindings, plansDir, readBinding, recordStepEvent, removeBinding, writeBinding, type Binding } from '../../node/hookBindings';
+export { BINDING_TTL_MS, bindingFile, hooksDir, listBindings, plansDir, readBinding, recordStepEvent, removeBinding, writeBinding, type Binding } from './sessions';
 
 /** The statuses whose drift the summary tells (as src/node/planDrift.ts watches them). */
 const DRIFT_WATCHED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled']);

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HookAnswer } from './answer';
-import type { HookPayload } from './payload';
+import type { HookAnswer } from '../policy/answer';
+import type { HookPayload } from '../policy/payload';
 import { hooksDir } from './workspace';
 
 /** A call's records are kept this long (every host's hook timeout is 30 s or more apart from Codex's 600 s: a duplicate runs within seconds). */

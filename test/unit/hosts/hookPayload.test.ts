@@ -3,8 +3,8 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readPayload } from '../../../src/cli/hook/payload';
-import { classifyTool, patchPaths, planToolOf } from '../../../src/cli/hook/tools';
+import { readPayload } from '../../../src/hosts/policy/payload';
+import { classifyTool, patchPaths, planToolOf } from '../../../src/hosts/policy/tools';
 
 export const FIXTURES = path.resolve(__dirname, '../../fixtures/hooks');
 const load = (host: string, name: string) => JSON.parse(fs.readFileSync(path.join(FIXTURES, host, `${name}.json`), 'utf8')) as Record<string, unknown>;

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { appendPlainText, readPlainText } from './plainFile';
+import { appendPlainText, readPlainText } from '../../node/plainFile';
 
 /** The hosts a session can come from (the hook's HookHost, the setup's AgentHost). */
 export type BindingHost = 'copilot' | 'claude' | 'codex' | 'copilot-cli';

@@ -5,10 +5,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as hookWorkspace from '../../../src/cli/hook/workspace';
-import { hasOurHooks } from '../../../src/core/configEdit';
-import { hooksSetUp, runAgentSetup, userFolders } from '../../../src/node/agentSetup';
-import { Binding, BINDING_TTL_MS, bindingFile, hooksDir, listBindings, readBinding, writeBinding } from '../../../src/node/hookBindings';
+import * as hookWorkspace from '../../../src/hosts/hook/workspace';
+import { hasOurHooks } from '../../../src/hosts/setup/configEdit';
+import { hooksSetUp, runAgentSetup, userFolders } from '../../../src/hosts/setup/apply';
+import { Binding, BINDING_TTL_MS, bindingFile, hooksDir, listBindings, readBinding, writeBinding } from '../../../src/hosts/hook/sessions';
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
 const binding = (session: string, plan: string, seenAt = new Date(NOW - 60_000).toISOString()): Binding => ({ v: 1, session, host: 'claude', plan, boundAt: seenAt, seenAt });

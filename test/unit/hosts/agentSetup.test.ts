@@ -6,8 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse as parseToml } from '@decimalturn/toml-patch';
 import { parse as parseJsonc } from 'jsonc-parser';
-import { AgentHost, HOOK_EVENTS, hookCommand } from '../../../src/core/agentSetup';
-import { formatSetupReport, runAgentSetup, SetupOptions, SetupRefused, userFolders } from '../../../src/node/agentSetup';
+import { AgentHost, HOOK_EVENTS, hookCommand } from '../../../src/hosts/setup/targets';
+import { formatSetupReport, runAgentSetup, SetupOptions, SetupRefused, userFolders } from '../../../src/hosts/setup/apply';
 
 const COMMAND = ['/opt/node/bin/node', '/opt/pi plans/cli.js'];
 

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { APPROVAL_GOVERNS, contentDigest, createPlanText, parsePlan } from '../../../src/core';
-import { GOVERNED } from '../../../src/cli/hook/verdict';
+import { GOVERNED } from '../../../src/hosts/hook/verdict';
 import { openNodeStore } from '../../../src/node';
 import { startPlan } from '../../../src/service';
 import { sealedByUser } from '../../helpers/approvals';
