@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { addPreToolHook, agentTools, captured, HOSTS, makeWorkspace, removeWorkspace, ROOT, runHost } from './hosts.mjs';
-import { say, startModelServer } from './modelServer.mjs';
+import { inputHas, say, startModelServer, toolNames } from './modelServer.mjs';
 
 /** Seconds a probe hook may run; the slow probe sleeps longer. */
 const PROBE_TIMEOUT = 2;
@@ -74,6 +74,7 @@ for (const host of Object.keys(HOSTS)) {
     let resumed;
     /** What the model was told for each probe's call (printed at the end: the README's table). */
     const seen = {};
+    let offered;
     const pre = () => captured(ws, events.pre).map((c) => c.payload);
     const toolOf = (p) => p.tool_name ?? p.toolName;
     const inputOf = (p) => p.tool_input ?? p.toolArgs;
@@ -109,6 +110,8 @@ for (const host of Object.keys(HOSTS)) {
       if (host !== 'copilot') turns.push({ ...t.mcp('pi_plan_list', {}), contextFull: true });
       model.play([...turns, say('done')]);
       run = await runHost(ws, model, 'measure the hooks');
+      for (const probe of PROBES) seen[probe] = model.resultOf(inputHas(`probe-${probe}`))?.text;
+      offered = toolNames(model.turnRequests()[0]);
       model.play([say('resumed')]);
       resumed = await runHost(ws, model, 'go on', { resume: run.session });
       if (process.env.PI_PLANS_SAVE_FIXTURES) saveFixtures(ws);
@@ -142,9 +145,7 @@ for (const host of Object.keys(HOSTS)) {
     for (const probe of PROBES) {
       it(`a PreToolUse hook that ${{ exit1: 'exits 1', exit2: 'exits 2', garbage: 'prints garbage', ask: 'answers "ask" (no one to ask in -p)', slow: 'outlives its timeout' }[probe]}: the call ${EXPECTED[host][probe] ? 'runs' : 'does not run'}`, () => {
         assert.equal(fs.existsSync(path.join(ws.dir, `probe-ran-${probe}`)), EXPECTED[host][probe]);
-        const result = model.resultOf((c) => JSON.stringify(c.input).includes(`probe-${probe}`));
-        assert.ok(result, 'the model got a result for the call');
-        seen[probe] = result.text;
+        assert.ok(seen[probe] !== undefined, 'the model got a result for the call');
       });
     }
 
@@ -169,7 +170,7 @@ for (const host of Object.keys(HOSTS)) {
     }
     if (host === 'copilot') {
       it('offers no write_bash in -p mode, yet runs preToolUse for a call to it', () => {
-        assert.ok(!model.turnRequests()[0].tools.some((x) => x.name === 'write_bash'));
+        assert.ok(!offered.includes('write_bash'), offered.join(', '));
         assert.ok(pre().some((p) => toolOf(p) === 'write_bash'));
       });
     }

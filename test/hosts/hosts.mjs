@@ -29,15 +29,18 @@ const RUN_TIMEOUT_MS = 60_000;
  */
 export function makeWorkspace(host, { capture = false } = {}) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `pi-plans-host-${host}-`));
-  const ws = { host, tmp, dir: path.join(tmp, 'proj'), home: path.join(tmp, 'home'), bin: path.join(tmp, 'bin'), captured: capture ? path.join(tmp, 'captured') : undefined };
+  const home = path.join(tmp, 'home');
+  const ws = { host, tmp, dir: path.join(tmp, 'proj'), home, bin: path.join(home, '.local', 'bin'), captured: capture ? path.join(tmp, 'captured') : undefined };
   for (const d of [ws.home, ws.bin, path.join(tmp, 'tmp'), path.join(ws.dir, 'src'), path.join(ws.dir, '.pi', 'plans')]) fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(ws.dir, 'src', 'app.js'), 'export const greeting = "hello";\n');
   fs.writeFileSync(path.join(ws.dir, 'src', 'other.js'), 'export const other = 1;\n');
   // The plan folder is in the repository, as where plans are kept with the code: a checkout of it
   // (a worktree) has one too.
   fs.writeFileSync(path.join(ws.dir, '.pi', 'plans', '.gitkeep'), '');
-  // The agent's shell finds `pi-plans` on the PATH, as it would where a user installed it.
+  // The agent's shell finds `pi-plans` on the PATH, as where a user installed it in ~/.local/bin,
+  // which Debian's default ~/.profile puts on the PATH of a login shell (Codex runs its commands in one).
   fs.writeFileSync(path.join(ws.bin, 'pi-plans'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(DIST, 'bin.js')}" "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(home, '.profile'), 'if [ -d "$HOME/.local/bin" ] ; then\n    PATH="$HOME/.local/bin:$PATH"\nfi\n');
   ws.env = hostEnv(ws);
   const git = (...args) => execFileSync('git', args, { cwd: ws.dir, env: ws.env, stdio: 'ignore' });
   git('init', '-q');

@@ -41,11 +41,11 @@ export function toolResults(body) {
 /** The last tool result of a request (what the model reacts to), or undefined. */
 export const lastResult = (body) => toolResults(body).at(-1);
 
-/** The first plan id in a request's last tool result. */
-export const planIdIn = (body) => /PLAN-[0-9a-f]{8}/.exec(lastResult(body)?.text ?? '')?.[0];
-
 /** All of a request body as text, for finding what a host or a hook put in it. */
 export const allText = (body) => JSON.stringify(body);
+
+/** A call matcher: the call's input (its text, for a freeform tool) holds `text`. */
+export const inputHas = (text) => (c) => (typeof c.input === 'string' ? c.input : JSON.stringify(c.input)).includes(text);
 
 /** The names of the tools a request offered. */
 export const toolNames = (body) => (body.tools ?? []).map((t) => t.name).filter(Boolean);
@@ -120,9 +120,14 @@ export async function startModelServer({ log } = {}) {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     requests,
-    /** Sets the turns the next agent requests get, in order (undefined entries are skipped: a step a host does not need). */
+    /**
+     * Sets the turns the next agent requests get, in order (undefined entries are skipped: a step
+     * a host does not need), and forgets the requests and calls of the last script.
+     */
     play(list) {
       turns = list.filter((t) => t !== undefined);
+      requests.length = 0;
+      calls.length = 0;
     },
     /** How many scripted turns were not played. */
     remaining: () => turns.length,
@@ -137,14 +142,18 @@ export async function startModelServer({ log } = {}) {
       for (const r of requests.filter((q) => q.turn)) for (const x of toolResults(r.body)) if (!seen.has(x.id)) seen.set(x.id, { ...x, input: calls.find((c) => c.id === x.id)?.input });
       return [...seen.values()];
     },
-    /** The result of the first scripted call `match(call)` accepts (call: `{ name, input }`), or undefined. */
-    resultOf(match) {
-      const c = calls.find(match);
-      return c ? this.results().find((r) => r.id === c.id) : undefined;
+    /** The results of the scripted calls `match(call)` accepts (call: `{ name, input }`), in order. */
+    resultsOf(match) {
+      const ids = calls.filter(match).map((c) => c.id);
+      return this.results().filter((r) => ids.includes(r.id));
     },
-    /** Forgets the requests seen so far (between two runs of one test). */
-    reset() {
-      requests.length = 0;
+    /** The result of the first scripted call `match(call)` accepts, or undefined. */
+    resultOf(match) {
+      return this.resultsOf(match)[0];
+    },
+    /** The id of the plan the n-th pi_plan_create call created (by its result), in any host's naming of the tool. */
+    created(n = 0) {
+      return /PLAN-[0-9a-f]{8}/.exec(this.resultsOf((c) => /pi_plan_create$/.test(c.name))[n]?.text ?? '')?.[0];
     },
     close: () =>
       new Promise((resolve) => {
