@@ -9,7 +9,7 @@ import type { FileChange, StepChanges } from '../core';
 import type { EvidencePort } from '../store';
 import * as path from 'node:path';
 import { GitEvidence, NotRecorded, pinRef } from './gitEvidence';
-import { readStepEvents } from '../hosts/hook/sessions';
+import { readStepEvents } from './stepReports';
 
 /** Files another process changed: what the agent's hooks reported for the step, when they reported anything. */
 export interface SessionReports {
@@ -83,7 +83,7 @@ export class NodeEvidence implements EvidencePort {
 }
 
 /**
- * What the agent hooks reported for a step (`pi-plans hook` on PostToolUse, src/hosts/hook/sessions):
+ * What the agent hooks reported for a step (`pi-plans hook` on PostToolUse, src/node/stepReports):
  * the files its sessions' edit tools named and whether any ran a command. A command may change
  * any file, so a step during which one ran tells no file apart; nor does a step no hook reported on.
  */

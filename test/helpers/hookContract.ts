@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { createPlanText } from '../../src/core';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
-export const BIN = path.join(ROOT, 'dist', 'bin.js');
+/** The built bin; PI_PLANS_TEST_BIN runs the same tests against another build (an older one, to see a test fail there). */
+export const BIN = process.env.PI_PLANS_TEST_BIN ?? path.join(ROOT, 'dist', 'bin.js');
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'hooks');
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
@@ -18,6 +19,31 @@ export type Json = Record<string, any>; // eslint-disable-line @typescript-eslin
 /** Builds the bundles when they are missing. */
 export function ensureBuilt(): void {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'hook.js')) || !fs.existsSync(BIN)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'ignore' });
+}
+
+/**
+ * Each test of the calling suite gets its own user state folder (where the hook keeps the sessions'
+ * bindings and its call records), in PI_PLANS_STATE_DIR, which the hook processes inherit: the
+ * fixtures' session ids repeat from test to test.
+ */
+export function freshStatePerTest(): void {
+  let saved: string | undefined;
+  beforeEach(() => {
+    saved = process.env.PI_PLANS_STATE_DIR;
+    process.env.PI_PLANS_STATE_DIR = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-state-')));
+  });
+  afterEach(() => {
+    fs.rmSync(process.env.PI_PLANS_STATE_DIR!, { recursive: true, force: true });
+    if (saved === undefined) delete process.env.PI_PLANS_STATE_DIR;
+    else process.env.PI_PLANS_STATE_DIR = saved;
+  });
+}
+
+/** The bindings the hook keeps now (the files of the state folder's sessions/), parsed. */
+export function bindingsOnDisk(): Json[] {
+  const dir = path.join(process.env.PI_PLANS_STATE_DIR!, 'sessions');
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Json);
 }
 
 /** A temporary workspace with `.pi/plans`, by its real path. */

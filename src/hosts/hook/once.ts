@@ -1,21 +1,23 @@
 // One tool call can reach `pi-plans hook` through two hook files: VS Code with `chat.useClaudeHooks`
-// runs `.claude/settings.json` beside `.github/hooks/*.json`, and Copilot CLI reads both too. Each
-// call of a bound session is handled once: the first process to claim the call (an exclusive
-// create, `wx`, of a file named by the call's key under `.pi/plans/hooks/calls/`) decides and
-// writes its answer beside the claim; a second process with the same call finds the claim, waits
-// for that answer and gives it again. So collect mode records one step, and the Stop loop guard
-// counts one attempt. The claim is never released (no lock is held): records go after a minute.
+// runs `.claude/settings.json` beside `.github/hooks/*.json`, and Copilot CLI reads both too. A
+// bound session's call acts once: the first process to claim the call (an exclusive create of a
+// file named by the call's key under `hook-calls/` in the user's state folder) decides with its
+// acts (collect mode records one step, the Stop loop guard counts one attempt) and writes its
+// decision beside the claim. A second process for the same call decides too, without those acts,
+// and answers the stricter of its own decision and the first one's: a record planted there (by an
+// agent that guessed a key) can make an answer stricter, never looser.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HookAnswer } from '../policy/answer';
+import { ownFolder, readStateFile, removeOwnFile, StateBroken } from '../../node/stateFiles';
+import { userStateDir } from '../../node/userFolders';
+import { Decision, stricter } from '../policy/decide';
 import type { HookPayload } from '../policy/payload';
-import { hooksDir } from './workspace';
 
 /** A call's records are kept this long (every host's hook timeout is 30 s or more apart from Codex's 600 s: a duplicate runs within seconds). */
 export const CALL_TTL_MS = 60_000;
-/** How long a duplicate waits for the first process's answer. */
-const WAIT_MS = 10_000;
+/** How long a duplicate waits for the first process's decision. */
+const WAIT_MS = 5_000;
 const POLL_MS = 15;
 const PRUNE_EVERY = 16;
 
@@ -32,18 +34,31 @@ function canonical(v: unknown): string {
 }
 
 /**
- * The call's key: its session, event and the host's tool call id; without one (Stop, the context
- * events, Copilot CLI), its time and arguments (Copilot CLI's two payload formats of one call carry
- * the same instant); without a time either, the payload's bytes.
+ * The call's key: its host, session, event and the host's tool call id; without one (Stop, the
+ * context events, Copilot CLI), its time and arguments (Copilot CLI's two payload formats of one
+ * call carry the same instant); without a time either, the payload's bytes.
  */
 export function callKey(p: HookPayload & { session: string }, raw: string): string {
   const basis = p.callId ? `id\0${p.callId}` : p.at !== undefined ? `at\0${p.at}\0${canonical(p.input)}\0${p.stopHookActive}` : `raw\0${createHash('sha256').update(raw).digest('hex')}`;
-  return createHash('sha256').update(`${p.session}\0${p.event}\0${basis}`).digest('hex').slice(0, 40);
+  return createHash('sha256').update(`${p.host}\0${p.session}\0${p.event}\0${basis}`).digest('hex').slice(0, 40);
 }
 
-const callsDir = (root: string) => path.join(hooksDir(root), 'calls');
+/** The records' own names (pruning removes nothing else). */
+const RECORD = /^(?:[0-9a-f]{40}\.(?:claim|json)|\.[0-9a-f]{40}\.\d+\.tmp)$/;
 
-/** Removes the records older than CALL_TTL_MS (a claim whose process died included). */
+/** The folder of call records; something else planted there (a link, a file) is removed first: these are only records. */
+function callsDir(env: NodeJS.ProcessEnv): string {
+  const state = userStateDir(env);
+  try {
+    return ownFolder(state, 'hook-calls');
+  } catch (e) {
+    if (!(e instanceof StateBroken)) throw e;
+    fs.rmSync(path.join(state, 'hook-calls'), { force: true }); // a link or a file: removed itself, never what it points to
+    return ownFolder(state, 'hook-calls');
+  }
+}
+
+/** Removes the records older than CALL_TTL_MS (a claim whose process died included): only its own names, in its own folder. */
 function prune(dir: string, now: number): void {
   let names: string[];
   try {
@@ -52,16 +67,19 @@ function prune(dir: string, now: number): void {
     return;
   }
   for (const n of names) {
-    const f = path.join(dir, n);
-    const st = fs.statSync(f, { throwIfNoEntry: false });
-    if (st && now - st.mtimeMs > CALL_TTL_MS) fs.rmSync(f, { force: true });
+    const st = fs.lstatSync(path.join(dir, n), { throwIfNoEntry: false });
+    if (st && now - st.mtimeMs > CALL_TTL_MS) removeOwnFile(dir, n, RECORD);
   }
 }
 
-/** Claims the call: true for the first process, false when another has claimed it already. */
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+
+/** Claims the call: true for the first process, false when a claim (or anything) is there already. */
 function claim(file: string): boolean {
   try {
-    fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+    const fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    fs.writeSync(fd, `${process.pid}\n`);
+    fs.closeSync(fd);
     return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -70,45 +88,52 @@ function claim(file: string): boolean {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const KINDS = new Set(['allow', 'deny', 'ask', 'block', 'context']);
 
-/** The first process's answer, once written; undefined when its claim went (it failed: this process decides) or the wait ran out. */
-async function answerOf(claimFile: string, answerFile: string): Promise<HookAnswer | 'claim gone' | undefined> {
+/** A recorded decision, read as untrusted data. */
+function recorded(text: string): Decision | undefined {
+  try {
+    const d = JSON.parse(text) as Record<string, unknown>;
+    if (!d || typeof d.kind !== 'string' || !KINDS.has(d.kind)) return undefined;
+    const reason = typeof d.reason === 'string' ? d.reason.slice(0, 4000) : typeof d.context === 'string' ? d.context.slice(0, 4000) : undefined;
+    if (d.kind === 'allow') return { kind: 'allow', ...(reason ? { context: reason } : {}) };
+    if (d.kind === 'context') return reason ? { kind: 'context', context: reason } : undefined;
+    return reason ? ({ kind: d.kind, reason } as Decision) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first process's decision, once written; undefined when the wait ran out or it never came. */
+async function decisionOf(answerFile: string): Promise<Decision | undefined> {
   for (const end = Date.now() + WAIT_MS; Date.now() < end; await sleep(POLL_MS)) {
-    try {
-      const a = JSON.parse(fs.readFileSync(answerFile, 'utf8')) as { stdout?: unknown; stderr?: unknown };
-      return { stdout: typeof a.stdout === 'string' ? a.stdout : '', stderr: typeof a.stderr === 'string' ? a.stderr : '', code: 0 };
-    } catch {
-      if (!fs.existsSync(claimFile) && !fs.existsSync(answerFile)) return 'claim gone';
-    }
+    const r = readStateFile(answerFile, 64 * 1024);
+    if (r.kind === 'text') return recorded(r.text);
+    if (r.kind === 'bad') return undefined;
   }
   return undefined;
 }
 
-/** Runs `decide` once per call key in this workspace; a duplicate gives the first process's answer again. */
-export async function once(root: string, key: string, now: number, decide: () => Promise<HookAnswer>): Promise<HookAnswer> {
-  const dir = callsDir(root);
-  fs.mkdirSync(dir, { recursive: true });
+/**
+ * Decides a call once: the first process runs `decide` (with its acts) and records the decision; a
+ * duplicate runs `quiet` (the same decision without the acts) and answers the stricter of it and
+ * the record.
+ */
+export async function once(env: NodeJS.ProcessEnv, key: string, now: number, decide: () => Promise<Decision>, quiet: () => Promise<Decision>): Promise<Decision> {
+  const dir = callsDir(env);
   const claimFile = path.join(dir, `${key}.claim`);
   const answerFile = path.join(dir, `${key}.json`);
-  for (let tries = 0; tries < 3; tries++) {
-    if (claim(claimFile)) {
-      // Pruning stats every record: about one call in PRUNE_EVERY does it (the hook is latency-bound).
-      if (Math.random() * PRUNE_EVERY < 1) prune(dir, now);
-      let a: HookAnswer;
-      try {
-        a = await decide();
-      } catch (e) {
-        fs.rmSync(claimFile, { force: true }); // a duplicate waiting decides for itself
-        throw e;
-      }
-      const tmp = path.join(dir, `.${key}.${process.pid}.tmp`);
-      fs.writeFileSync(tmp, JSON.stringify({ stdout: a.stdout, stderr: a.stderr }));
-      fs.renameSync(tmp, answerFile);
-      return a;
-    }
-    const first = await answerOf(claimFile, answerFile);
-    if (first === undefined) return { stdout: '', stderr: 'pi-plans hook: the same call is being answered by another pi-plans hook process (a second hook file), which did not answer in time: this one allows it\n', code: 0 };
-    if (first !== 'claim gone') return first;
+  if (claim(claimFile)) {
+    // Pruning stats every record: about one call in PRUNE_EVERY does it (the hook is latency-bound).
+    if (Math.random() * PRUNE_EVERY < 1) prune(dir, now);
+    const d = await decide();
+    const tmp = path.join(dir, `.${key}.${process.pid}.tmp`);
+    fs.writeFileSync(tmp, JSON.stringify(d), { flag: 'wx', mode: 0o600 });
+    fs.renameSync(tmp, answerFile);
+    return d;
   }
-  return decide();
+  const own = await quiet();
+  const first = await decisionOf(answerFile);
+  // The record when as strict (it names the step collect mode recorded), this process's own when stricter.
+  return first ? stricter(first, own) : own;
 }

@@ -1,55 +1,59 @@
 /**
- * The sessions bound to plans by `pi-plans hook`: one file per session under
- * `.pi/plans/hooks/<sha256 of the session id>.json` (ignored by git), ended after a day idle. The
- * hook writes and reads them (src/cli/hook/workspace.ts re-exports this), the plan explorer reads
- * them. Plain Node (crypto, fs, path) and no other module of the project: the hook's small bundle
- * (dist/hook.js) loads it on every tool call.
+ * The agent sessions bound to plans by `pi-plans hook`, kept in the user's state folder (never in a
+ * workspace: an agent's edit tools write there), one file per session named by a hash of its host
+ * and id: `sessions/<hash>.json`. A binding is sticky: naming another plan adds it, SessionEnd does
+ * not end it, a resumed session is the same session; it ends after a day idle, or when a person
+ * frees the session (`pi-plans hook release`). A binding file that is not a plain file of ours is
+ * never trusted as "no binding": the session is then treated as bound and broken (the hook fails
+ * closed for it). Plain Node (the hook's small bundle loads this on every tool call).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { appendPlainText, readPlainText } from '../../node/plainFile';
+import type { HookHost } from '../host';
+import { existingFolder, ownFolder, readStateFile, removeOwnFile, StateBroken, writeStateFile } from '../../node/stateFiles';
+import { userStateDir } from '../../node/userFolders';
 
-/** The hosts a session can come from (the hook's HookHost, the setup's AgentHost). */
-export type BindingHost = 'copilot' | 'claude' | 'codex' | 'copilot-cli';
-
-/** A session bound to a plan. */
+/** A session bound to plans. */
 export interface Binding {
-  v: 1;
-  /** The host's session id, shortened (the file's name is its hash). */
+  v: 2;
+  host: HookHost;
+  /** The host's session id (at most 512 characters; the file's name is a hash of it). */
   session: string;
-  host: BindingHost;
-  plan: string;
+  /** The workspace the session was bound in (its real path): later calls are judged there, wherever their `cwd` points. */
+  root: string;
+  /** Every plan the session named, the last named last. */
+  plans: string[];
   boundAt: string;
   seenAt: string;
   /** This session's last Stop was blocked: the next one is let go (the loop guard). */
   stopBlocked?: boolean;
-  /** Collect mode: denied calls are recorded as steps of the draft. */
-  collecting?: boolean;
+  /** Collect mode: denied calls are recorded as steps of this draft. */
+  collecting?: string;
+  /** A pi_plan_create whose plan's id is not known yet (its time): the session counts as planning until it is. */
+  creating?: string;
 }
 
 /** A binding idle this long is over. */
 export const BINDING_TTL_MS = 24 * 60 * 60 * 1000;
+/** The most plans one session may be bound to: a call naming one more is refused, never one dropped. */
+export const MAX_PLANS = 64;
 const PLAN_ID = /^PLAN-[0-9a-f]{8}$/;
-const BINDING_NAME = /^[0-9a-f]{40}\.json$/;
+const NAME = /^[0-9a-f]{40}\.json$/;
+const MAX_BYTES = 64 * 1024;
 
-export const plansDir = (root: string) => path.join(root, '.pi', 'plans');
-export const hooksDir = (root: string) => path.join(plansDir(root), 'hooks');
-
-/** A session id (hostile input: any length, any characters) as a file name: its SHA-256, hex. */
-export function bindingFile(root: string, session: string): string {
-  return path.join(hooksDir(root), `${createHash('sha256').update(session).digest('hex').slice(0, 40)}.json`);
+/** The folder of bindings (made when `create`). */
+function sessionsDir(env: NodeJS.ProcessEnv, create: boolean): string | undefined {
+  const state = userStateDir(env);
+  return create ? ownFolder(state, 'sessions') : existingFolder(state, 'sessions');
 }
 
-/** Writes beside and renames: a reader never sees half a file. */
-function writeAtomic(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  fs.writeFileSync(tmp, text);
-  fs.renameSync(tmp, file);
+/** The file name of a session's binding: a hash of its host and id (hostile input: any length, any characters). */
+export function bindingName(host: string, session: string): string {
+  return `${createHash('sha256').update(`${host}\0${session}`).digest('hex').slice(0, 40)}.json`;
 }
 
-/** A binding file's content when it is one (the right version, a plan id); undefined otherwise. */
+/** A binding file's content when it is one; undefined otherwise. */
 function parseBinding(text: string): Binding | undefined {
   let b: Binding;
   try {
@@ -57,112 +61,87 @@ function parseBinding(text: string): Binding | undefined {
   } catch {
     return undefined;
   }
-  return b && typeof b === 'object' && b.v === 1 && typeof b.session === 'string' && typeof b.plan === 'string' && PLAN_ID.test(b.plan) ? b : undefined;
+  const ok =
+    b && typeof b === 'object' && b.v === 2 && typeof b.session === 'string' && typeof b.host === 'string' && typeof b.root === 'string' && Array.isArray(b.plans) && b.plans.every((p) => typeof p === 'string' && PLAN_ID.test(p)) && typeof b.seenAt === 'string' && !Number.isNaN(Date.parse(b.seenAt));
+  return ok ? b : undefined;
 }
 
 const live = (b: Binding, now: number) => now - Date.parse(b.seenAt) < BINDING_TTL_MS;
 
-/** A session's binding; undefined when there is none, it is broken, or it was idle over a day (then it is removed). */
-export function readBinding(root: string, session: string, now: number): Binding | undefined {
-  const file = bindingFile(root, session);
-  let text: string;
+/** A session's binding as read: none, the binding, or why it cannot be trusted (the session is then bound and broken). */
+export type BindingRead = { kind: 'none' } | { kind: 'bound'; binding: Binding } | { kind: 'broken'; why: string };
+
+/** Reads a session's binding; one idle over a day is removed and reads as none. */
+export function readBinding(host: string, session: string, now: number, env: NodeJS.ProcessEnv = process.env): BindingRead {
+  let dir: string | undefined;
   try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
+    dir = sessionsDir(env, false);
+  } catch (e) {
+    if (e instanceof StateBroken) return { kind: 'broken', why: e.message };
+    throw e;
   }
-  const b = parseBinding(text);
-  if (!b) return undefined;
+  if (!dir) return { kind: 'none' };
+  const name = bindingName(host, session);
+  const r = readStateFile(path.join(dir, name), MAX_BYTES);
+  if (r.kind === 'none') return r;
+  if (r.kind === 'bad') return { kind: 'broken', why: `${r.why}: a person removes it, or frees the session with pi-plans hook release` };
+  const b = parseBinding(r.text);
+  if (!b || b.host !== host || b.session !== session) return { kind: 'broken', why: `${path.join(dir, name)} is not a binding Pi Plans wrote: a person removes it, or frees the session with pi-plans hook release` };
   if (!live(b, now)) {
-    fs.rmSync(file, { force: true });
-    return undefined;
+    removeOwnFile(dir, name, NAME);
+    return { kind: 'none' };
   }
-  return b;
+  return { kind: 'bound', binding: b };
 }
 
-export function writeBinding(root: string, b: Binding): void {
-  writeAtomic(bindingFile(root, b.session), `${JSON.stringify(b)}\n`);
+/** Writes a session's binding (its folder made if missing; never through a link). */
+export function writeBinding(b: Binding, env: NodeJS.ProcessEnv = process.env): void {
+  const dir = sessionsDir(env, true)!;
+  writeStateFile(path.join(dir, bindingName(b.host, b.session)), `${JSON.stringify(b)}\n`);
 }
 
-export function removeBinding(root: string, session: string): void {
-  fs.rmSync(bindingFile(root, session), { force: true });
+/** Ends a session's binding: a person's act (`pi-plans hook release`, VS Code's Release). */
+export function removeBinding(host: string, session: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const dir = sessionsDir(env, false);
+  if (!dir) return false;
+  const name = bindingName(host, session);
+  const existed = fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false }) !== undefined;
+  removeOwnFile(dir, name, NAME);
+  return existed;
 }
 
 /**
- * Every live binding of the workspace. With `prune` (the hook), expired ones are removed on the
- * way; without (the plan explorer, which may be in Restricted Mode), they are only left out.
+ * Every live binding, of one workspace when `root` is given (its real path). With `prune` (the
+ * hook), expired ones are removed on the way; without (the plan explorer), they are only left out.
  */
-export function listBindings(root: string, now: number, opts: { prune?: boolean } = { prune: true }): Binding[] {
+export function listBindings(now: number, opts: { root?: string; prune?: boolean; env?: NodeJS.ProcessEnv } = {}): Binding[] {
+  const env = opts.env ?? process.env;
+  let dir: string | undefined;
   let names: string[];
   try {
-    names = fs.readdirSync(hooksDir(root)).filter((n) => BINDING_NAME.test(n));
+    dir = sessionsDir(env, false);
+    if (!dir) return [];
+    names = fs.readdirSync(dir).filter((n) => NAME.test(n));
   } catch {
     return [];
   }
   const out: Binding[] = [];
   for (const n of names) {
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(hooksDir(root), n), 'utf8');
-    } catch {
-      continue; // removed meanwhile
+    const r = readStateFile(path.join(dir, n), MAX_BYTES);
+    if (r.kind !== 'text') continue;
+    const b = parseBinding(r.text);
+    // A file is a session's binding only under the name its host and session hash to.
+    if (!b || bindingName(b.host, b.session) !== n) continue;
+    if (!live(b, now)) {
+      if (opts.prune) removeOwnFile(dir, n, NAME);
+      continue;
     }
-    const b = parseBinding(text);
-    // A file is a session's binding only under the name its session id hashes to.
-    if (!b || path.basename(bindingFile(root, b.session)) !== n) continue;
-    if (live(b, now)) out.push(b);
-    else if (opts.prune) fs.rmSync(path.join(hooksDir(root), n), { force: true });
+    if (opts.root === undefined || b.root === opts.root) out.push(b);
   }
   return out;
 }
 
-/**
- * What a bound session did while a step of its plan was in progress, as its PostToolUse hooks
- * reported it (issue 30's attribution): an edit tool's files (relative to the workspace folder, "/")
- * or a command run. Appended one JSON line per tool call to `.pi/plans/hooks/<hash>.steps.jsonl`
- * (the session's file, ignored by git like its binding); the step's evidence reads them when the
- * step ends.
- */
-export interface StepEvent {
-  v: 1;
-  plan: string;
-  step: string;
-  kind: 'edit' | 'command';
-  paths?: string[];
-  at: string;
-}
-
-const STEP_EVENTS = /^[0-9a-f]{40}\.steps\.jsonl$/;
-/** The most one session's report file is read of (a line per tool call): a larger one is left out. */
-const REPORT_BYTES = 16 * 1024 * 1024;
-
-export function recordStepEvent(root: string, session: string, e: Omit<StepEvent, 'v'>): void {
-  const file = bindingFile(root, session).replace(/\.json$/, '.steps.jsonl');
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  appendPlainText(file, `${JSON.stringify({ v: 1, ...e })}\n`);
-}
-
-/** Every session's events for one step of a plan (lines that do not read are left out). */
-export function readStepEvents(root: string, plan: string, step: string): StepEvent[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(hooksDir(root)).filter((n) => STEP_EVENTS.test(n));
-  } catch {
-    return [];
-  }
-  const out: StepEvent[] = [];
-  for (const n of names) {
-    // Never through a link, never waiting on a FIFO: the end of a step reads these.
-    const text = readPlainText(path.join(hooksDir(root), n), REPORT_BYTES);
-    if (text === undefined) continue;
-    for (const line of text.split('\n')) {
-      try {
-        const e = JSON.parse(line) as StepEvent;
-        if (e?.v === 1 && e.plan === plan && e.step === step && (e.kind === 'edit' || e.kind === 'command')) out.push(e);
-      } catch {
-        // a line cut by a crash, or not ours
-      }
-    }
-  }
-  return out;
+/** Sessions whose id starts with `prefix` (what a person types to release one), of a workspace when given. */
+export function findBindings(prefix: string, now: number, opts: { root?: string; env?: NodeJS.ProcessEnv } = {}): Binding[] {
+  return listBindings(now, opts).filter((b) => b.session === prefix || b.session.startsWith(prefix));
 }

@@ -1,83 +1,51 @@
-// A decision written as each host reads it (research §0 table, §1.5, §2.4, §3.4, §4.5). The exit
-// code is always 0: a decision travels as JSON, and a plain allow is empty stdout (every host's "no
-// decision", and the only allow Codex accepts). Exit 2 is never used: it would block on some hosts
-// and not others, and a hook that fails must never block.
+// A decision written as a host reads it (research §0 table, §1.5, §2.4, §3.4, §4.5): the hosts
+// differ only in where the fields go (nested under hookSpecificOutput, at the top level, or both),
+// whether an ask is possible, and how a Stop block is read. Each host's folder picks its style;
+// this file writes it. The exit code is always 0: a decision travels as JSON, and a plain allow is
+// empty stdout (every host's "no decision", and the only allow Codex accepts).
+import type { HookAnswer } from '../host';
 import type { HookPayload } from './payload';
 import type { Decision } from './decide';
 
-/** What the process writes and how it exits. */
-export interface HookAnswer {
-  stdout: string;
-  stderr: string;
-  code: 0;
+export const EMPTY: HookAnswer = { stdout: '', stderr: '', code: 0 };
+export const json = (o: object, stderr = ''): HookAnswer => ({ stdout: `${JSON.stringify(o)}\n`, stderr, code: 0 });
+
+/** How a host reads an answer. */
+export interface AnswerStyle {
+  /** Where the decision and the context go: nested (hookSpecificOutput), or top-level and nested (Copilot CLI; nested left out for its camelCase payloads). */
+  fields: 'nested' | 'top';
+  /** An ask is written as a deny with this sentence after the reason (Codex: its hooks cannot ask). */
+  askAsDeny?: string;
+  /** A Stop block nested as well as at the top level (VS Code reads it nested). */
+  stopNested?: boolean;
 }
 
-const EMPTY: HookAnswer = { stdout: '', stderr: '', code: 0 };
-const json = (o: object, stderr = ''): HookAnswer => ({ stdout: `${JSON.stringify(o)}\n`, stderr, code: 0 });
-
-/**
- * Codex has no `ask` (its hooks cannot ask the person: the hook is marked failed and the call goes
- * through). An ask becomes a deny there, and its reason says how the person lets such calls through.
- */
-function codexAsk(reason: string): string {
-  return `${reason} (Codex hooks cannot ask the person, so pi-plans denies it: the person can allow such calls with piPlans.hooks.* "allow" in .vscode/settings.json.)`;
+function place(p: HookPayload, style: AnswerStyle, fields: Record<string, unknown>): object {
+  const nested = { hookSpecificOutput: { hookEventName: p.eventName, ...fields } };
+  if (style.fields === 'nested') return nested;
+  return p.camel ? fields : { ...fields, ...nested };
 }
 
-function preToolUse(p: HookPayload, d: Decision): HookAnswer {
-  if (d.kind === 'allow' || d.kind === 'context') {
-    const context = d.kind === 'allow' ? d.context : d.context;
-    if (!context) return EMPTY;
-    if (p.host === 'copilot-cli') return json({ additionalContext: context, ...(p.camel ? {} : { hookSpecificOutput: { hookEventName: p.eventName, additionalContext: context } }) });
-    return json({ hookSpecificOutput: { hookEventName: p.eventName, additionalContext: context } });
+/** The decision for this payload's event in a host's style. */
+export function answerIn(style: AnswerStyle, p: HookPayload, d: Decision): HookAnswer {
+  if (p.event === 'PreToolUse') {
+    if (d.kind === 'allow' || d.kind === 'context') return d.context ? json(place(p, style, { additionalContext: d.context })) : EMPTY;
+    const kind = d.kind === 'block' ? 'deny' : d.kind;
+    const asDeny = kind === 'ask' && style.askAsDeny !== undefined;
+    return json(place(p, style, { permissionDecision: asDeny ? 'deny' : kind, permissionDecisionReason: asDeny ? `${d.reason} ${style.askAsDeny}` : d.reason }));
   }
-  if (d.kind === 'block') return preToolUse(p, { kind: 'deny', reason: d.reason });
-  const decision = p.host === 'codex' ? 'deny' : d.kind;
-  const reason = p.host === 'codex' && d.kind === 'ask' ? codexAsk(d.reason) : d.reason;
-  if (p.host === 'copilot-cli') {
-    return json({ permissionDecision: decision, permissionDecisionReason: reason, ...(p.camel ? {} : { hookSpecificOutput: { hookEventName: p.eventName, permissionDecision: decision, permissionDecisionReason: reason } }) });
+  if (p.event === 'Stop') {
+    if (d.kind !== 'block') return EMPTY;
+    return json(style.stopNested ? { decision: 'block', reason: d.reason, hookSpecificOutput: { hookEventName: p.eventName, decision: 'block', reason: d.reason } } : { decision: 'block', reason: d.reason });
   }
-  return json({ hookSpecificOutput: { hookEventName: p.eventName, permissionDecision: decision, permissionDecisionReason: reason } });
-}
-
-function stop(p: HookPayload, d: Decision): HookAnswer {
-  if (d.kind !== 'block') return EMPTY;
-  // VS Code reads the block nested (and ignores the top-level keys); Claude, Codex and Copilot CLI
-  // (in both of its payload formats: its VS Code-compatible Stop is told apart by `stop_reason`)
-  // read it at the top level.
-  if (p.host === 'copilot') return json({ decision: 'block', reason: d.reason, hookSpecificOutput: { hookEventName: p.eventName, decision: 'block', reason: d.reason } });
-  return json({ decision: 'block', reason: d.reason });
-}
-
-function context(p: HookPayload, d: Decision): HookAnswer {
-  const text = d.kind === 'context' ? d.context : undefined;
   // PreCompact has no context channel on any host (VS Code ignores its output, Claude reads only a
   // block): the summary comes back at SessionStart (source compact) and every UserPromptSubmit.
+  const text = d.kind === 'context' ? d.context : undefined;
   if (!text || p.event === 'PreCompact') return EMPTY;
-  // Copilot CLI reads the context at the top level, in both of its payload formats.
-  if (p.host === 'copilot-cli') return json({ additionalContext: text, ...(p.camel ? {} : { hookSpecificOutput: { hookEventName: p.eventName, additionalContext: text } }) });
-  return json({ hookSpecificOutput: { hookEventName: p.eventName, additionalContext: text } });
+  return json(place(p, style, { additionalContext: text }));
 }
 
-/** The decision for this payload's event, in its host's format. */
-export function answer(p: HookPayload, d: Decision): HookAnswer {
-  if (p.event === 'PreToolUse') return preToolUse(p, d);
-  if (p.event === 'Stop') return stop(p, d);
-  return context(p, d);
-}
-
-/**
- * An allow that says why the hook could not decide (its own failure, a broken or missing plan, an
- * unknown payload): in the host's system message where it has one, and on stderr for every host.
- */
-export function failOpen(host: HookPayload['host'] | undefined, why: string): HookAnswer {
-  return notice(host, `pi-plans hook allowed this call without checking its plan: ${why}`);
-}
-
-/**
- * An allow with a message for the person: the host's system message (a warning in its UI) and
- * stderr. Copilot CLI documents no system message: stderr only, stdout empty.
- */
-export function notice(host: HookPayload['host'] | undefined, message: string): HookAnswer {
-  if (host === 'copilot-cli' || host === undefined) return { stdout: '', stderr: `${message}\n`, code: 0 };
-  return json({ systemMessage: message }, `${message}\n`);
+/** A message for the person with no decision: the host's system message (a warning in its UI) and stderr; stderr only where the host has none. */
+export function noticeIn(systemMessage: boolean, message: string): HookAnswer {
+  return systemMessage ? json({ systemMessage: message }, `${message}\n`) : { stdout: '', stderr: `${message}\n`, code: 0 };
 }

@@ -6,19 +6,19 @@
  * through a link.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { AGENT_HOSTS, AgentHost, ConfigBase, HOST_NAMES, SETUP_SCOPES, SetupRequest, SetupScope, setupTargets, SetupTarget } from './targets';
+import { setupTargets } from '../hosts';
+import { AGENT_HOSTS, AgentHost, HOST_NAMES, SETUP_SCOPES, SetupRequest, SetupScope, SetupTarget } from './targets';
 import { ConfigFileError, editConfig, hasOurHooks } from './configEdit';
 import { realPathOf } from '../../node/userFolders';
+import { UserFolders, userFolders } from './folders';
+
+export { userFolders, type UserFolders } from './folders';
 
 export interface SetupOptions extends SetupRequest {
   remove: boolean;
   dryRun: boolean;
 }
-
-/** Where the user-scope files of each host are, and the user's home folder (for showing paths). */
-export type UserFolders = Record<Exclude<ConfigBase, 'workspace'>, string> & { home: string };
 
 /** One file: what setup did (or would do) to it. */
 export interface FileReport {
@@ -43,22 +43,6 @@ export interface SetupReport {
 
 /** A run setup refused before writing anything; the message names the file and the fix. */
 export class SetupRefused extends Error {}
-
-/** The user's folders of each host, from the environment the hosts read themselves. */
-export function userFolders(env: NodeJS.ProcessEnv = process.env, home = os.homedir(), platform: NodeJS.Platform = process.platform): UserFolders {
-  const vscodeUser =
-    platform === 'win32' ? path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'Code', 'User')
-    : platform === 'darwin' ? path.join(home, 'Library', 'Application Support', 'Code', 'User')
-    : path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'Code', 'User');
-  return {
-    home,
-    claudeState: env.CLAUDE_CONFIG_DIR || home,
-    claudeHome: env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'),
-    codexHome: env.CODEX_HOME || path.join(home, '.codex'),
-    copilotHome: env.COPILOT_HOME || path.join(home, '.copilot'),
-    vscodeUser,
-  };
-}
 
 const inside = (dir: string, p: string) => {
   const rel = path.relative(dir, p);

@@ -20,8 +20,10 @@
  */
 import type { EntryEdit, JsonPlace } from './configEdit';
 
-export const AGENT_HOSTS = ['copilot', 'claude', 'codex', 'copilot-cli'] as const;
-export type AgentHost = (typeof AGENT_HOSTS)[number];
+import { HOOK_HOSTS, type HookHost } from '../host';
+
+export const AGENT_HOSTS = HOOK_HOSTS;
+export type AgentHost = HookHost;
 export const SETUP_SCOPES = ['workspace', 'user'] as const;
 export type SetupScope = (typeof SETUP_SCOPES)[number];
 
@@ -99,13 +101,13 @@ export function hookCommand(command: readonly string[], agent: AgentHost | undef
 }
 
 /** The MCP server's program and arguments: `<command> [--root <workspace>] mcp`. */
-function mcpArgs(req: SetupRequest, root: string | undefined): { command: string; args: string[] } {
+export function mcpArgs(req: SetupRequest, root: string | undefined): { command: string; args: string[] } {
   const [program = 'pi-plans', ...first] = req.command;
   return { command: program, args: [...first, ...(root !== undefined ? ['--root', root] : []), 'mcp'] };
 }
 
 /** The hooks of the shared Copilot file: `version: 1`, camelCase events, one command entry each. */
-function copilotHooks(req: SetupRequest): EntryEdit {
+export function copilotHooks(req: SetupRequest): EntryEdit {
   const entries = HOOK_EVENTS.copilot.map((event) => ({
     place: ['hooks', event] as JsonPlace,
     value: { type: 'command', bash: hookCommand(req.command, undefined, event), powershell: hookCommand(req.command, undefined, event, 'powershell'), timeoutSec: HOOK_TIMEOUT },
@@ -113,51 +115,43 @@ function copilotHooks(req: SetupRequest): EntryEdit {
   return { shape: 'hookList', entries, top: { version: 1 }, what: 'hooks' };
 }
 
-/** Claude's and Codex's hooks: event -> [{ hooks: [{ type, command, timeout }] }], one group of ours each (no matcher: every tool). */
-function nestedHooks(req: SetupRequest, agent: 'claude' | 'codex'): EntryEdit {
-  const entries = HOOK_EVENTS[agent].map((event) => ({
-    place: ['hooks', event] as JsonPlace,
-    value: { hooks: [{ type: 'command', command: hookCommand(req.command, agent, event), timeout: HOOK_TIMEOUT }] },
-  }));
+/**
+ * Claude's and Codex's hooks: event -> [{ hooks: [{ type, command, timeout, …extra }] }], one group
+ * of ours each (no matcher: every tool). `extra(event)`: the host's fields that make a failed hook
+ * block (Claude's `onFailure`), and `command(event, text)` its shell's way to the same end.
+ */
+export function nestedHooks(req: SetupRequest, agent: 'claude' | 'codex', opts: { extra?: (event: string) => Record<string, unknown>; command?: (event: string, text: string) => string } = {}): EntryEdit {
+  const entries = HOOK_EVENTS[agent].map((event) => {
+    const text = hookCommand(req.command, agent, event);
+    return { place: ['hooks', event] as JsonPlace, value: { hooks: [{ type: 'command', command: opts.command ? opts.command(event, text) : text, timeout: HOOK_TIMEOUT, ...(opts.extra?.(event) ?? {}) }] } };
+  });
   return { shape: 'hookGroups', entries, what: 'hooks' };
 }
 
 /** Our MCP server under `key` (servers, mcpServers, mcp_servers). */
-function mcpServer(key: string, value: Record<string, unknown>): EntryEdit {
+export function mcpServer(key: string, value: Record<string, unknown>): EntryEdit {
   return { shape: 'named', entries: [{ place: [key, MCP_SERVER_NAME], value }], what: 'MCP server' };
 }
 
-const SHARED_COPILOT = 'Copilot in VS Code and Copilot CLI both read this file: one set of hooks serves both';
-
-/** The files and edits for a request, in the order they are reported. */
-export function setupTargets(req: SetupRequest): SetupTarget[] {
-  const user = req.scope === 'user';
-  const root = user ? undefined : req.workspace;
-  const { command, args } = mcpArgs(req, root);
-  const stdio = { type: 'stdio', command, args };
-  const t: SetupTarget[] = [];
-  const add = (kind: 'hooks' | 'mcp', target: Omit<SetupTarget, 'kind'>) => {
-    if (kind === 'hooks' ? req.hooks : req.mcp) t.push({ ...target, kind });
+/** A list of targets, with the request's --no-hooks / --no-mcp applied as they are added. */
+export function targetList(req: SetupRequest): { targets: SetupTarget[]; add(kind: SetupTarget['kind'], target: Omit<SetupTarget, 'kind'>): void } {
+  const targets: SetupTarget[] = [];
+  return {
+    targets,
+    add(kind, target) {
+      if (kind === 'hooks' ? req.hooks : req.mcp) targets.push({ ...target, kind });
+    },
   };
-  switch (req.agent) {
-    case 'copilot':
-    case 'copilot-cli':
-      add('hooks', { base: user ? 'copilotHome' : 'workspace', path: user ? ['hooks', 'pi-plans.json'] : ['.github', 'hooks', 'pi-plans.json'], format: 'json', edit: copilotHooks(req), note: SHARED_COPILOT, removeNote: 'These hooks served Copilot in VS Code and Copilot CLI alike: both are without them now' });
-      if (req.agent === 'copilot') {
-        // VS Code resolves ${workspaceFolder}: the file stays right when the folder moves.
-        const vsArgs = user ? args : mcpArgs(req, '${workspaceFolder}').args;
-        add('mcp', { base: user ? 'vscodeUser' : 'workspace', path: user ? ['mcp.json'] : ['.vscode', 'mcp.json'], format: 'json', edit: mcpServer('servers', { ...stdio, args: vsArgs }) });
-      } else if (user) add('mcp', { base: 'copilotHome', path: ['mcp-config.json'], format: 'json', edit: mcpServer('mcpServers', { type: 'local', command, args, tools: ['*'] }) });
-      else add('mcp', { base: 'workspace', path: ['.mcp.json'], format: 'json', edit: mcpServer('mcpServers', stdio), note: 'Claude Code reads .mcp.json too' });
-      break;
-    case 'claude':
-      add('hooks', { base: user ? 'claudeHome' : 'workspace', path: user ? ['settings.json'] : ['.claude', 'settings.json'], format: 'json', edit: nestedHooks(req, 'claude'), note: 'Copilot CLI reads .claude/settings.json too, and VS Code does with chat.useClaudeHooks on' });
-      add('mcp', { base: user ? 'claudeState' : 'workspace', path: user ? ['.claude.json'] : ['.mcp.json'], format: 'json', edit: mcpServer('mcpServers', stdio) });
-      break;
-    case 'codex':
-      add('hooks', { base: user ? 'codexHome' : 'workspace', path: user ? ['hooks.json'] : ['.codex', 'hooks.json'], format: 'json', edit: nestedHooks(req, 'codex'), note: 'Codex runs new or changed hooks only once you trust them: open /hooks in Codex' });
-      add('mcp', { base: user ? 'codexHome' : 'workspace', path: user ? ['config.toml'] : ['.codex', 'config.toml'], format: 'toml', edit: mcpServer('mcp_servers', { command, args }) });
-      break;
-  }
-  return t;
+}
+
+/** The MCP server as a stdio entry, serving the workspace (workspace scope) or the folder the host runs in (user scope). */
+export function stdioServer(req: SetupRequest): { command: string; args: string[]; stdio: { type: 'stdio'; command: string; args: string[] } } {
+  const { command, args } = mcpArgs(req, req.scope === 'user' ? undefined : req.workspace);
+  return { command, args, stdio: { type: 'stdio', command, args } };
+}
+
+/** The shared Copilot hook file (Copilot in VS Code and Copilot CLI both read `.github/hooks/*.json`). */
+export function sharedCopilotHooks(req: SetupRequest): Omit<SetupTarget, 'kind'> {
+  const user = req.scope === 'user';
+  return { base: user ? 'copilotHome' : 'workspace', path: user ? ['hooks', 'pi-plans.json'] : ['.github', 'hooks', 'pi-plans.json'], format: 'json', edit: copilotHooks(req), note: 'Copilot in VS Code and Copilot CLI both read this file: one set of hooks serves both', removeNote: 'These hooks served Copilot in VS Code and Copilot CLI alike: both are without them now' };
 }

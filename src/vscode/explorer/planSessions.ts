@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
 import { HOST_NAMES } from '../../hosts/setup/targets';
 import { hooksSetUp } from '../../hosts/setup/apply';
+import * as path from 'node:path';
 import { Binding, listBindings } from '../../hosts/hook/sessions';
+import { realPathOf, userStateDir } from '../../node/userFolders';
 import { DisposableScope } from '../common/disposable';
 import { relativeTime } from '../common/planIcons';
 
@@ -11,9 +13,9 @@ const QUIET_MS = 200;
 const PERIOD_MS = 60_000;
 
 /**
- * The agent sessions bound to plans (`pi-plans hook` keeps them in `.pi/plans/hooks/`), per
- * workspace folder, for the plan explorer. Follows that folder with a file watcher; never writes
- * (an expired binding is left out, not removed: the hook removes it).
+ * The agent sessions bound to plans (`pi-plans hook` keeps them in the user's state folder,
+ * `sessions/`), per workspace folder, for the plan explorer. Follows that folder with a file
+ * watcher; never writes (an expired binding is left out, not removed: the hook removes it).
  */
 export class PlanSessions extends DisposableScope {
   private readonly changed = this.register(new vscode.EventEmitter<void>());
@@ -50,10 +52,12 @@ export class PlanSessions extends DisposableScope {
     const now = Date.now();
     for (const f of this.fileFolders()) {
       const byPlan = new Map<string, Binding[]>();
-      for (const b of listBindings(f.uri.fsPath, now, { prune: false })) {
-        const list = byPlan.get(b.plan) ?? [];
-        list.push(b);
-        byPlan.set(b.plan, list);
+      for (const b of listBindings(now, { root: realPathOf(f.uri.fsPath) })) {
+        for (const plan of b.plans) {
+          const list = byPlan.get(plan) ?? [];
+          list.push(b);
+          byPlan.set(plan, list);
+        }
       }
       for (const list of byPlan.values()) list.sort((a, b) => b.seenAt.localeCompare(a.seenAt));
       next.set(f.uri.toString(), byPlan);
@@ -74,13 +78,11 @@ export class PlanSessions extends DisposableScope {
     return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
   }
 
-  /** One watcher per folder on its bindings (the pattern reaches into hooks/, so the folder may appear later). */
+  /** One watcher on the bindings in the user's state folder (the pattern reaches into sessions/, so the folder may appear later). */
   private follow(): void {
     this.unwatch();
-    for (const f of this.fileFolders()) {
-      const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.joinPath(f.uri, '.pi', 'plans'), 'hooks/*.json'));
-      this.watchers.push(w, w.onDidCreate(() => this.readSoon()), w.onDidChange(() => this.readSoon()), w.onDidDelete(() => this.readSoon()));
-    }
+    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(userStateDir()), path.join('sessions', '*.json')));
+    this.watchers.push(w, w.onDidCreate(() => this.readSoon()), w.onDidChange(() => this.readSoon()), w.onDidDelete(() => this.readSoon()));
     this.read();
   }
 

@@ -99,7 +99,7 @@ describe('pi-plans verify, show and drift (real repositories, the built CLI)', f
     // The hook reads what the last look found, without git.
     const facts = readPlanFacts(dir, ID);
     assert.deepEqual(facts.drifted, ['src/health.ts']);
-    assert.match(summary(facts), /DRIFTED since approval: src\/health\.ts changed by something other than this plan's steps/);
+    assert.match(summary([{ facts }], { session: 's' }), /DRIFTED since approval: src\/health\.ts changed by something other than this plan's steps/);
     const ack = cli('drift', ID, '--ack');
     assert.match(ack.stdout, /drift acknowledged; 1 target as they are now at [0-9a-f]{7} are the new base/);
     assert.match(cli('drift', ID).stdout, /no drift since the last acknowledgement/);

@@ -64,10 +64,13 @@ describe('pi-plans setup: merging into the hosts\' configuration files', () => {
     assert.match(text, /^\/\/ Team settings\n/);
     assert.match(text, /"permissions": \{ "allow": \["Bash\(npm test\)"\] \}, \/\/ keep this/);
     assert.match(text, /\{ "matcher": "Bash", "hooks": \[ \{ "type": "command", "command": "\.\/lint\.sh" \} \] \},\n/);
-    const hooks = parseJsonc(text).hooks as Record<string, { matcher?: string; hooks: { command: string; timeout: number }[] }[]>;
+    const hooks = parseJsonc(text).hooks as Record<string, { matcher?: string; hooks: { command: string; timeout: number; onFailure?: string }[] }[]>;
     assert.deepEqual(Object.keys(hooks).sort(), [...HOOK_EVENTS.claude].sort());
     assert.equal(hooks.PreToolUse.length, 2);
     assert.equal(hooks.PreToolUse[1].hooks[0].command, `/opt/node/bin/node '/opt/pi plans/cli.js' hook --agent claude --event PreToolUse`);
+    // Claude Code blocks the call when this hook cannot start, times out or exits oddly (its own fail-closed switch).
+    assert.equal(hooks.PreToolUse[1].hooks[0].onFailure, 'block');
+    assert.equal(hooks.Stop[0].hooks[0].onFailure, undefined, 'a failed Stop hook never traps the agent');
     assert.equal(hooks.Stop[0].hooks[0].command, hookCommand(COMMAND, 'claude', 'Stop'));
     assert.equal(hooks.Stop[0].matcher, undefined, 'no matcher: every tool');
     const mcp = JSON.parse(read('.mcp.json'));
@@ -190,7 +193,9 @@ describe('pi-plans setup: merging into the hosts\' configuration files', () => {
     assert.deepEqual({ ...parseToml(after).mcp_servers['pi-plans'] }, { command: COMMAND[0], args: [COMMAND[1], '--root', ws, 'mcp'] });
     const hooks = JSON.parse(read('.codex', 'hooks.json')).hooks;
     assert.deepEqual(Object.keys(hooks), [...HOOK_EVENTS.codex]);
-    assert.equal(hooks.PreToolUse[0].hooks[0].command, hookCommand(COMMAND, 'codex', 'PreToolUse'));
+    // A PreToolUse hook that fails (cannot start, dies) blocks: Codex reads exit code 2 as a block.
+    assert.equal(hooks.PreToolUse[0].hooks[0].command, `${hookCommand(COMMAND, 'codex', 'PreToolUse')} || exit 2`);
+    assert.equal(hooks.Stop[0].hooks[0].command, hookCommand(COMMAND, 'codex', 'Stop'));
     assert.equal(run('codex').files.every((f) => f.status === 'unchanged'), true);
     run('codex', { remove: true });
     assert.equal(read('.codex', 'config.toml'), toml);

@@ -13,6 +13,7 @@ import { GOVERNED } from '../../../src/hosts/hook/verdict';
 import { openNodeStore } from '../../../src/node';
 import { startPlan } from '../../../src/service';
 import { sealedByUser } from '../../helpers/approvals';
+import { bindingsOnDisk, freshStatePerTest } from '../../helpers/hookContract';
 import { FIXTURES } from './hookPayload.test';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -49,6 +50,7 @@ const planText = (id: string, status: 'draft' | 'proposed') =>
 describe('pi-plans hook: contract tests (the built command on each host\'s payloads)', function () {
   this.timeout(60_000);
   let root: string;
+  freshStatePerTest();
 
   before(() => {
     if (!fs.existsSync(path.join(ROOT, 'dist', 'hook.js')) || !fs.existsSync(BIN)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'ignore' });
@@ -126,7 +128,7 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
           assert.equal(r.code, 0);
           assert.equal(r.stdout, '', `${name}: ${r.stdout}`);
         }
-        assert.equal(fs.existsSync(path.join(root, '.pi', 'plans', 'hooks')), false, 'nothing is bound');
+        assert.deepEqual(bindingsOnDisk(), [], 'nothing is bound');
       });
 
       it('while the plan is proposed: an edit is denied, naming the plan and the next call; a command asks (deny on Codex); reads and plan tools pass', () => {
@@ -135,7 +137,7 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
         assert.equal(edit.code, 0);
         const d = decision(host, edit.out);
         assert.equal(d.decision, 'deny');
-        assert.match(d.reason!, new RegExp(`${ID} "Read the port from the environment" is being planned: it is proposed \\(v1\\)`));
+        assert.match(d.reason!, new RegExp(`${ID} "Read the port from the environment" is not approved: it is proposed \\(v1\\)`));
         assert.match(d.reason!, /pi_plan_get with id PLAN-0000b00d/);
         const cmd = decision(host, hook(payload(host, host.files.terminal)).out);
         assert.equal(cmd.decision, host.name === 'codex' ? 'deny' : 'ask');
@@ -163,7 +165,7 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
         assert.equal(edit.code, 0);
         const d = decision(host, edit.out);
         assert.equal(d.decision, 'deny', edit.stdout + edit.stderr);
-        assert.match(d.reason!, /^pi-plans: .* is not run: PLAN-0000b00d "Read the port from the environment" says executing, but its approval is not valid \(it is executing but carries no approval record: the status was written by a file edit, not by a person's approval\): call pi_plan_submit with id PLAN-0000b00d so the person reviews it, and wait for their approval\.$/);
+        assert.match(d.reason!, /^pi-plans: .* is not run: PLAN-0000b00d "Read the port from the environment" is not approved: PLAN-0000b00d "Read the port from the environment" says executing, but its approval is not valid \(it is executing but carries no approval record: the status was written by a file edit, not by a person's approval\): call pi_plan_submit with id PLAN-0000b00d so the person reviews it, and wait for their approval\.$/);
         const cmd = decision(host, hook(payload(host, host.files.terminal)).out);
         assert.equal(cmd.decision, host.name === 'codex' ? 'deny' : 'ask');
         assert.match(cmd.reason!, /its approval is not valid/);
@@ -187,7 +189,7 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
         assert.match(fs.readFileSync(planFile(ID), 'utf8'), /^status: stalled$/m);
       });
 
-      it('while executing, the plan folder changes only through the plan tools: an edit of the plan file is denied, a command naming .pi/ (deleting the binding) asks, the CLI\'s approve is denied', async () => {
+      it('while executing, the plan folder changes only through the plan tools: an edit of the plan file is denied, a command naming .pi/ asks, the CLI\'s approve is denied', async () => {
         bind(host);
         await approveAndStart(host);
         const planPath = `${root}/.pi/plans/${ID}.md`;
@@ -201,7 +203,7 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
         );
         const d = decision(host, edit.out);
         assert.equal(d.decision, 'deny', edit.stdout + edit.stderr);
-        assert.match(d.reason!, /on \.pi\/plans\/PLAN-0000b00d\.md is not run: the plan folder changes only through the plan tools, .*pi_plan_update.* with id PLAN-0000b00d/);
+        assert.match(d.reason!, /on \.pi\/plans\/PLAN-0000b00d\.md is not run: it is in the plan folder \(\.pi\/\), which an agent bound to a plan never changes by an edit \(plans change through the plan tools/);
         const rm = hook(
           payload(host, host.files.terminal, (p) => {
             if (host.name === 'copilot-cli') p.toolArgs = { command: 'rm -rf .pi/plans/hooks' };
@@ -221,7 +223,7 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
         );
         const a = decision(host, approve.out);
         assert.equal(a.decision, 'deny', approve.stdout + approve.stderr);
-        assert.match(a.reason!, /would approve, confirm or trust a plan, which is the person's act, never the agent's: call pi_plan_submit with id PLAN-0000b00d/);
+        assert.match(a.reason!, /approving a plan is the person's act, never an agent's, whatever the spelling: call pi_plan_submit with id PLAN-0000b00d/);
         // A command that does not name it runs as before while executing.
         assert.equal(decision(host, hook(payload(host, host.files.terminal)).out).decision, undefined);
       });
@@ -239,9 +241,9 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
     });
   }
 
-  describe('bindings', () => {
+  describe('bindings (in the user\'s state folder, sticky: only a person frees a session)', () => {
     const claude = HOSTS[0];
-    it('VS Code\'s plan work mode binds a VS Code session no plan tool call bound (not written as a binding); other hosts\' sessions stay free; a plan tool call naming another plan wins; the mode\'s end frees it', () => {
+    it('VS Code\'s plan work mode binds a VS Code session no plan tool call bound, for good: ending the mode (or deleting its file) frees no session; other hosts\' sessions stay free', () => {
       const vscodeHost = HOSTS[1];
       fs.writeFileSync(planFile(OTHER), planText(OTHER, 'draft'));
       const modeFile = path.join(root, '.pi', 'plans', 'hooks', 'work-mode.json');
@@ -249,57 +251,65 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
       fs.writeFileSync(modeFile, JSON.stringify({ plan: ID }));
       const edit = () => decision(vscodeHost, hook(payload(vscodeHost, vscodeHost.files.target)).out);
       assert.equal(edit().decision, 'deny');
-      assert.match(edit().reason!, /PLAN-0000b00d .* is being planned/);
-      assert.deepEqual(fs.readdirSync(path.dirname(modeFile)).filter((f) => f !== 'calls'), ['work-mode.json'], 'no binding written (calls/ keeps the calls handled once)');
+      assert.match(edit().reason!, /PLAN-0000b00d .* is not approved/);
+      assert.deepEqual(bindingsOnDisk().map((b) => [b.host, b.plans]), [['copilot', [ID]]], 'the mode\'s binding is written');
       assert.equal(hook(payload(claude, claude.files.target)).stdout, '', 'a Claude Code session is not bound by VS Code\'s mode');
       const status = spawnSync(process.execPath, [BIN, 'hook', 'status'], { cwd: root, encoding: 'utf8' });
       assert.match(status.stdout, /VS Code's plan work mode is on PLAN-0000b00d: it binds every VS Code agent session no plan tool call has bound/);
-      bind(vscodeHost, OTHER);
-      assert.match(edit().reason!, /PLAN-0000b00e .* it is a draft/, 'the plan tool call\'s binding wins');
-      fs.rmSync(path.join(root, '.pi', 'plans', 'hooks'), { recursive: true });
-      fs.mkdirSync(path.dirname(modeFile), { recursive: true });
-      fs.writeFileSync(modeFile, JSON.stringify({ plan: 'PLAN-0000dead' }));
-      assert.equal(hook(payload(vscodeHost, vscodeHost.files.target)).stdout, '', 'a mode on a plan that is not there binds nothing');
       fs.rmSync(modeFile);
-      assert.equal(hook(payload(vscodeHost, vscodeHost.files.target)).stdout, '', 'the mode ended: free');
+      assert.equal(edit().decision, 'deny', 'the mode ended, the session stays bound');
+      bind(vscodeHost, OTHER);
+      assert.match(edit().reason!, /PLAN-0000b00d .* is not approved/, 'naming another plan adds it; the first still binds');
+      assert.deepEqual(bindingsOnDisk()[0].plans, [ID, OTHER]);
     });
 
-    it('a call naming another plan rebinds the session; SessionEnd removes the binding; a day idle ends it', () => {
+    it('naming another plan adds it, never removes one; SessionEnd ends nothing (a resumed session is the same); a day idle ends it', () => {
       fs.writeFileSync(planFile(OTHER), planText(OTHER, 'draft'));
       bind(claude);
       bind(claude, OTHER);
-      assert.match(decision(claude, hook(payload(claude, claude.files.target)).out).reason!, /PLAN-0000b00e .* it is a draft \(v1\): finish it and call pi_plan_submit with id PLAN-0000b00e/);
+      assert.match(decision(claude, hook(payload(claude, claude.files.target)).out).reason!, /PLAN-0000b00d .* it is proposed/);
       hook(payload(claude, claude.files.end!));
-      assert.equal(hook(payload(claude, claude.files.target)).stdout, '', 'unbound after SessionEnd');
-      bind(claude);
-      const [file] = fs.readdirSync(path.join(root, '.pi', 'plans', 'hooks')).filter((f) => f.endsWith('.json'));
-      const b = JSON.parse(fs.readFileSync(path.join(root, '.pi', 'plans', 'hooks', file), 'utf8'));
-      fs.writeFileSync(path.join(root, '.pi', 'plans', 'hooks', file), JSON.stringify({ ...b, seenAt: new Date(Date.now() - 25 * 3600_000).toISOString() }));
+      assert.equal(decision(claude, hook(payload(claude, claude.files.target)).out).decision, 'deny', 'still bound after SessionEnd');
+      const [b] = bindingsOnDisk();
+      assert.deepEqual(b.plans, [ID, OTHER]);
+      assert.equal(b.root, root);
+      const dir = path.join(process.env.PI_PLANS_STATE_DIR!, 'sessions');
+      const [file] = fs.readdirSync(dir);
+      fs.writeFileSync(path.join(dir, file), JSON.stringify({ ...b, seenAt: new Date(Date.now() - 25 * 3600_000).toISOString() }));
       assert.equal(hook(payload(claude, claude.files.target)).stdout, '', 'idle over a day: unbound');
+      assert.deepEqual(bindingsOnDisk(), [], 'and the expired binding is removed');
     });
 
-    it('a pi_plan_create binds from its result after the fact; a hostile session id becomes a hashed file name inside .pi/plans/hooks', () => {
+    it('a pi_plan_create binds from its result after the fact; a hostile session id becomes a hashed file name in the state folder', () => {
       const session = '../../../../etc/passwd\u0000' + 'x'.repeat(5000);
       hook(payload(claude, 'PostToolUse.write', (p) => Object.assign(p, { session_id: session, tool_name: 'mcp__pi-plans__pi_plan_create', tool_input: { title: 't' }, tool_response: `Created **${ID}** (v1).` })));
-      const files = fs.readdirSync(path.join(root, '.pi', 'plans', 'hooks'));
+      const files = fs.readdirSync(path.join(process.env.PI_PLANS_STATE_DIR!, 'sessions'));
       assert.deepEqual(files.map((f) => /^[0-9a-f]{40}\.json$/.test(f)), [true]);
       assert.equal(decision(claude, hook(payload(claude, claude.files.target, (p) => (p.session_id = session))).out).decision, 'deny');
     });
 
-    it('hook status lists the bound sessions and what each may do now', () => {
+    it('hook status lists the bound sessions, their plans and what each may do now', () => {
       bind(claude);
       const r = spawnSync(process.execPath, [BIN, '--root', root, 'hook', 'status'], { encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stdout, /^PLAN-0000b00d \(proposed\) {2}claude session 0b9c2f4e-6a1d-4e8b-9f3a-2c7d5e1a8b40, idle 0 min\n {2}may: read and use the plan tools; file edits denied; terminal commands: ask\n$/);
+      assert.match(r.stdout, /^claude session 0b9c2f4e-6a1d-4e8b-9f3a-2c7d5e1a8b40, idle 0 min, hooks only: PLAN-0000b00d \(proposed\)\n {2}may: read and use the plan tools; file edits denied; terminal commands: ask\n$/);
     });
 
-    it('the settings in .vscode/settings.json (JSONC, comments and all) choose deny or allow for commands and other files', async () => {
+    it('the settings: the user\'s own (config.json "hooks") decide; the workspace\'s .vscode/settings.json (JSONC) makes them stricter, never looser', async () => {
       fs.mkdirSync(path.join(root, '.vscode'));
       fs.writeFileSync(path.join(root, '.vscode', 'settings.json'), '{\n  // planning: no commands\n  "piPlans.hooks.planningTerminal": "deny",\n  /* executing */ "piPlans.hooks.otherFiles": "allow",\n}\n');
       bind(claude);
-      assert.equal(decision(claude, hook(payload(claude, claude.files.terminal)).out).decision, 'deny');
+      assert.equal(decision(claude, hook(payload(claude, claude.files.terminal)).out).decision, 'deny', 'stricter: taken');
       await approveAndStart(claude);
-      assert.equal(hook(payload(claude, claude.files.other)).stdout, '');
+      assert.equal(decision(claude, hook(payload(claude, claude.files.other)).out).decision, 'ask', 'looser: not taken');
+      const config = path.join(process.env.XDG_CONFIG_HOME!, 'pi-plans', 'config.json');
+      const before = fs.readFileSync(config, 'utf8');
+      try {
+        fs.writeFileSync(config, JSON.stringify({ ...JSON.parse(before), hooks: { otherFiles: 'allow' } }));
+        assert.equal(hook(payload(claude, claude.files.other)).stdout, '', 'the user\'s own allow');
+      } finally {
+        fs.writeFileSync(config, before);
+      }
     });
   });
 
@@ -362,14 +372,13 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
       assert.deepEqual(fs.readdirSync(path.join(inside, 'hook-verdicts')), [path.basename(entryFile(inside))]);
     });
 
-    it('a check that fails (the plan file no longer a plan the store reads) allows, and says why', async () => {
+    it('a check that fails (the plan file no longer a plan the store reads) denies, and says why and what the person does', async () => {
       bind(claude);
       await approveAndStart(claude);
       fs.appendFileSync(planFile(ID), Buffer.from([0xff, 0xfe, 0x0a]));
-      const r = editTarget({});
-      assert.equal(r.code, 0);
-      assert.ok(!/"deny"|"ask"/.test(r.stdout), r.stdout);
-      assert.match(r.out?.systemMessage ?? '', /allowed this call without checking its plan: the approval of PLAN-0000b00d \(executing\) could not be checked: .*UTF-8/);
+      const d = decision(claude, editTarget({}).out);
+      assert.equal(d.decision, 'deny');
+      assert.match(d.reason!, /PLAN-0000b00d cannot be read \(the approval of PLAN-0000b00d \(executing\) could not be checked: .*UTF-8.*\), and while it binds this session only reads and the plan tools run: the person fixes the plan file .* or frees this session \(pi-plans hook release /);
     });
   });
 
@@ -391,39 +400,44 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
     });
   });
 
-  describe('every failure allows, and says why where the host has a system message', () => {
+  describe('failures: an unbound session is never restricted; a bound one is held to reads and the plan tools, told what a person does', () => {
     const claude = HOSTS[0];
-    const allowsWithMessage = (r: ReturnType<typeof hook>, why: RegExp) => {
-      assert.equal(r.code, 0, 'never exit 2 (or any failure code)');
-      assert.ok(!/"deny"|"ask"|"block"/.test(r.stdout), r.stdout);
-      assert.match(r.out?.systemMessage ?? '', why);
-      assert.match(r.stderr, why);
+    const denies = (r: ReturnType<typeof hook>, why: RegExp) => {
+      assert.equal(r.code, 0);
+      const d = decision(claude, r.out);
+      assert.equal(d.decision, 'deny', r.stdout + r.stderr);
+      assert.match(d.reason!, why);
     };
 
-    it('input that is not JSON, and a payload of no known shape', () => {
-      allowsWithMessage(hook('{not json', ['--agent', 'claude']), /allowed this call without checking its plan: its input was not JSON/);
-      allowsWithMessage(hook({ what: 'ever' }, ['--agent', 'claude', '--event', 'nonsense']), /the payload is not one it knows/);
+    it('input that is not JSON, and a payload of no known shape: no session is known, nothing is checked, and it says so', () => {
+      for (const r of [hook('{not json', ['--agent', 'claude']), hook({ what: 'ever' }, ['--agent', 'claude', '--event', 'nonsense'])]) {
+        assert.equal(r.code, 0);
+        assert.ok(!/"deny"|"ask"|"block"/.test(r.stdout), r.stdout);
+        assert.match(r.out?.systemMessage ?? '', /nothing was checked/);
+      }
       const bare = hook('[1,2]');
       assert.equal(bare.code, 0);
       assert.equal(bare.stdout, '', 'no host known: nothing on stdout');
       assert.match(bare.stderr, /not one it knows/);
     });
 
-    it('a bound plan whose file is missing or broken', () => {
+    it('a bound plan whose file is missing or broken: edits and commands denied, reads and plan tools run', () => {
       bind(claude);
       fs.writeFileSync(planFile(ID), '---\nid: [unclosed\n---\n');
-      allowsWithMessage(hook(payload(claude, claude.files.target)), /PLAN-0000b00d\.md has no readable frontmatter/);
+      denies(hook(payload(claude, claude.files.target)), /PLAN-0000b00d cannot be read \(\.pi\/plans\/PLAN-0000b00d\.md has no readable frontmatter/);
       fs.rmSync(planFile(ID));
-      allowsWithMessage(hook(payload(claude, claude.files.target)), /PLAN-0000b00d\.md could not be read \(ENOENT\); it may have been archived or deleted/);
+      denies(hook(payload(claude, claude.files.terminal)), /PLAN-0000b00d cannot be read \(\.pi\/plans\/PLAN-0000b00d\.md is not there/);
+      bind(claude);
     });
 
-    it('its own failure (the bindings folder cannot be written): allowed, for Copilot CLI with nothing on stdout and exit 0', () => {
-      fs.writeFileSync(path.join(root, '.pi', 'plans', 'hooks'), 'not a folder');
-      allowsWithMessage(hook(payload(claude, claude.files.mcp, (p) => (p.tool_input = { id: ID }))), /its own error/);
-      const cli = hook(payload(HOSTS[3], HOSTS[3].files.mcp, (p) => (p.toolArgs = JSON.stringify({ id: ID }))));
+    it('the state folder\'s sessions/ is not a folder: no session can be told unbound, so every edit is denied (plan tools still run), naming what to remove; for Copilot CLI too', () => {
+      fs.mkdirSync(process.env.PI_PLANS_STATE_DIR!, { recursive: true });
+      fs.writeFileSync(path.join(process.env.PI_PLANS_STATE_DIR!, 'sessions'), 'not a folder');
+      bind(claude);
+      denies(hook(payload(claude, claude.files.target)), /sessions is not a folder, where Pi Plans keeps its own state: a person removes it/);
+      const cli = hook(payload(HOSTS[3], HOSTS[3].files.target));
       assert.equal(cli.code, 0);
-      assert.equal(cli.stdout, '');
-      assert.match(cli.stderr, /its own error/);
+      assert.equal(cli.out?.permissionDecision, 'deny', cli.stdout);
     });
   });
 });

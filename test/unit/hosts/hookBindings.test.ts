@@ -1,22 +1,24 @@
-// The sessions' bindings as the plan explorer reads them (src/node/hookBindings.ts, which the hook
-// writes through src/cli/hook/workspace.ts), and which hosts have Pi Plans' hooks set up for a
-// workspace (src/node/agentSetup.ts hooksSetUp), on real files in temporary folders.
+// The sessions' bindings as the hook keeps them and the plan explorer reads them
+// (src/hosts/hook/sessions.ts, in the user's state folder), and which hosts have Pi Plans' hooks
+// set up for a workspace (src/hosts/setup/apply.ts hooksSetUp), on real files in temporary folders.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as hookWorkspace from '../../../src/hosts/hook/workspace';
 import { hasOurHooks } from '../../../src/hosts/setup/configEdit';
 import { hooksSetUp, runAgentSetup, userFolders } from '../../../src/hosts/setup/apply';
-import { Binding, BINDING_TTL_MS, bindingFile, hooksDir, listBindings, readBinding, writeBinding } from '../../../src/hosts/hook/sessions';
+import { Binding, BINDING_TTL_MS, bindingName, listBindings, readBinding, removeBinding, writeBinding } from '../../../src/hosts/hook/sessions';
+import { freshStatePerTest } from '../../helpers/hookContract';
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
-const binding = (session: string, plan: string, seenAt = new Date(NOW - 60_000).toISOString()): Binding => ({ v: 1, session, host: 'claude', plan, boundAt: seenAt, seenAt });
+const binding = (session: string, plans: string[], root: string, seenAt = new Date(NOW - 60_000).toISOString()): Binding => ({ v: 2, session, host: 'claude', root, plans, boundAt: seenAt, seenAt });
 
 describe('hook bindings and hooks set up', () => {
   let ws: string;
   let home: string;
   let folders: ReturnType<typeof userFolders>;
+  freshStatePerTest();
+  const sessionsDir = () => path.join(process.env.PI_PLANS_STATE_DIR!, 'sessions');
   beforeEach(() => {
     ws = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bindings-ws-'));
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bindings-home-'));
@@ -28,30 +30,50 @@ describe('hook bindings and hooks set up', () => {
   });
 
   describe('the bindings', () => {
-    it('the hook\'s workspace module re-exports the one reader (no second copy)', () => {
-      assert.equal(hookWorkspace.listBindings, listBindings);
-      assert.equal(hookWorkspace.readBinding, readBinding);
-      assert.equal(hookWorkspace.hooksDir, hooksDir);
-      assert.equal(hookWorkspace.BINDING_TTL_MS, BINDING_TTL_MS);
+    it('lists live bindings, of one workspace when asked; without prune an expired one is left out and left on disk, with prune it is removed', () => {
+      writeBinding(binding('s-live', ['PLAN-0000aaaa'], ws));
+      writeBinding(binding('s-elsewhere', ['PLAN-0000aaaa'], '/other'));
+      writeBinding(binding('s-old', ['PLAN-0000bbbb'], ws, new Date(NOW - BINDING_TTL_MS - 1000).toISOString()));
+      assert.deepEqual(listBindings(NOW, { root: ws }).map((b) => b.session), ['s-live']);
+      assert.deepEqual(listBindings(NOW).map((b) => b.session).sort(), ['s-elsewhere', 's-live']);
+      assert.ok(fs.existsSync(path.join(sessionsDir(), bindingName('claude', 's-old'))), 'the explorer never removes a file');
+      listBindings(NOW, { prune: true });
+      assert.equal(fs.existsSync(path.join(sessionsDir(), bindingName('claude', 's-old'))), false, 'the hook removes it');
     });
 
-    it('lists live bindings; without prune an expired one is left out and left on disk, with prune it is removed', () => {
-      writeBinding(ws, binding('s-live', 'PLAN-0000aaaa'));
-      writeBinding(ws, binding('s-old', 'PLAN-0000bbbb', new Date(NOW - BINDING_TTL_MS - 1000).toISOString()));
-      assert.deepEqual(listBindings(ws, NOW, { prune: false }).map((b) => b.session), ['s-live']);
-      assert.ok(fs.existsSync(bindingFile(ws, 's-old')), 'the explorer never removes a file');
-      assert.deepEqual(listBindings(ws, NOW).map((b) => b.session), ['s-live']);
-      assert.equal(fs.existsSync(bindingFile(ws, 's-old')), false, 'the hook removes it');
+    it('ignores what is not a binding when listing: another name, a broken file, another plan id, a file under a name its session does not hash to', () => {
+      writeBinding(binding('s1', ['PLAN-0000aaaa'], ws));
+      fs.writeFileSync(path.join(sessionsDir(), 'notes.json'), JSON.stringify(binding('s2', ['PLAN-0000aaaa'], ws)));
+      fs.writeFileSync(path.join(sessionsDir(), `${'a'.repeat(40)}.json`), '{ broken');
+      fs.writeFileSync(path.join(sessionsDir(), `${'b'.repeat(40)}.json`), JSON.stringify(binding('s3', ['not-a-plan'], ws)));
+      fs.writeFileSync(path.join(sessionsDir(), `${'c'.repeat(40)}.json`), JSON.stringify(binding('s4', ['PLAN-0000aaaa'], ws)));
+      assert.deepEqual(listBindings(NOW).map((b) => b.session), ['s1']);
     });
 
-    it('ignores what is not a binding: another name, a broken file, another plan id, a file under a name its session does not hash to', () => {
-      writeBinding(ws, binding('s1', 'PLAN-0000aaaa'));
-      fs.writeFileSync(path.join(hooksDir(ws), 'notes.json'), JSON.stringify(binding('s2', 'PLAN-0000aaaa')));
-      fs.writeFileSync(path.join(hooksDir(ws), `${'a'.repeat(40)}.json`), '{ broken');
-      fs.writeFileSync(path.join(hooksDir(ws), `${'b'.repeat(40)}.json`), JSON.stringify(binding('s3', 'not-a-plan')));
-      fs.writeFileSync(path.join(hooksDir(ws), `${'c'.repeat(40)}.json`), JSON.stringify(binding('s4', 'PLAN-0000aaaa')));
-      assert.deepEqual(listBindings(ws, NOW, { prune: false }).map((b) => b.session), ['s1']);
-      assert.deepEqual(listBindings(path.join(ws, 'nowhere'), NOW), []);
+    it('a session\'s own binding file that is not a binding Pi Plans wrote (broken, a link, a FIFO, a folder) reads as broken, never as none', () => {
+      writeBinding(binding('s1', ['PLAN-0000aaaa'], ws));
+      const file = path.join(sessionsDir(), bindingName('claude', 's1'));
+      assert.equal(readBinding('claude', 's1', NOW).kind, 'bound');
+      fs.writeFileSync(file, '{ broken');
+      assert.equal(readBinding('claude', 's1', NOW).kind, 'broken');
+      fs.rmSync(file);
+      fs.symlinkSync(path.join(home, 'elsewhere.json'), file);
+      assert.equal(readBinding('claude', 's1', NOW).kind, 'broken');
+      fs.rmSync(file);
+      fs.mkdirSync(file);
+      assert.equal(readBinding('claude', 's1', NOW).kind, 'broken');
+      fs.rmdirSync(file);
+      assert.equal(readBinding('claude', 's1', NOW).kind, 'none');
+    });
+
+    it('removing a binding (a person\'s release) removes the file itself, never what a link there points to', () => {
+      const outside = path.join(home, 'precious.json');
+      fs.writeFileSync(outside, 'mine');
+      fs.mkdirSync(sessionsDir(), { recursive: true });
+      fs.symlinkSync(outside, path.join(sessionsDir(), bindingName('claude', 's1')));
+      removeBinding('claude', 's1');
+      assert.equal(fs.readFileSync(outside, 'utf8'), 'mine');
+      assert.equal(fs.existsSync(path.join(sessionsDir(), bindingName('claude', 's1'))), false);
     });
   });
 

@@ -3,10 +3,15 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readPayload } from '../../../src/hosts/policy/payload';
-import { classifyTool, patchPaths, planToolOf } from '../../../src/hosts/policy/tools';
+import { HOSTS } from '../../../src/hosts/hosts';
+import { patchPaths } from '../../../src/hosts/policy/patch';
+import { HookPayload, readPayload as read } from '../../../src/hosts/policy/payload';
+import { classifyTool as classifyBy, planToolOf } from '../../../src/hosts/policy/tools';
 
 export const FIXTURES = path.resolve(__dirname, '../../fixtures/hooks');
+const readPayload = read;
+/** A payload's tool call, by the lists of the host it comes from. */
+const classifyTool = (p: HookPayload) => classifyBy(p, HOSTS[p.host]);
 const load = (host: string, name: string) => JSON.parse(fs.readFileSync(path.join(FIXTURES, host, `${name}.json`), 'utf8')) as Record<string, unknown>;
 
 describe('pi-plans hook: payload shapes (the hosts\' documented fixtures)', () => {
@@ -75,12 +80,12 @@ describe('pi-plans hook: payload shapes (the hosts\' documented fixtures)', () =
     assert.deepEqual(paths('copilot-cli', 'preToolUse.edit'), [app]);
     assert.deepEqual(paths('copilot-cli', 'PreToolUse.pascal-compat.edit'), [app]);
     for (const [host, name] of [['claude', 'PreToolUse.bash'], ['vscode', 'PreToolUse.run_in_terminal'], ['codex', 'PreToolUse.bash'], ['copilot-cli', 'preToolUse.bash']]) assert.equal(paths(host, name), 'terminal', `${host}/${name}`);
-    assert.deepEqual(patchPaths('*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n*** Delete File: c.ts\n*** End Patch'), ['a.ts', 'b.ts', 'c.ts']);
+    assert.deepEqual(patchPaths('*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n@@\n-x\n+y\n*** Delete File: c.ts\n*** End Patch'), ['a.ts', 'b.ts', 'c.ts']);
   });
 
   it('knows our plan tools under every host\'s MCP prefix, and nothing else by that name', () => {
     for (const n of ['pi_plan_submit', 'mcp__pi-plans__pi_plan_submit', 'mcp_pi-plans_pi_plan_submit', 'pi-plans-pi_plan_submit', 'mcp__pi_plans__pi_plan_submit']) assert.equal(planToolOf(n), 'pi_plan_submit', n);
-    for (const n of ['Edit', 'mcp__other__submit', 'xpi_plan_submit']) assert.equal(planToolOf(n), undefined, n);
+    for (const n of ['Edit', 'mcp__other__submit', 'xpi_plan_submit', 'mcp__evil__pi_plan_get', 'evil_pi_plan_get', 'mcp__pi-plans-x__pi_plan_get']) assert.equal(planToolOf(n), undefined, n);
     for (const [host, name] of [['claude', 'PreToolUse.mcp'], ['vscode', 'PreToolUse.mcp'], ['codex', 'PreToolUse.mcp'], ['copilot-cli', 'preToolUse.mcp']]) {
       assert.deepEqual(classifyTool(readPayload(load(host, name))!), { kind: 'plan', tool: 'pi_plan_submit', plan: undefined, creates: false }, `${host}/${name}`);
     }

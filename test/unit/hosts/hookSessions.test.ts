@@ -9,13 +9,14 @@ import { createPlanText } from '../../../src/core';
 import { openNodeStore } from '../../../src/node';
 import { approvePlan, editPlanStep, rejectPlan, startPlan, submitPlan } from '../../../src/service';
 import { sealedByUser, seenIn } from '../../helpers/approvals';
-import { ensureBuilt, fixture, hookCommand, Json, planText, runHook, runHookAsync, tempWorkspace } from '../../helpers/hookContract';
+import { ensureBuilt, freshStatePerTest, fixture, hookCommand, Json, planText, runHook, runHookAsync, tempWorkspace } from '../../helpers/hookContract';
 
 const ID = 'PLAN-0000b00d';
 
 describe('pi-plans hook: sessions across calls (the built command)', function () {
   this.timeout(60_000);
   let root: string;
+  freshStatePerTest();
   const planFile = (id = ID) => path.join(root, '.pi', 'plans', `${id}.md`);
   const claude = (name: string, change?: (p: Json) => void) => fixture(root, 'claude', name, change);
   const bindClaude = (id = ID) => assert.equal(runHook(root, claude('PreToolUse.mcp', (p) => (p.tool_input = { id }))).stdout, '');
@@ -44,7 +45,7 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
       assert.equal(created.stdout, '', created.stderr);
       const edit = runHook(root, cli('PreToolUse.pascal-compat.edit'), viaClaudeFile('PreToolUse'));
       assert.equal(edit.out?.permissionDecision, 'deny', edit.stdout);
-      assert.match(edit.out?.permissionDecisionReason, /PLAN-0000b00d .* is being planned/);
+      assert.match(edit.out?.permissionDecisionReason, /PLAN-0000b00d .* is not approved: it is proposed/);
       const start = runHook(root, cli('SessionStart.pascal-compat'), viaClaudeFile('SessionStart'));
       assert.match(start.out?.additionalContext, /this session works on PLAN-0000b00d/, start.stdout);
       const prompt = runHook(root, cli('UserPromptSubmit.pascal-compat'), viaClaudeFile('UserPromptSubmit'));
@@ -79,7 +80,7 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
     it('collect mode: two processes at once on the same edit record one step, and both deny naming it', async () => {
       fs.writeFileSync(planFile(OTHER), planText(OTHER, 'draft'));
       const session = vscode('PreToolUse.create_file').session_id as string;
-      assert.equal(hookCommand(root, 'collect', OTHER, '--session', session).code, 0);
+      assert.equal(hookCommand(root, 'collect', OTHER, '--session', session, '--agent', 'copilot').code, 0);
       const edit = vscode('PreToolUse.create_file');
       const [a, b] = await Promise.all([runHookAsync(root, edit, COPILOT_FILE), runHookAsync(root, edit, CLAUDE_FILE('PreToolUse'))]);
       for (const r of [a, b]) {
@@ -105,7 +106,7 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
       const later = runHook(root, vscode('Stop', (p) => (p.timestamp = new Date(Date.parse(p.timestamp) + 5000).toISOString())));
       assert.equal(later.out?.hookSpecificOutput?.decision, undefined, later.stdout);
       assert.match(fs.readFileSync(planFile(), 'utf8'), /^status: stalled$/m);
-      const calls = fs.readdirSync(path.join(root, '.pi', 'plans', 'hooks', 'calls'));
+      const calls = fs.readdirSync(path.join(process.env.PI_PLANS_STATE_DIR!, 'hook-calls'));
       assert.ok(calls.every((f) => /^[0-9a-f]{40}\.(claim|json)$/.test(f)), calls.join(', '));
     });
   });
@@ -143,14 +144,14 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
         fs.writeFileSync(planFile(NEW), createPlanText({ id: NEW, title: 'Collected', goal: 'Plan by trying.', status: 'draft' }, '2026-11-01T00:00:00.000Z'));
         assert.equal(runHook(root, created(host, { title: 'Collected', collect: true })).stdout, '');
         const status = hookCommand(root, 'status');
-        assert.match(status.stdout, new RegExp(`^${NEW} \\(draft, collecting\\)`), status.stdout);
+        assert.match(status.stdout, new RegExp(`^\\S+ session \\S+, idle 0 min, hooks only: ${NEW} \\(draft\\), collecting into ${NEW}\n`), status.stdout);
         const edit = runHook(root, fixture(root, host, host === 'claude' ? 'PreToolUse.edit' : 'PreToolUse.replace_string_in_file'));
         assert.equal(edit.out?.hookSpecificOutput?.permissionDecision, 'deny', edit.stdout + edit.stderr);
         assert.match(edit.out?.hookSpecificOutput?.permissionDecisionReason, new RegExp(`recorded as S001 of ${NEW} .*\\(collect mode\\)`));
         assert.match(fs.readFileSync(planFile(NEW), 'utf8'), /^1\. \[ \] S001 Edit src\/app\.ts/m);
         const submit = fixture(root, host, host === 'claude' ? 'PostToolUse.write' : 'PostToolUse', (p) => Object.assign(p, { tool_name: host === 'claude' ? 'mcp__pi-plans__pi_plan_submit' : 'pi_plan_submit', tool_input: { id: NEW }, tool_response: 'Submitted.' }));
         runHook(root, submit);
-        assert.match(hookCommand(root, 'status').stdout, new RegExp(`^${NEW} \\(draft\\)`), 'collect mode ended with the submission');
+        assert.match(hookCommand(root, 'status').stdout, new RegExp(`hooks only: ${NEW} \\(draft\\)\n`), 'collect mode ended with the submission');
       });
     }
 
@@ -159,9 +160,9 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
       runHook(root, created('claude', { title: 'Collected', collect: true }));
       fs.writeFileSync(planFile('PLAN-0000c012'), planText('PLAN-0000c012', 'draft'));
       runHook(root, fixture(root, 'claude', 'PostToolUse.write', (p) => Object.assign(p, { tool_name: 'mcp__pi-plans__pi_plan_create', tool_input: { title: 'Plain' }, tool_response: 'Created **PLAN-0000c012** (version: 1, draft).' })));
-      assert.match(hookCommand(root, 'status').stdout, /^PLAN-0000c012 \(draft\) /);
+      assert.match(hookCommand(root, 'status').stdout, /hooks only: PLAN-0000c011 \(draft\), PLAN-0000c012 \(draft\)\n/, 'both bound, neither collecting');
       const edit = runHook(root, claude('PreToolUse.edit'));
-      assert.match(edit.out?.hookSpecificOutput?.permissionDecisionReason, /is not run while PLAN-0000c012 .* is being planned/);
+      assert.match(edit.out?.hookSpecificOutput?.permissionDecisionReason, /is not run: PLAN-0000c011 .* is not approved: it is a draft/);
     });
   });
 
@@ -175,21 +176,21 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
         assert.match(edit.out?.hookSpecificOutput?.permissionDecisionReason, new RegExp(`says ${status}, but its approval is not valid .*call pi_plan_submit with id ${ID}`));
         const text = hookCommand(root, 'status');
         assert.equal(text.code, 0, text.stderr);
-        assert.match(text.stdout, new RegExp(`^${ID} \\(${status}, approval not valid\\) {2}claude session `));
+        assert.match(text.stdout, new RegExp(`^claude session \\S+, idle 0 min, hooks only: ${ID} \\(${status}, approval not valid\\)\n`));
         assert.match(text.stdout, /may: read and use the plan tools; file edits denied, because PLAN-0000b00d .* says \w+, but its approval is not valid/);
         assert.doesNotMatch(text.stdout, /edit the steps' targets|until pi_plan_execute start/);
         const json = JSON.parse(hookCommand(root, 'status', '--json').stdout) as Json;
-        assert.equal(json.sessions[0].status, status);
-        assert.equal(json.sessions[0].approval.state, 'invalid');
+        assert.equal(json.sessions[0].plans[0].status, status);
+        assert.equal(json.sessions[0].plans[0].approval.state, 'invalid');
       });
     }
 
     it('a person\'s real approval, then start: hook status says the session may edit the steps\' targets', async () => {
       bindClaude();
       fs.writeFileSync(planFile(), await sealedByUser(fs.readFileSync(planFile(), 'utf8').replace(/^status: proposed$/m, 'status: approved'), root));
-      assert.match(hookCommand(root, 'status').stdout, /^PLAN-0000b00d \(approved\) .*\n {2}may: read; file edits denied until pi_plan_execute start\n$/);
+      assert.match(hookCommand(root, 'status').stdout, /hooks only: PLAN-0000b00d \(approved\)\n {2}may: read; file edits denied until pi_plan_execute start\n$/);
       await startPlan({ store: await openNodeStore(root, { index: false }) }, ID, { actor: 'agent' });
-      assert.match(hookCommand(root, 'status').stdout, /^PLAN-0000b00d \(executing\) .*\n {2}may: edit the steps' targets; other files: ask/);
+      assert.match(hookCommand(root, 'status').stdout, /hooks only: PLAN-0000b00d \(executing\)\n {2}may: edit the steps' targets; other files: ask/);
     });
   });
 });

@@ -10,6 +10,7 @@ import { runHook } from '../../../src/hosts/hook/run';
 import { changedLine, readChangedLine } from '../../../src/core';
 import { NodeEvidence } from '../../../src/node';
 import { writeBinding } from '../../../src/hosts/hook/sessions';
+import { freshStatePerTest } from '../../helpers/hookContract';
 const FIXTURES = path.resolve(__dirname, '../../fixtures/hooks');
 
 const ID = 'PLAN-0000a77b';
@@ -18,6 +19,7 @@ const SESSION = '0b9c2f4e-6a1d-4e8b-9f3a-2c7d5e1a8b40';
 describe('step evidence: the session\'s reported edits against another process\'s changes (hooks, real repository)', function () {
   this.timeout(30_000);
   let root: string;
+  freshStatePerTest();
   const write = (file: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), text);
@@ -28,7 +30,7 @@ describe('step evidence: the session\'s reported edits against another process\'
     const p = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'claude', `${fixture}.json`), 'utf8').replaceAll('/home/dev/proj', root));
     return JSON.stringify({ ...p, hook_event_name: 'PostToolUse', tool_response: { success: true } });
   };
-  const hook = (stdin: string) => runHook(stdin, { env: {}, cwd: root, now: Date.now(), heavy: () => Promise.reject(new Error('not needed')) });
+  const hook = (stdin: string) => runHook(stdin, { env: process.env, cwd: root, now: Date.now(), heavy: () => Promise.reject(new Error('not needed')) });
 
   beforeEach(() => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-attribution-')));
@@ -39,7 +41,7 @@ describe('step evidence: the session\'s reported edits against another process\'
     // An executing plan whose S001 is in progress, the session bound to it (as its plan tool call would bind it).
     write(`.pi/plans/${ID}.md`, ['---', `id: ${ID}`, 'title: Port', 'status: executing', 'version: 4', 'created_at: 2026-11-01T00:00:00.000Z', 'updated_at: 2026-11-01T00:00:00.000Z', '---', '', '## Goal', 'G', '', '## Steps', '1. [ ] S001 *in progress* Read PORT', '2. [ ] S002 Document it', ''].join('\n'));
     const now = new Date().toISOString();
-    writeBinding(root, { v: 1, session: SESSION, host: 'claude', plan: ID, boundAt: now, seenAt: now });
+    writeBinding({ v: 2, session: SESSION, host: 'claude', root, plans: [ID], boundAt: now, seenAt: now });
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 

@@ -11,7 +11,8 @@ import { checkStandings, checkTail, lastDrift, lookForDrift, openNodeStore, read
 import { sealedByUser } from '../../helpers/approvals';
 import { driftedPaths, writePlanState } from '../../../src/node/planChecks';
 import { GitEvidence, pinRef } from '../../../src/node/gitEvidence';
-import { bindingFile, recordStepEvent } from '../../../src/hosts/hook/sessions';
+import { createHash } from 'node:crypto';
+import { recordStepEvent } from '../../../src/node/stepReports';
 import { evidenceReport, evidenceText } from '../../../src/cli/commands/evidence';
 
 const ID = 'PLAN-0000beef';
@@ -181,13 +182,14 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
     });
   });
 
-  describe("the hooks' step reports (.pi/plans/hooks/<hash>.steps.jsonl)", () => {
-    const events = (session: string) => bindingFile(dir, session).replace(/\.json$/, '.steps.jsonl');
+  describe("the hooks' step reports (step-reports/<workspace>/<session>.steps.jsonl in the user's state folder)", () => {
+    const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);
+    const events = (session: string) => path.join(process.env.XDG_STATE_HOME!, 'pi-plans', 'step-reports', hash(fs.realpathSync(dir)), `${hash(`claude\0${session}`)}.steps.jsonl`);
 
     it('a FIFO named like a report file does not hang the end of a step (its evidence reads the reports)', () => {
       fs.mkdirSync(path.dirname(events('s1')), { recursive: true });
       assert.equal(spawnSync('mkfifo', [events('s1')]).status, 0);
-      const code = `const { readStepEvents } = require(${JSON.stringify(path.resolve('src/hosts/hook/sessions.ts'))}); console.log(JSON.stringify(readStepEvents(${JSON.stringify(dir)}, ${JSON.stringify(ID)}, 'S001')));`;
+      const code = `const { readStepEvents } = require(${JSON.stringify(path.resolve('src/node/stepReports.ts'))}); console.log(JSON.stringify(readStepEvents(${JSON.stringify(dir)}, ${JSON.stringify(ID)}, 'S001')));`;
       const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { encoding: 'utf8', timeout: 15_000 });
       assert.equal(r.signal, null, 'the reader hung on the FIFO');
       assert.deepEqual(JSON.parse(r.stdout), []);
@@ -198,7 +200,7 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
       const outside = path.join(other, 'precious.txt');
       fs.symlinkSync(outside, events('s1'));
       try {
-        recordStepEvent(dir, 's1', { plan: ID, step: 'S001', kind: 'command', at: '2026-11-26T20:00:00.000Z' });
+        recordStepEvent(dir, 'claude', 's1', { plan: ID, step: 'S001', kind: 'command', at: '2026-11-26T20:00:00.000Z' });
       } catch {
         // refusing is fine; writing through the link is not
       }

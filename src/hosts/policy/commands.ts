@@ -1,0 +1,573 @@
+// A terminal command, read as the shell reads it (parsed by unbash, a Bash parser: quotes, escapes,
+// compound commands, substitutions, heredocs), and judged for what the plan policy cares about:
+// whether it runs one of Pi Plans' person-only verbs, names a protected place, edits files as a
+// patch (Codex's apply_patch), or does something the policy cannot read (computed words, inline
+// code, a shell fed on stdin). Pure: the real-path resolution is passed in.
+import braces from 'braces';
+import { forEachChild, parse, type Command, type SyntaxNode, type Word, type WordPart } from 'unbash';
+import { patchPaths } from './patch';
+import { Protected, reach, Resolve } from './paths';
+import {
+  APPLY_PATCH, AWK_EFFECT, AWKS, CLI_PROGRAMS, CLI_SCRIPTS, CLI_VALUED, GIT_READS, INTERPRETERS, JOINING_WRAPPERS, OPAQUE, PACKAGE_RUNNERS, PERSON_VERBS,
+  READERS, RECURSIVE_WRITERS, RG_RUNS, SED_EFFECT, SHELLS, WRAPPERS,
+} from './programs';
+
+/** One thing the policy must know about a command. */
+export type Finding =
+  | { kind: 'person'; what: string; command: string }
+  | { kind: 'protected'; place: Protected; command: string }
+  | { kind: 'unknown'; why: string; command: string }
+  | { kind: 'interactive'; why: string; command: string }
+  | { kind: 'edit'; paths: string[]; command: string }
+  | { kind: 'collect'; plan: string };
+
+/** What the classifier needs besides the command. */
+export interface CommandContext {
+  /** The folder the command runs in (real, absolute). */
+  cwd: string;
+  home: string;
+  places: readonly Protected[];
+  resolve: Resolve;
+}
+
+/** How deep `sh -c '…'` inside `sh -c '…'` is read before the rest counts as unknown. */
+const MAX_DEPTH = 4;
+/** A brace expansion to more words than this is not expanded: unknown. */
+const MAX_BRACES = 64;
+/** A command longer than this is not parsed (its effect is unknown). */
+export const MAX_COMMAND = 64 * 1024;
+
+const EXPANSIONS = new Set(['SimpleExpansion', 'ParameterExpansion', 'CommandExpansion', 'ArithmeticExpansion', 'ProcessSubstitution']);
+const GLOBS = new Set(['Glob', 'ExtendedGlob']);
+
+/** Whether a part (or a part inside it) is expanded by the shell at run time. */
+function computedPart(p: WordPart): boolean {
+  if (EXPANSIONS.has(p.type)) return true;
+  if (p.type === 'DoubleQuoted' || p.type === 'LocaleString') return p.parts.some((c) => EXPANSIONS.has(c.type));
+  return false;
+}
+
+/** A word as text after quote removal, with its tilde expanded; undefined when it is computed (an expansion in it). */
+function literal(w: Word | undefined, home: string): string | undefined {
+  if (!w) return undefined;
+  if (w.parts?.some(computedPart)) return undefined;
+  const unquotedTilde = !w.parts || w.parts[0]?.type === 'Literal';
+  if (unquotedTilde && (w.value === '~' || w.value.startsWith('~/'))) return home + w.value.slice(1);
+  return w.value;
+}
+
+const globChars = /[*?[\]\\{}()!+@]/g;
+/** A word with an unquoted glob: its pattern, with the quoted parts escaped. */
+function globOf(w: Word, home: string): string | undefined {
+  if (!w.parts?.some((p) => GLOBS.has(p.type))) return undefined;
+  const text = w.parts
+    .map((p, i) => {
+      if (GLOBS.has(p.type)) return p.text;
+      const v = 'value' in p && typeof p.value === 'string' ? p.value : p.text;
+      const lit = i === 0 && p.type === 'Literal' && (v === '~' || v.startsWith('~/')) ? home + v.slice(1) : v;
+      return lit.replace(globChars, '\\$&');
+    })
+    .join('');
+  return text;
+}
+
+/** The words a word becomes: several for a brace expansion, none when computed (then `undefined`). */
+function expand(w: Word, home: string): { text: string; glob?: string }[] | undefined {
+  if (w.parts?.some((p) => p.type === 'BraceExpansion')) {
+    if (w.parts.some(computedPart)) return undefined;
+    const words = braces(w.text, { expand: true, rangeLimit: MAX_BRACES });
+    if (words.length > MAX_BRACES) return undefined;
+    // Each expanded word is read again as a word (its quotes and globs as the shell would).
+    const out: { text: string; glob?: string }[] = [];
+    for (const text of words) {
+      const again = firstWord(text);
+      const lit = literal(again, home);
+      if (!again || lit === undefined) return undefined;
+      out.push({ text: lit, glob: globOf(again, home) });
+    }
+    return out;
+  }
+  const lit = literal(w, home);
+  if (lit === undefined) return undefined;
+  return [{ text: lit, glob: globOf(w, home) }];
+}
+
+function firstWord(text: string): Word | undefined {
+  const s = parse(text).commands[0]?.command;
+  return s?.type === 'Command' ? s.name : undefined;
+}
+
+const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+/** The state of one reading: where commands may run, what was found, how deep. */
+interface Reading {
+  ctx: CommandContext;
+  /** Every folder the commands may run in (each `cd` adds one: never fewer, so a path is judged from each). */
+  cwds: string[];
+  findings: Finding[];
+  depth: number;
+  source: string;
+}
+
+/**
+ * Everything the policy must know about a terminal command. An empty list: nothing it cares
+ * about (the command is judged by the plan's status alone).
+ */
+export function classifyCommand(source: string, ctx: CommandContext): Finding[] {
+  const r: Reading = { ctx, cwds: [ctx.cwd], findings: [], depth: 0, source };
+  if (source.length > MAX_COMMAND) return [{ kind: 'unknown', why: `it is over ${MAX_COMMAND / 1024} KB`, command: source.slice(0, 120) }];
+  read(source, r);
+  return r.findings;
+}
+
+/** Reads a script (the command, or a string a shell inside it runs) into the reading's findings. */
+function read(source: string, r: Reading): void {
+  if (r.depth > MAX_DEPTH) {
+    r.findings.push({ kind: 'unknown', why: 'it nests shells deeper than the policy reads', command: source.slice(0, 120) });
+    return;
+  }
+  const ast = parse(source);
+  if (ast.errors?.length) {
+    r.findings.push({ kind: 'unknown', why: `the shell would not read it as written (${ast.errors[0].message})`, command: source.slice(0, 120) });
+  }
+  visit(ast, r, source, false);
+}
+
+/** The text of a node in the script it came from. */
+const textOf = (n: { pos: number; end: number }, src: string) => src.slice(n.pos, n.end).slice(0, 200);
+
+function visit(n: SyntaxNode, r: Reading, src: string, fedStdin: boolean): void {
+  if (n.type === 'Command') {
+    command(n, r, src, fedStdin);
+    forEachChild(n, (c) => visit(c, r, src, false));
+    return;
+  }
+  if (n.type === 'Pipeline') {
+    // Every command after the first reads the one before it on stdin.
+    n.commands.forEach((c, i) => visit(c, r, src, i > 0));
+    return;
+  }
+  if ((n.type === 'CommandExpansion' || n.type === 'ProcessSubstitution') && n.script) {
+    visit(n.script, r, n.script.source ?? src, false);
+    return;
+  }
+  if (n.type === 'Script' && n.source !== undefined && n.source !== src) {
+    forEachChild(n, (c) => visit(c, r, n.source!, false));
+    return;
+  }
+  forEachChild(n, (c) => visit(c, r, src, fedStdin));
+}
+
+/** Whether the command's stdin carries text it may run: a pipe, a heredoc, a herestring or a file. */
+function stdinOf(c: Command, fed: boolean): boolean {
+  return fed || c.redirects.some((x) => x.type === 'HereDoc' || x.type === 'HereString' || (x.type === 'Redirect' && (x.operator === '<' || x.operator === '<>')));
+}
+
+const OUTPUT = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
+
+/** One simple command: its redirections, then what its program does with its words. */
+function command(c: Command, r: Reading, src: string, fed: boolean): void {
+  const text = textOf(c, src);
+  for (const x of c.redirects) {
+    if (x.type !== 'Redirect' || !OUTPUT.has(x.operator) || !x.target) continue;
+    if (/^\d+$|^-$/.test(x.target.value) && (x.operator === '>&' || x.operator === '<&')) continue;
+    pathWord(x.target, r, text, true);
+  }
+  if (!c.name) return; // assignments only: their substitutions are visited as children
+  if (literal(c.name, r.ctx.home) === 'alias') return aliases(c, r, text);
+  // NAME=VALUE words after the program (`make OUT=dir`): the value may be a path it writes.
+  for (const a of c.args) if (a.type === 'Assignment' && a.value.type === 'Word') pathWord(a.value, r, text, false);
+  const words = [c.name, ...c.args.filter((a): a is Word => a.type === 'Word')];
+  argv(words, r, text, { stdin: stdinOf(c, fed), heredoc: heredocOf(c, r.ctx.home) });
+}
+
+/** A heredoc's or herestring's literal text (what a shell or interpreter fed by it would run), if any. */
+function heredocOf(c: Command, home: string): string | undefined {
+  for (const x of c.redirects) {
+    if (x.type === 'HereDoc' && (x.delimiter?.quoted || !x.body.parts?.length)) return x.body.text;
+    if (x.type === 'HereString' && x.target) return literal(x.target, home);
+  }
+  return undefined;
+}
+
+/** Judges a path word (an argument, a redirection's target): a computed one is unknown where `writes`. */
+function pathWord(w: Word, r: Reading, text: string, writes: boolean, recursive = false): void {
+  const expanded = expand(w, r.ctx.home);
+  if (!expanded) {
+    if (writes) r.findings.push({ kind: 'unknown', why: `a path it writes is computed when it runs (${w.text.slice(0, 60)})`, command: text });
+    return;
+  }
+  for (const word of expanded) {
+    const candidates = [word];
+    // `--out=.pi/x`: the value after `=` is a path too.
+    const eq = /^--?[\w-]+=(.+)$/.exec(word.text);
+    if (eq) candidates.push({ text: eq[1], glob: word.glob ? eq[1] : undefined });
+    for (const cand of candidates) {
+      for (const hit of reach(cand, r.cwds, r.ctx.places, r.ctx.resolve)) {
+        if (hit.relation === 'names' || recursive) r.findings.push({ kind: 'protected', place: hit.place, command: text });
+      }
+    }
+  }
+}
+
+interface ArgvOpts {
+  stdin: boolean;
+  heredoc?: string;
+}
+
+/** A command's words (program first): follows wrappers, shells and interpreters to what runs. */
+function argv(words: readonly Word[], r: Reading, text: string, o: ArgvOpts): void {
+  const home = r.ctx.home;
+  const name = literal(words[0], home);
+  if (name === undefined || (words[0].parts?.some((p) => GLOBS.has(p.type) || p.type === 'BraceExpansion') ?? false)) {
+    r.findings.push({ kind: 'unknown', why: `the program it runs is computed when it runs (${words[0].text.slice(0, 60)})`, command: text });
+    return;
+  }
+  const prog = basename(name);
+  const rest = words.slice(1);
+  const lits = rest.map((w) => literal(w, home));
+  if (prog === 'cd' || prog === 'pushd') return changeDir(rest, r, text);
+  if (prog === 'eval') {
+    if (lits.some((l) => l === undefined)) return void r.findings.push({ kind: 'unknown', why: 'eval runs a string computed when it runs', command: text });
+    return shellString(lits.join(' '), r);
+  }
+  if (prog === 'trap' && lits[0] !== undefined) return shellString(lits[0], r);
+  if (prog === 'source' || prog === '.') return programWords(prog, rest, r, text, true);
+  if (APPLY_PATCH.has(prog)) return applyPatch(rest, r, text, o);
+  if (OPAQUE.has(prog)) return void r.findings.push({ kind: 'unknown', why: `${prog} runs commands the policy cannot read`, command: text });
+  if (WRAPPERS.has(prog) || JOINING_WRAPPERS.has(prog)) return wrapper(prog, rest, r, text, o);
+  if (PACKAGE_RUNNERS.has(prog)) {
+    if (packageRunner(prog, rest, r, text, o)) return;
+  }
+  if (SHELLS.has(prog)) return shell(prog, rest, r, text, o);
+  if (CLI_PROGRAMS.has(prog)) return cli(rest, r, text);
+  if (INTERPRETERS.has(prog)) return interpreter(prog, rest, r, text, o);
+  if (AWKS.has(prog)) return awk(rest, r, text);
+  if (prog === 'sed') return sed(rest, r, text);
+  if (prog === 'find') return find(rest, r, text);
+  // A script run by path (`./dist/bin.js approve`) is the CLI when its name is one of the CLI's.
+  if (name.includes('/') && CLI_SCRIPTS.has(prog) && /\.(?:js|ts)$|^pi-plans$/.test(prog)) return cli(rest, r, text);
+  programWords(prog, rest, r, text, false);
+}
+
+/** An ordinary program: its words judged as paths; computed ones make a writer's effect unknown. */
+function programWords(prog: string, rest: readonly Word[], r: Reading, text: string, runsFile: boolean): void {
+  const reader = READERS.has(prog) || (prog === 'git' && isGitRead(rest, r.ctx.home)) || (prog === 'rg' && !rest.some((w) => RG_RUNS.test(w.value)));
+  const recursive = RECURSIVE_WRITERS.has(prog);
+  if (prog === 'git' && rest.some((w) => w.value === '-c' || w.value.startsWith('--config-env'))) {
+    r.findings.push({ kind: 'unknown', why: 'git -c can make git run a command of its configuration', command: text });
+  }
+  for (const w of rest) pathWord(w, r, text, !reader && !runsFile, recursive);
+  if (runsFile && rest[0] && literal(rest[0], r.ctx.home) === undefined) r.findings.push({ kind: 'unknown', why: `the file ${prog} runs is computed`, command: text });
+}
+
+function isGitRead(rest: readonly Word[], home: string): boolean {
+  const sub = rest.map((w) => literal(w, home)).find((w) => w !== undefined && !w.startsWith('-'));
+  return sub !== undefined && GIT_READS.has(sub);
+}
+
+/** `cd DIR`: later commands may run there too. */
+function changeDir(rest: readonly Word[], r: Reading, text: string): void {
+  const args = rest.filter((w) => !/^-[LPe@]+$/.test(w.value));
+  if (!args.length || args[0].value === '-') {
+    r.cwds.push(r.ctx.home);
+    return;
+  }
+  const dir = literal(args[0], r.ctx.home);
+  if (dir === undefined || args[0].parts?.some((p) => GLOBS.has(p.type) || p.type === 'BraceExpansion')) {
+    r.findings.push({ kind: 'unknown', why: 'it changes to a folder computed when it runs, so the paths after it cannot be judged', command: text });
+    return;
+  }
+  pathWord(args[0], r, text, false);
+  const next = r.cwds.map((base) => r.ctx.resolve(base, dir));
+  for (const d of next) if (!r.cwds.includes(d)) r.cwds.push(d);
+}
+
+/** `alias NAME='…'`: the alias's text is a command the shell may run later. */
+function aliases(c: Command, r: Reading, text: string): void {
+  for (const a of c.args) {
+    const value = a.type === 'Assignment' ? (a.value.type === 'Word' ? literal(a.value, r.ctx.home) : undefined) : literal(a, r.ctx.home)?.replace(/^[^=]*=?/, '');
+    if (value === undefined) r.findings.push({ kind: 'unknown', why: 'it defines an alias computed when it runs', command: text });
+    else if (value) shellString(value, r);
+  }
+}
+
+/** A string a shell runs (`sh -c '…'`, `eval`, an alias): read as a command itself. */
+function shellString(s: string, r: Reading): void {
+  r.depth++;
+  read(s, r);
+  r.depth--;
+}
+
+/** Skips a wrapper's options (and the values of those that take one); the index of its command's first word. */
+function afterOptions(rest: readonly Word[], valued: ReadonlySet<string>, home: string, opts: { assignments?: boolean; skipFirst?: number } = {}): number {
+  let i = 0;
+  let skip = opts.skipFirst ?? 0;
+  while (i < rest.length) {
+    const w = literal(rest[i], home);
+    if (w === undefined) return i;
+    if (w === '--') return i + 1;
+    if (w.startsWith('-') && w.length > 1) {
+      i += valued.has(w) ? 2 : 1;
+      continue;
+    }
+    if (opts.assignments && /^[A-Za-z_]\w*=/.test(w)) {
+      i++;
+      continue;
+    }
+    if (skip > 0) {
+      skip--;
+      i++;
+      continue;
+    }
+    return i;
+  }
+  return i;
+}
+
+/** `env …`, `sudo …`, `timeout 5 …`, `xargs …`, `watch '…'`, `ssh host …`: what they run. */
+function wrapper(prog: string, rest: readonly Word[], r: Reading, text: string, o: ArgvOpts): void {
+  const home = r.ctx.home;
+  if (prog === 'command' && rest.some((w) => w.value === '-v' || w.value === '-V')) return;
+  if (prog === 'ssh' || prog === 'watch') {
+    // They join their words into one string that a shell runs.
+    const at = prog === 'ssh' ? sshCommandAt(rest, home) : afterOptions(rest, WRAPPERS.get('watch')!.valued, home);
+    const words = rest.slice(at).map((w) => literal(w, home));
+    if (words.some((w) => w === undefined)) return void r.findings.push({ kind: 'unknown', why: `${prog} runs a command computed when it runs`, command: text });
+    if (words.length) shellString(words.join(' '), r);
+    return;
+  }
+  const spec = WRAPPERS.get(prog)!;
+  // A shell string given to the wrapper (`env -S '…'`, `flock -c '…'`).
+  for (let i = 0; i < rest.length - 1; i++) {
+    if (spec.shellString?.has(rest[i].value)) {
+      const s = literal(rest[i + 1], home);
+      if (s === undefined) r.findings.push({ kind: 'unknown', why: `${prog} ${rest[i].value} runs a string computed when it runs`, command: text });
+      else shellString(s, r);
+    }
+  }
+  const at = afterOptions(rest, spec.valued, home, { assignments: spec.assignments, skipFirst: spec.skipFirst });
+  const inner = rest.slice(at);
+  if (!inner.length) return;
+  if (prog === 'xargs') {
+    // xargs appends words read from stdin: a program that takes a verb there (the CLI, a shell) is unknown.
+    const first = literal(inner[0], home);
+    const p = first === undefined ? undefined : basename(first);
+    if (p === undefined || CLI_PROGRAMS.has(p) || SHELLS.has(p) || INTERPRETERS.has(p) || WRAPPERS.has(p)) {
+      r.findings.push({ kind: 'unknown', why: 'xargs gives it words read when it runs', command: text });
+      return;
+    }
+  }
+  argv(inner, r, text, o);
+}
+
+function sshCommandAt(rest: readonly Word[], home: string): number {
+  const valued = new Set(['-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-p', '-Q', '-R', '-S', '-W', '-w']);
+  return afterOptions(rest, valued, home, { skipFirst: 1 });
+}
+
+/** `npx pi-plans …`, `npm exec -- pi-plans …`, `npx -c '…'`: returns false when it is not running a package's bin (`npm test`). */
+function packageRunner(prog: string, rest: readonly Word[], r: Reading, text: string, o: ArgvOpts): boolean {
+  const spec = PACKAGE_RUNNERS.get(prog)!;
+  const home = r.ctx.home;
+  let words = rest;
+  if (spec.sub) {
+    const at = rest.findIndex((w) => !w.value.startsWith('-'));
+    if (at < 0 || !spec.sub.has(rest[at].value)) return false;
+    words = rest.slice(at + 1);
+  }
+  for (let i = 0; i < words.length - 1; i++) {
+    if (spec.shellString?.has(words[i].value)) {
+      const s = literal(words[i + 1], home);
+      if (s === undefined) r.findings.push({ kind: 'unknown', why: `${prog} ${words[i].value} runs a string computed when it runs`, command: text });
+      else shellString(s, r);
+    }
+  }
+  const at = afterOptions(words, spec.valued, home);
+  if (at < words.length) argv(words.slice(at), r, text, o);
+  return true;
+}
+
+/** A shell: `-c STRING` is read; a script file runs (not read); no script reads stdin. */
+function shell(prog: string, rest: readonly Word[], r: Reading, text: string, o: ArgvOpts): void {
+  const home = r.ctx.home;
+  let i = 0;
+  let readsStdin = false;
+  while (i < rest.length) {
+    const w = literal(rest[i], home);
+    if (w === undefined) return void r.findings.push({ kind: 'unknown', why: `${prog} is given an option or script computed when it runs`, command: text });
+    if (w === '--') {
+      i++;
+      break;
+    }
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(w) && prog !== 'busybox') {
+      const s = rest[i + 1] ? literal(rest[i + 1], home) : undefined;
+      if (s === undefined) return void r.findings.push({ kind: 'unknown', why: `${prog} -c runs a string computed when it runs`, command: text });
+      return shellString(s, r);
+    }
+    if (/^-[a-zA-Z]*[si][a-zA-Z]*$/.test(w)) readsStdin = true;
+    if (w === '-o' || w === '+o' || w === '-O' || w === '+O') i++;
+    if (!w.startsWith('-') && !w.startsWith('+')) break;
+    i++;
+  }
+  if (prog === 'busybox') return argv(rest, r, text, o);
+  if (!readsStdin && i < rest.length) return programWords(prog, rest.slice(i), r, text, true);
+  stdinCode(prog, r, text, o);
+}
+
+/** A shell or interpreter that takes its code from stdin. */
+function stdinCode(prog: string, r: Reading, text: string, o: ArgvOpts): void {
+  if (o.heredoc !== undefined && SHELLS.has(prog)) return shellString(o.heredoc, r);
+  if (o.stdin) return void r.findings.push({ kind: 'unknown', why: `${prog} runs code it reads on stdin (a pipe, heredoc or file), which the policy cannot read`, command: text });
+  r.findings.push({ kind: 'interactive', why: `${prog} with no script starts an interactive session that takes commands later`, command: text });
+}
+
+/** An interpreter: inline code is unknown; a script of the CLI's names is the CLI; no script reads stdin. */
+function interpreter(prog: string, rest: readonly Word[], r: Reading, text: string, o: ArgvOpts): void {
+  const spec = INTERPRETERS.get(prog)!;
+  const home = r.ctx.home;
+  let i = 0;
+  while (i < rest.length) {
+    const w = literal(rest[i], home);
+    if (w === undefined) return void r.findings.push({ kind: 'unknown', why: `${prog} is given an option or script computed when it runs`, command: text });
+    const flag = w.includes('=') ? w.slice(0, w.indexOf('=')) : w;
+    if (spec.inline.has(w.toLowerCase()) || spec.inline.has(flag) || (prog.startsWith('perl') && /^-[a-zA-Z]*[eEnpi]/.test(w))) {
+      return void r.findings.push({ kind: 'unknown', why: `${prog} ${w} runs inline code, which the policy cannot read`, command: text });
+    }
+    if (spec.subcommands?.has(w)) {
+      i++;
+      continue;
+    }
+    if (spec.module && w === spec.module) return programWords(prog, rest.slice(i + 1), r, text, false);
+    if (w === '-' || !w.startsWith('-')) break;
+    i += spec.valued.has(w) ? 2 : 1;
+  }
+  if (i >= rest.length || literal(rest[i], home) === '-') return stdinCode(prog, r, text, o);
+  const script = literal(rest[i], home)!;
+  if (CLI_SCRIPTS.has(basename(script))) return cli(rest.slice(i + 1), r, text);
+  programWords(prog, rest.slice(i), r, text, true);
+}
+
+/** awk: its program is inline code; one that runs a command or writes a file is unknown. */
+function awk(rest: readonly Word[], r: Reading, text: string): void {
+  const home = r.ctx.home;
+  const valued = new Set(['-F', '-v', '-f', '--field-separator', '--assign', '--file']);
+  let fromFile = false;
+  let i = 0;
+  for (; i < rest.length; i++) {
+    const w = literal(rest[i], home);
+    if (w === undefined) return void r.findings.push({ kind: 'unknown', why: 'awk is given a program computed when it runs', command: text });
+    if (w === '-f' || w === '--file') fromFile = true;
+    if (!w.startsWith('-')) break;
+    if (valued.has(w)) i++;
+  }
+  if (!fromFile) {
+    const program = rest[i] ? literal(rest[i], home) : undefined;
+    if (program === undefined || AWK_EFFECT.test(program)) return void r.findings.push({ kind: 'unknown', why: 'its awk program may run a command or write a file', command: text });
+    i++;
+  }
+  programWords('awk', rest.slice(i), r, text, false);
+}
+
+/** sed: a script that runs a command (`e`) or writes a file (`w`) is unknown; `-i` edits the files named. */
+function sed(rest: readonly Word[], r: Reading, text: string): void {
+  const home = r.ctx.home;
+  const scripts: string[] = [];
+  const files: Word[] = [];
+  let scriptGiven = false;
+  for (let i = 0; i < rest.length; i++) {
+    const w = literal(rest[i], home);
+    if (w === undefined) return void r.findings.push({ kind: 'unknown', why: 'sed is given a script or file computed when it runs', command: text });
+    if (w === '-e' || w === '--expression') {
+      const s = rest[i + 1] ? literal(rest[i + 1], home) : undefined;
+      if (s === undefined) return void r.findings.push({ kind: 'unknown', why: 'sed is given a script computed when it runs', command: text });
+      scripts.push(s);
+      scriptGiven = true;
+      i++;
+    } else if (w === '-f' || w === '--file') {
+      return void r.findings.push({ kind: 'unknown', why: 'sed runs a script file the policy cannot read', command: text });
+    } else if (w.startsWith('-')) {
+      continue;
+    } else if (!scriptGiven) {
+      scripts.push(w);
+      scriptGiven = true;
+    } else files.push(rest[i]);
+  }
+  if (scripts.some((s) => SED_EFFECT.test(s))) return void r.findings.push({ kind: 'unknown', why: 'its sed script may run a command or write a file', command: text });
+  for (const f of files) pathWord(f, r, text, true);
+}
+
+/** find: its roots are folders it may act on; `-exec …;` is a command; `-delete` writes. */
+function find(rest: readonly Word[], r: Reading, text: string): void {
+  const home = r.ctx.home;
+  const acts = rest.some((w) => /^-(?:delete|exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls)$/.test(w.value));
+  let i = 0;
+  for (; i < rest.length && !/^[-(!]/.test(rest[i].value); i++) pathWord(rest[i], r, text, acts, acts);
+  for (; i < rest.length; i++) {
+    const w = literal(rest[i], home);
+    if (w === undefined) {
+      if (acts) r.findings.push({ kind: 'unknown', why: 'find is given a test or action computed when it runs', command: text });
+      continue;
+    }
+    if (/^-(?:exec|execdir|ok|okdir)$/.test(w)) {
+      const end = rest.findIndex((x, j) => j > i && (x.value === ';' || x.value === '+'));
+      const inner = rest.slice(i + 1, end < 0 ? rest.length : end);
+      if (inner.length) argv(inner, r, text, { stdin: false });
+      i = end < 0 ? rest.length : end;
+    } else if (/^-fprint/.test(w) || w === '-fls') {
+      if (rest[i + 1]) pathWord(rest[i + 1], r, text, true);
+      i++;
+    }
+  }
+}
+
+/** Pi Plans' own CLI: a person's verb (in any spelling the shell reads as one) is found; its other verbs are programs. */
+function cli(rest: readonly Word[], r: Reading, text: string): void {
+  const home = r.ctx.home;
+  const lits = rest.map((w) => literal(w, home));
+  let i = 0;
+  while (i < lits.length) {
+    const w = lits[i];
+    if (w === undefined) return void r.findings.push({ kind: 'unknown', why: 'the pi-plans verb it runs is computed when it runs', command: text });
+    if (w.startsWith('-')) {
+      i += CLI_VALUED.has(w) ? 2 : 1;
+      continue;
+    }
+    break;
+  }
+  const verb = lits[i];
+  if (verb === undefined) return;
+  const after = lits.slice(i + 1);
+  if (after.some((w) => w === undefined)) {
+    // A computed word after a verb that is a person's in some form (`setup $X`) could be the form.
+    if (PERSON_VERBS.has(verb)) return void r.findings.push({ kind: 'unknown', why: `the pi-plans ${verb} it runs is given words computed when it runs`, command: text });
+  }
+  const words = after.filter((w): w is string => w !== undefined);
+  const person = PERSON_VERBS.get(verb);
+  if (verb === 'hook' && words[0] === 'collect' && /^PLAN-[0-9a-f]{8}$/.test(words[1] ?? '')) {
+    r.findings.push({ kind: 'collect', plan: words[1] });
+    return;
+  }
+  if (person && (!person.when || person.when(hookWords(verb, words)))) r.findings.push({ kind: 'person', what: person.what, command: text });
+}
+
+/** `hook`'s words without its options' values (so `hook --agent claude` is a payload, `hook status --json` a listing). */
+function hookWords(verb: string, words: readonly string[]): readonly string[] {
+  if (verb !== 'hook') return words;
+  const valued = new Set(['--agent', '--event', '--root', '--session']);
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (valued.has(words[i])) i++;
+    else if (!words[i].startsWith('-')) out.push(words[i]);
+  }
+  return out.length ? out : ['(payload)'];
+}
+
+/** Codex's `apply_patch <<'EOF' … EOF` (or with the patch as its one word): an edit of the patch's files. */
+function applyPatch(rest: readonly Word[], r: Reading, text: string, o: ArgvOpts): void {
+  const body = rest.length === 1 ? literal(rest[0], r.ctx.home) : rest.length === 0 ? o.heredoc : undefined;
+  const paths = body === undefined ? undefined : patchPaths(body);
+  if (!paths) return void r.findings.push({ kind: 'unknown', why: 'an apply_patch whose patch cannot be read', command: text });
+  const resolved = r.cwds.flatMap((cwd) => paths.map((p) => r.ctx.resolve(cwd, p)));
+  r.findings.push({ kind: 'edit', paths: [...new Set(resolved)], command: text });
+}
