@@ -97,6 +97,7 @@ for (const host of Object.keys(HOSTS)) {
         ...PROBES.map((k) => t.shell(`touch ${path.join(ws.dir, `probe-ran-${k}`)} # probe-${k}`)),
       ];
       if (host === 'codex') {
+        turns.push(t.shell('pwd # in workdir src', { workdir: 'src' }));
         // A shell in a terminal (tty), then a command typed into it: which of the two the hooks see.
         turns.push(t.shell('bash', { tty: true, yield_time_ms: 500 }));
         turns.push((b) => ({ calls: [{ name: 'write_stdin', input: { session_id: Number(/session ID (\d+)/.exec(JSON.stringify(b))?.[1] ?? 0), chars: 'touch typed-into-tty\n', yield_time_ms: 1500 } }] }));
@@ -161,6 +162,12 @@ for (const host of Object.keys(HOSTS)) {
     });
 
     if (host === 'codex') {
+      it('sends exec_command\'s workdir as the payload cwd (not in tool_input)', () => {
+        const p = pre().find((x) => commandOf(x).includes('in workdir src'));
+        assert.equal(p.cwd, path.join(ws.dir, 'src'));
+        assert.deepEqual(Object.keys(inputOf(p)), ['command']);
+      });
+
       it('sends exec_command with tty as a Bash payload holding only the command (no tty, no workdir), and no hook for write_stdin', () => {
         const shell = pre().find((p) => commandOf(p) === 'bash');
         assert.deepEqual(Object.keys(inputOf(shell)), ['command']);

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const DIST = path.join(ROOT, 'dist');
+// PI_PLANS_DIST: another build's dist/ (to run the suite against another version of the hook).
+export const DIST = process.env.PI_PLANS_DIST ? path.resolve(process.env.PI_PLANS_DIST) : path.join(ROOT, 'dist');
 const BIN = path.join(ROOT, '.tools', 'hosts', 'node_modules', '.bin');
 
 /** The hosts, by our short name: the `--agent` setup takes, and the names their hook events go by. */

@@ -78,7 +78,10 @@ for (const host of Object.keys(HOSTS)) {
           const id = () => model.created();
           model.play([t.load?.(), t.mcp('pi_plan_create', proposal()), () => t.shell(cmd({ id: id(), d: digestOf(ws, id()), dir: ws.dir })), say('done')]);
           await runHost(ws, model, 'Get the plan approved');
-          assert.equal(planStatus(ws, id()), 'proposed', model.results().at(-1)?.text);
+          const said = model.results().at(-1)?.text ?? '';
+          assert.equal(planStatus(ws, id()), 'proposed', said);
+          // Not run because the hook said so (not because the shell could not find pi-plans).
+          assert.match(said, /pi-plans: (?!(command )?not found)/);
         });
       }
     });
@@ -156,6 +159,8 @@ for (const host of Object.keys(HOSTS)) {
           ]);
           await runHost(ws, model, 'Get the plan approved');
           assert.equal(planStatus(ws, id()), 'proposed', model.results().at(-1)?.text);
+          // write_stdin has no hook: the shell reading a terminal is what must not start.
+          assert.match(model.resultOf((c) => c.name === 'exec_command').text, /pi-plans: /);
         });
       }
       if (host === 'copilot') {
