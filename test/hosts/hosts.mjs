@@ -283,7 +283,7 @@ export function agentTools(ws) {
         load: () => one('ToolSearch', { query: 'select:' + PLAN_TOOLS.map((t) => `mcp__pi-plans__${t}`).join(','), max_results: PLAN_TOOLS.length }),
         mcp: (tool, input) => one(`mcp__pi-plans__${tool}`, input),
         shell: (command) => one('Bash', { command, description: 'run a command' }),
-        // Claude's Edit works on a file the session has read.
+        // As Claude's model does, the script reads a file before it edits it (2.1.328 does not insist).
         read: (rel) => one('Read', { file_path: abs(rel) }),
         edit: (rel, from, to) => one('Edit', { file_path: abs(rel), old_string: from, new_string: to }),
         write: (rel, text) => one('Write', { file_path: abs(rel), content: text }),
