@@ -1,7 +1,7 @@
 // The bound plan outlives the conversation: after the host compacts it, and when the session is
 // resumed (`--resume` after a -p run that ended), the plan's summary reaches the model and the
 // session is still bound. Scenarios 7 and 8 of test/hosts/README.md.
-// "[escape]" in a title: the hook of today lets it through (design-37 closes it).
+// "[escape]" in a title: an escape the hook before design-37 (6315c83) let through.
 import { strict as assert } from 'node:assert';
 import { agentTools, HOSTS, makeWorkspace, readFile, removeWorkspace, runHost } from './hosts.mjs';
 import { allText, inputHas, say, startModelServer } from './modelServer.mjs';
@@ -11,7 +11,7 @@ const HELLO = 'export const greeting = "hello";';
 const proposal = { title: 'Change the greeting', goal: 'Say bye instead of hello', steps: [{ text: 'Change the greeting', tool: 'edit', operation: 'update', target: APP }], propose: true };
 const summaryOf = (id) => `pi-plans: this session works on ${id}`;
 
-/** Hosts whose SessionEnd ends the binding today, so a resumed session runs unbound. */
+/** Hosts whose SessionEnd ended the binding before design-37, so a resumed session ran unbound. */
 const RESUME_ESCAPES = ['claude', 'copilot'];
 
 for (const host of Object.keys(HOSTS)) {

@@ -65,6 +65,15 @@ const SUMMARY_ASKED = /^Your task is to create a detailed summary|^Please create
  */
 const isTurn = (body) => toolNames(body).length > 0 && !SUMMARY_ASKED.test(lastUserText(body));
 
+/** A request body as JSON (a body that is not JSON is kept as `{ raw }`). */
+function parsed(raw) {
+  try {
+    return raw ? JSON.parse(raw) : {};
+  } catch {
+    return { raw };
+  }
+}
+
 /** Starts the server on a random port; `log`: a file that gets every request as a JSON line (debugging). */
 export async function startModelServer({ log } = {}) {
   let turns = [];
@@ -74,13 +83,7 @@ export async function startModelServer({ log } = {}) {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body = {};
-      try {
-        body = raw ? JSON.parse(raw) : {};
-      } catch {
-        body = { raw };
-      }
+      const body = parsed(Buffer.concat(chunks).toString('utf8'));
       const entry = { method: req.method, path: (req.url ?? '').split('?')[0], body, turn: false };
       requests.push(entry);
       if (log) fs.appendFileSync(log, JSON.stringify({ method: req.method, url: req.url, body }) + '\n');

@@ -2,7 +2,7 @@
 // none of its edits, no write into the plan folder, no approval spelled any way through the
 // shell, no tool of unknown effect; rebinding to a finished plan frees nothing; collect mode
 // records the edit as a step. Scenarios 1, 2, 3 and 9 of test/hosts/README.md.
-// "[escape]" in a title: the hook of today lets it through (design-37 closes it).
+// "[escape]" in a title: an escape the hook before design-37 (6315c83) let through.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -14,9 +14,9 @@ const APP = 'src/app.js';
 const HELLO = 'export const greeting = "hello";';
 const BYE = 'export const greeting = "bye";';
 const STEP = { text: 'Change the greeting', tool: 'edit', operation: 'update', target: APP };
-const proposal = (title = 'Change the greeting') => ({ title, goal: 'Say bye instead of hello', steps: [STEP], propose: true });
+const proposal = () => ({ title: 'Change the greeting', goal: 'Say bye instead of hello', steps: [STEP], propose: true });
 
-/** Escapes today's hook lets through, per host: the title says "[escape]" where it fails today. */
+/** "[escape] " on the hosts whose agent got through the hook before design-37. */
 const tag = (escapesOn, host) => (escapesOn.includes(host) ? '[escape] ' : '');
 const ALL = ['claude', 'codex', 'copilot'];
 
