@@ -1,6 +1,7 @@
 // Commands that plug pi-plans into other tools: the MCP server, an agent host's setup, and git's
 // merge driver and its setup.
 import { Option } from 'commander';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AGENT_HOSTS, AgentHost, SETUP_SCOPES, SetupScope } from '../../hosts/setup/targets';
 import { gitSetup, runMergeDriver } from '../git';
@@ -38,6 +39,16 @@ function registerHook({ program, io, root }: CliContext): void {
     });
 }
 
+/**
+ * The entry the hooks should run: the bin (dist/bin.js), which hands `hook` to the small bundle
+ * before anything else loads, even when setup itself ran as `node dist/cli.js setup` (the full
+ * bundle costs every tool call 75–150 ms more to load).
+ */
+export function smallEntry(script: string): string {
+  const bin = path.join(path.dirname(script), 'bin.js');
+  return path.basename(script) === 'cli.js' && fs.existsSync(bin) ? bin : script;
+}
+
 interface SetupFlags {
   agent: AgentHost;
   scope: SetupScope;
@@ -60,7 +71,7 @@ function registerSetup({ program, io, root }: CliContext): void {
     .option('--remove', 'take out the hooks and the MCP server setup added, nothing else')
     .option('--command <cmd>', 'how the agent should run pi-plans, words separated by spaces, e.g. "pi-plans" when it is on the PATH (default: this Node and this script, by absolute path)')
     .action(async (o: SetupFlags) => {
-      const command = o.command !== undefined ? o.command.trim().split(/\s+/).filter(Boolean) : [process.execPath, path.resolve(process.argv[1] ?? 'pi-plans')];
+      const command = o.command !== undefined ? o.command.trim().split(/\s+/).filter(Boolean) : [process.execPath, smallEntry(path.resolve(process.argv[1] ?? 'pi-plans'))];
       if (!command.length) throw new UsageError('--command takes the command that runs pi-plans, e.g. --command pi-plans');
       // Loaded only for this command: the TOML and JSONC editors stay out of every other command's start-up.
       const { formatSetupReport, runAgentSetup, SetupRefused } = await import('../../hosts/setup/apply');

@@ -218,7 +218,7 @@ async function decideBound(p: HookPayload & { session: string }, host: HostProfi
   const { next, tooMany } = bindingAfter(p, call, b, o, f);
   if (!sameBinding(next, b)) writeBinding(next, o.env);
   if (p.event === 'PostToolUse') {
-    if (call?.kind === 'edit' || call?.kind === 'terminal') reportToStep(next, host, call, cwd, o);
+    if (call?.kind === 'edit' || call?.kind === 'terminal') reportToStep(next, host, call, cwd, o, f);
     return { kind: 'allow' };
   }
   if (tooMany) return { kind: 'deny', reason: `pi-plans: ${tooMany} is not added to this session's plans: it is bound to ${MAX_PLANS} already. Ask the person to free this session (pi-plans hook release ${p.session.slice(0, 64)}) and start a new one.` };
@@ -310,13 +310,16 @@ export async function withApproval(f: PlanFacts, bytes: Buffer, root: string, o:
  * the session's changes from another process's by them). Never fails the hook: the evidence only
  * loses the attribution.
  */
-function reportToStep(b: Binding, host: HostProfile, call: ToolCall, cwd: string, o: HookOptions): void {
+function reportToStep(b: Binding, host: HostProfile, call: ToolCall, cwd: string, o: HookOptions, f: Finding[] | undefined): void {
+  // A shell command that is only Codex's apply_patch is an edit of the patch's files.
+  const patch = f?.length === 1 && f[0].kind === 'edit' ? f[0].paths : undefined;
+  const rel = (abs: string) => path.relative(b.root, abs).split(path.sep).join('/');
+  const paths = call.kind === 'edit' && call.paths ? call.paths.map((x) => rel(physical(cwd, x))) : patch?.map(rel);
   for (const id of b.plans) {
     try {
       const step = readPlanFile(b.root, id).facts.steps.find((s) => s.status === 'in_progress');
       if (!step?.id) continue;
-      const paths = call.kind === 'edit' && call.paths ? call.paths.map((f) => path.relative(b.root, physical(cwd, f)).split(path.sep).join('/')) : undefined;
-      recordStepEvent(b.root, host.id, b.session, { plan: id, step: step.id, kind: call.kind === 'edit' ? 'edit' : 'command', ...(paths ? { paths } : {}), at: new Date(o.now).toISOString() }, o.env);
+      recordStepEvent(b.root, host.id, b.session, { plan: id, step: step.id, kind: paths ? 'edit' : 'command', ...(paths ? { paths } : {}), at: new Date(o.now).toISOString() }, o.env);
     } catch {
       // the evidence only loses the attribution
     }

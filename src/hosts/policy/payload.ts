@@ -161,7 +161,9 @@ export function readPayload(raw: unknown, given: { agent?: HookHost; event?: Hoo
     event,
     eventName: named ?? (camel ? (Object.keys(CAMEL_EVENTS).find((k) => CAMEL_EVENTS[k] === event) ?? event) : event),
     camel: camel && host === 'copilot-cli',
-    session: str(p.session_id, 512) ?? str(p.sessionId, 512),
+    // A Copilot CLI subagent calls its tools under a session id of its own and names its parent's:
+    // it works for its parent's session, and under its binding.
+    session: str(p.parentAgentId, 512) ?? str(p.parent_agent_id, 512) ?? str(p.session_id, 512) ?? str(p.sessionId, 512),
     cwd: str(p.cwd),
     tool: str(p.tool_name, 256) ?? str(p.toolName, 256),
     input: argsOf(p.tool_input ?? p.toolArgs),
