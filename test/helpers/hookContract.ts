@@ -87,7 +87,7 @@ const parsed = (code: number | null, stdout: string, stderr: string): HookRun =>
 /** Runs the built `pi-plans hook` in `root` with a payload (an object, or raw text) on stdin. */
 export function runHook(root: string, input: Json | string, args: string[] = [], env: Record<string, string> = {}): HookRun {
   // A host waits 30 s for its hook (setup's timeout), then goes on without it: a hook still running then has failed.
-  const r = spawnSync(process.execPath, [BIN, 'hook', ...args], { input: typeof input === 'string' ? input : JSON.stringify(input), encoding: 'utf8', cwd: root, env: envOf(env), timeout: 30_000 });
+  const r = spawnSync(process.execPath, [BIN, 'hook', ...args], { input: typeof input === 'string' ? input : JSON.stringify(input), encoding: 'utf8', cwd: root, env: envOf(env), timeout: 30_000, killSignal: 'SIGKILL' });
   return parsed(r.status, r.stdout, r.stderr);
 }
 
