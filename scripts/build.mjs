@@ -101,6 +101,8 @@ const builds = [
   { ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/bin.js', banner: { js: '#!/usr/bin/env node' }, sourcemap: false },
   // `pi-plans hook`, run by agent hosts on every tool call: no commander, no store, no Markdown stack.
   { ...common, entryPoints: ['src/hosts/hook/main.ts'], outfile: 'dist/hook.js', sourcemap: false, minify: true, metafile: true, plugins: [...common.plugins, hookStaysSmall] },
+  // Its shell parser (a terminal command's reading), loaded by dist/hook.js only for a shell command.
+  { ...common, entryPoints: ['src/hosts/policy/commands.ts'], outfile: 'dist/hook-shell.js', sourcemap: false, minify: true, plugins: [...common.plugins, hookStaysSmall] },
   // The extension host's Markdown parses of large plans run here, on a worker thread.
   { ...common, entryPoints: ['src/node/outlineWorker.ts'], outfile: 'dist/outlineWorker.js' },
   // The plan editor's webview: a browser bundle, always minified (it has a size budget).
@@ -133,6 +135,7 @@ async function buildNpmPackage(dir) {
   const bin = path.join(dir, 'dist', 'bin.js');
   await esbuild.build({ ...common, entryPoints: ['src/cli/bin.ts'], outfile: bin, banner: { js: '#!/usr/bin/env node' }, minify: true, sourcemap: false });
   await esbuild.build({ ...common, entryPoints: ['src/hosts/hook/main.ts'], outfile: path.join(dir, 'dist', 'hook.js'), minify: true, sourcemap: false, plugins: [...common.plugins, hookStaysSmall] });
+  await esbuild.build({ ...common, entryPoints: ['src/hosts/policy/commands.ts'], outfile: path.join(dir, 'dist', 'hook-shell.js'), minify: true, sourcemap: false, plugins: [...common.plugins, hookStaysSmall] });
   // Each bundled package once (nested copies by their own folder), with its licence text.
   const packages = new Map();
   for (const input of Object.keys(Object.values(result.metafile.outputs)[0].inputs)) {
@@ -146,7 +149,7 @@ async function buildNpmPackage(dir) {
     if (!file) throw new Error(`${folder} has no licence file: the npm package cannot ship it without one`);
     return `${p.name}@${p.version} (${p.license})\n\n${fs.readFileSync(path.join(folder, file), 'utf8').trim()}\n`;
   });
-  fs.writeFileSync(path.join(dir, 'dist', 'THIRD-PARTY-NOTICES.txt'), `The pi-plans CLI (dist/cli.js, and dist/hook.js of a few of them) includes the following packages.\n\n${notices.join(`\n${'-'.repeat(72)}\n\n`)}`);
+  fs.writeFileSync(path.join(dir, 'dist', 'THIRD-PARTY-NOTICES.txt'), `The pi-plans CLI (dist/cli.js, and dist/hook.js and dist/hook-shell.js of a few of them) includes the following packages.\n\n${notices.join(`\n${'-'.repeat(72)}\n\n`)}`);
   fs.chmodSync(outfile, 0o755);
   fs.chmodSync(bin, 0o755);
   console.log(`${path.relative(repoRoot, outfile)} ${(fs.statSync(outfile).size / 1024).toFixed(0)} KB (minified, ${packages.size} packages inlined), version ${version}`);
@@ -181,7 +184,7 @@ if (watch) {
 } else {
   const results = await Promise.all(builds.map((b) => esbuild.build(b)));
   const size = fs.statSync('dist/extension.js').size;
-  console.log(`dist/extension.js ${(size / 1024).toFixed(0)} KB${production ? ' (minified)' : ''}, dist/cli.js ${(fs.statSync('dist/cli.js').size / 1024).toFixed(0)} KB, dist/hook.js ${(fs.statSync('dist/hook.js').size / 1024).toFixed(0)} KB, dist/webview.js ${(fs.statSync('dist/webview.js').size / 1024).toFixed(0)} KB (minified)`);
+  console.log(`dist/extension.js ${(size / 1024).toFixed(0)} KB${production ? ' (minified)' : ''}, dist/cli.js ${(fs.statSync('dist/cli.js').size / 1024).toFixed(0)} KB, dist/hook.js ${(fs.statSync('dist/hook.js').size / 1024).toFixed(0)} KB (+ ${(fs.statSync('dist/hook-shell.js').size / 1024).toFixed(0)} KB for a shell command), dist/webview.js ${(fs.statSync('dist/webview.js').size / 1024).toFixed(0)} KB (minified)`);
   if (meta) {
     const byPackage = new Map();
     for (const [file, info] of Object.entries(results[0].metafile.outputs['dist/extension.js'].inputs)) {

@@ -1,6 +1,20 @@
 // dist/bin.js, the `pi-plans` command: `hook` goes to the small bundle (dist/hook.js) before
 // anything else is loaded, since agents run it on every tool call; everything else to the CLI
-// (dist/cli.js). Nothing is imported here: this file is what every start parses.
+// (dist/cli.js). Nothing of the project is imported here: this file is what every start parses.
+//
+// The hook's bundles are loaded with V8's code cache (compiled code kept in Pi Plans' cache folder,
+// `code/`), which takes most of their load time off every tool call. Only where the bundle itself
+// is a file this user may write: a cache an agent could plant then gives it no power it has not
+// got already (it could rewrite the bundle), and for a bundle the user cannot write (a system-wide
+// install) nothing is cached. A cache V8 does not accept for the source is compiled anew.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vm from 'node:vm';
+import { createRequire } from 'node:module';
+
+/** Node's CommonJS wrapper of a module's source (`Module.wrap`), which the types do not list. */
+const wrap = (source: string): string => `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
 
 /** Where `hook` sits in argv (after an optional `--root DIR`), or -1. */
 function hookAt(args: readonly string[]): number {
@@ -10,15 +24,74 @@ function hookAt(args: readonly string[]): number {
   return args[i] === 'hook' ? i : -1;
 }
 
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+
+/** The code cache's folder (Pi Plans' cache folder, as src/node/userFolders.ts names it). */
+function codeDir(): string {
+  const env = process.env;
+  return path.join(env.PI_PLANS_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pi-plans'), 'code');
+}
+
+/** A regular file's bytes, never through a link or a FIFO; undefined otherwise. */
+function plainBytes(file: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    const st = fs.fstatSync(fd);
+    return st.isFile() && st.size < 16 * 1024 * 1024 ? fs.readFileSync(fd) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Loads a CommonJS bundle beside this file, with its code cache when the bundle is the user's to write. */
+export function loadBeside(name: string): unknown {
+  const file = path.join(__dirname, name);
+  let writable = false;
+  try {
+    fs.accessSync(file, fs.constants.W_OK);
+    writable = true;
+  } catch {
+    // a bundle the user cannot change: no cache
+  }
+  if (!writable || process.env.PI_PLANS_NO_CODE_CACHE) return require(file); // eslint-disable-line @typescript-eslint/no-require-imports -- beside this file, at run time
+  const st = fs.statSync(file);
+  const cacheFile = path.join(codeDir(), `${name}-${st.size}-${Math.floor(st.mtimeMs)}-${st.ino}-${process.version}-${process.arch}.v8`);
+  const cachedData = plainBytes(cacheFile);
+  const script = new vm.Script(wrap(fs.readFileSync(file, 'utf8')), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const m = { exports: {} as unknown };
+  (script.runInThisContext() as (...a: unknown[]) => void).call(m.exports, m.exports, createRequire(file), m, file, __dirname);
+  if (!cachedData || script.cachedDataRejected) {
+    // Written when the process ends: the code the run compiled is in it too.
+    process.once('exit', () => {
+      try {
+        fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
+        const tmp = `${cacheFile}.${process.pid}.tmp`;
+        const fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+        try {
+          fs.writeSync(fd, script.createCachedData());
+        } finally {
+          fs.closeSync(fd);
+        }
+        fs.renameSync(tmp, cacheFile);
+      } catch {
+        // a cache is only a cache
+      }
+    });
+  }
+  return m.exports;
+}
+
 const args = process.argv.slice(2);
 const at = hookAt(args);
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at run time, beside this file
-const load = (file: string) => require(`${__dirname}/${file}`);
 if (at >= 0) {
   const root = at === 2 ? args[1] : at === 1 ? args[0].slice('--root='.length) : undefined;
-  (load('hook.js') as { main(argv: readonly string[], root: string | undefined): void }).main(args.slice(at + 1), root);
+  (loadBeside('hook.js') as { main(argv: readonly string[], root: string | undefined, load?: (name: string) => unknown): void }).main(args.slice(at + 1), root, loadBeside);
 } else {
-  (load('cli.js') as { runCli(argv: string[]): Promise<number> }).runCli(args).then((code) => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at run time, beside this file
+  (require(`${__dirname}/cli.js`) as { runCli(argv: string[]): Promise<number> }).runCli(args).then((code) => {
     process.exitCode = code;
   });
 }

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { AGENT_HOSTS, AgentHost, SETUP_SCOPES, SetupScope } from '../../hosts/setup/targets';
 import { gitSetup, runMergeDriver } from '../git';
 import { readStdin, runHookCommand } from '../../hosts/hook/command';
+import * as shellReader from '../../hosts/policy/commands';
 import { CliContext, UsageError, wholeNumber } from '../cliContext';
 
 /** Registers `mcp`, `setup`, `merge-driver`, `git-setup` and `hook`, in that order. */
@@ -35,7 +36,7 @@ function registerHook({ program, io, root }: CliContext): void {
       const argv = [sub, id].filter((a): a is string => !!a);
       for (const k of ['agent', 'event', 'session'] as const) if (o[k]) argv.push(`--${k}`, o[k]);
       if (o.json) argv.push('--json');
-      process.exitCode = await runHookCommand(argv, root(), { out: io.out, err: io.err, stdin: readStdin }, () => import('../../hosts/hook/heavy'));
+      process.exitCode = await runHookCommand(argv, root(), { out: io.out, err: io.err, stdin: readStdin, ...(io.ask ? { ask: io.ask } : {}) }, () => import('../../hosts/hook/heavy'), () => shellReader);
     });
 }
 

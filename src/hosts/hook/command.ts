@@ -10,7 +10,7 @@ import { HOOK_HOSTS, type HookHost } from '../host';
 import { HOSTS } from '../hosts';
 import { BoundPlan, deciding, HookSettings, levelOf, PlanFacts, unapproved } from '../policy/decide';
 import { eventOf, hostOf } from '../policy/payload';
-import { HeavyActs, runHook, withApproval } from './run';
+import { HeavyActs, HookOptions, runHook, withApproval } from './run';
 import { Binding, findBindings, listBindings, readBinding, removeBinding, writeBinding } from './sessions';
 import { GOVERNED } from './verdict';
 import { workModePlan } from './workMode';
@@ -176,7 +176,7 @@ async function release(root: string, prefix: string | undefined, agent: HookHost
 }
 
 /** Runs `pi-plans hook …` (argv after `hook`); resolves to the exit code (always 0 for a payload). */
-export async function runHookCommand(argv: readonly string[], root: string | undefined, io: HookIo, heavy: () => Promise<HeavyActs>): Promise<number> {
+export async function runHookCommand(argv: readonly string[], root: string | undefined, io: HookIo, heavy: () => Promise<HeavyActs>, shell: HookOptions['shell']): Promise<number> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { agent: { type: 'string' }, event: { type: 'string' }, root: { type: 'string' }, session: { type: 'string' }, json: { type: 'boolean' } } });
@@ -209,7 +209,7 @@ export async function runHookCommand(argv: readonly string[], root: string | und
   const event = eventOf(v.event);
   if (v.event && !event) io.err(`pi-plans hook: --event ${v.event} is not an event it knows; detected from the payload instead\n`);
   const trace = process.env.PI_PLANS_HOOK_TRACE ? (line: string) => io.err(`pi-plans hook trace: ${line}\n`) : undefined;
-  const a = await runHook(await io.stdin(), { agent, event, env: process.env, cwd: v.root ?? root ?? process.cwd(), now, heavy, trace });
+  const a = await runHook(await io.stdin(), { agent, event, env: process.env, cwd: v.root ?? root ?? process.cwd(), now, heavy, shell, trace });
   io.out(a.stdout);
   if (a.stderr) io.err(a.stderr);
   return a.code;

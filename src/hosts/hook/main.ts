@@ -7,9 +7,8 @@
 // answered within WATCHDOG_MS (the hosts wait 30 s), denies a PreToolUse with exit code 2 (which
 // every host reads as a block) and the reason on stderr; any other event is let go.
 import * as path from 'node:path';
-import * as readline from 'node:readline/promises';
 import { HookIo, readStdin, runHookCommand } from './command';
-import type { HeavyActs } from './run';
+import type { HeavyActs, HookOptions } from './run';
 
 /** Well inside the 30 s each host is told to wait (setup's HOOK_TIMEOUT). */
 const WATCHDOG_MS = 20_000;
@@ -21,7 +20,14 @@ function heavyBeside(): Promise<HeavyActs> {
   return Promise.resolve(require(path.join(__dirname, 'cli.js')) as HeavyActs);
 }
 
+/** Loads a bundle beside this one (the bin's loader, with its code cache), or plainly. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a file beside this bundle, loaded at run time
+const plainLoad = (name: string): unknown => require(path.join(__dirname, name));
+
 async function askTerminal(question: string): Promise<string> {
+  // Loaded only at a terminal: the hook's every other run stays without it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node's own, loaded when asked
+  const readline = require('node:readline/promises') as typeof import('node:readline/promises');
   const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true });
   try {
     return await rl.question(question);
@@ -41,7 +47,9 @@ function isPreToolUse(text: string): boolean {
 }
 
 /** Runs `hook …` from the bin's argv (the words after `hook`, with a --root given before it). */
-export function main(argv: readonly string[], root: string | undefined): void {
+export function main(argv: readonly string[], root: string | undefined, load: (name: string) => unknown = plainLoad): void {
+  // The shell parser beside this bundle (dist/hook-shell.js), loaded only for a shell command.
+  const shellBeside: HookOptions['shell'] = () => load('hook-shell.js') as ReturnType<HookOptions['shell']>;
   let payload = '';
   let done = false;
   const fail = (why: string) => {
@@ -62,7 +70,7 @@ export function main(argv: readonly string[], root: string | undefined): void {
     },
     ...(process.stdin.isTTY && process.stdout.isTTY ? { ask: askTerminal } : {}),
   };
-  runHookCommand(argv, root, io, heavyBeside).then(
+  runHookCommand(argv, root, io, heavyBeside, shellBeside).then(
     (code) => {
       done = true;
       process.exitCode = code;

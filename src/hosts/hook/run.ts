@@ -8,12 +8,11 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { recordStepEvent } from '../../node/stepReports';
 import { StateBroken } from '../../node/stateFiles';
 import type { HookAnswer, HostProfile } from '../host';
 import { HOSTS } from '../hosts';
-import { classifyCommand, Finding } from '../policy/commands';
+import type { classifyCommand, Finding } from '../policy/commands';
 import { BoundPlan, CONTEXT_EVENTS, decideStop, decideTool, Decision, JudgedCall, levelOf, nextStep, PlanFacts, summary } from '../policy/decide';
 import { HookEvent, HookPayload, readPayload, type HookHost } from '../policy/payload';
 import type { Protected } from '../policy/paths';
@@ -39,6 +38,8 @@ export interface HookOptions {
   cwd: string;
   now: number;
   heavy: () => Promise<HeavyActs>;
+  /** The shell command reader (policy/commands.ts), loaded only for a shell command (dist/hook-shell.js beside the hook's bundle). */
+  shell: () => { classifyCommand: typeof classifyCommand };
   /** PI_PLANS_HOOK_TRACE: which path the hook took (the approval verdict from the cache, or the store's check), on stderr. */
   trace?: (line: string) => void;
   home?: string;
@@ -150,13 +151,16 @@ function firstBinding(p: HookPayload & { session: string }, call: ToolCall | und
 
 /** The draft a command that is exactly `pi-plans hook collect PLAN-…` puts in collect mode. */
 function collectPlan(command: string, root: string, cwd: string | undefined, o: HookOptions): string | undefined {
+  // Most commands of a session not bound are not this one: the shell parser is loaded only for one
+  // that could be (binding only ever adds restrictions, so a spelling missed here frees nothing).
+  if (!command.includes('collect') || !command.includes('PLAN-')) return undefined;
   const f = findings(command, root, cwd, o);
   return f.length === 1 && f[0].kind === 'collect' ? f[0].plan : undefined;
 }
 
 function findings(command: string, root: string, cwd: string | undefined, o: HookOptions, places = protectedPlaces(root, o.env, o.home ?? os.homedir())): Finding[] {
   const dir = cwd && path.isAbsolute(cwd) ? physical('/', cwd) : root;
-  return classifyCommand(command, { cwd: dir, home: o.home ?? os.homedir(), places, resolve: physical });
+  return o.shell().classifyCommand(command, { cwd: dir, home: o.home ?? os.homedir(), places, resolve: physical });
 }
 
 /** The binding after this call: a plan named is added (never one removed), a create's id learnt, collect mode set or ended, the time seen. */
@@ -285,13 +289,13 @@ export async function withApproval(f: PlanFacts, bytes: Buffer, root: string, o:
   if (v) o.trace?.(`${f.id} ${f.status}: approval verdict from the cache: ${v.state}`);
   else {
     if (typeof cache === 'string') o.trace?.(cache);
-    const t = performance.now();
+    const t = Date.now();
     try {
       v = await (await o.heavy()).approvalVerdict(root, f.id, bytes);
     } catch (e) {
       throw new PlanUnreadable(`the approval of ${f.id} (${f.status}) could not be checked: ${(e as Error).message ?? String(e)}`);
     }
-    o.trace?.(`${f.id} ${f.status}: approval checked by the store in ${(performance.now() - t).toFixed(0)} ms: ${v.state}`);
+    o.trace?.(`${f.id} ${f.status}: approval checked by the store in ${Date.now() - t} ms: ${v.state}`);
     if (typeof cache !== 'string') {
       try {
         cache.put(f.id, sha, v);

@@ -195,6 +195,14 @@ export function protectedPlaces(root: string, env: NodeJS.ProcessEnv, home = os.
   // Claude Code reads these beside its settings: `disableAllHooks` there turns every hook off.
   files.add(path.join(root, '.claude', 'settings.local.json'));
   files.add(path.join(folders.claudeHome, 'settings.local.json'));
-  for (const f of files) places.push({ path: realPathOf(f), level: 'ask', what: `an agent host's configuration (${f.startsWith(root + path.sep) ? path.relative(root, f) : f}), where Pi Plans' hooks are set` });
+  // Each folder resolved once (a link anywhere above a file moves it), the file's name kept.
+  const dirs = new Map<string, string>();
+  const real = (f: string) => {
+    if (fs.lstatSync(f, { throwIfNoEntry: false })?.isSymbolicLink()) return realPathOf(f);
+    const d = path.dirname(f);
+    if (!dirs.has(d)) dirs.set(d, realPathOf(d));
+    return path.join(dirs.get(d)!, path.basename(f));
+  };
+  for (const f of files) places.push({ path: real(f), level: 'ask', what: `an agent host's configuration (${f.startsWith(root + path.sep) ? path.relative(root, f) : f}), where Pi Plans' hooks are set` });
   return places;
 }

@@ -48,7 +48,7 @@ export class McpConfig implements vscode.Disposable {
     const exists = await vscode.workspace.fs.stat(target).then(() => true, () => false);
     if (exists && have === this.version) return target;
     await vscode.workspace.fs.createDirectory(dir);
-    for (const [from, to] of [['cli.js', 'cli.js'], ['hook.js', 'hook.js'], ['bin.js', 'pi-plans.js']]) {
+    for (const [from, to] of [['cli.js', 'cli.js'], ['hook.js', 'hook.js'], ['hook-shell.js', 'hook-shell.js'], ['bin.js', 'pi-plans.js']]) {
       // Written beside and renamed: a client starting the server meanwhile never reads half a file.
       const partial = vscode.Uri.joinPath(dir, `${to}.${Date.now()}.part`);
       await vscode.workspace.fs.copy(dist(from), partial, { overwrite: true });

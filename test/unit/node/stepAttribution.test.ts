@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runHook } from '../../../src/hosts/hook/run';
+import * as shellReader from '../../../src/hosts/policy/commands';
 import { changedLine, readChangedLine } from '../../../src/core';
 import { NodeEvidence } from '../../../src/node';
 import { writeBinding } from '../../../src/hosts/hook/sessions';
@@ -30,7 +31,7 @@ describe('step evidence: the session\'s reported edits against another process\'
     const p = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'claude', `${fixture}.json`), 'utf8').replaceAll('/home/dev/proj', root));
     return JSON.stringify({ ...p, hook_event_name: 'PostToolUse', tool_response: { success: true } });
   };
-  const hook = (stdin: string) => runHook(stdin, { env: process.env, cwd: root, now: Date.now(), heavy: () => Promise.reject(new Error('not needed')) });
+  const hook = (stdin: string) => runHook(stdin, { env: process.env, cwd: root, now: Date.now(), heavy: () => Promise.reject(new Error('not needed')), shell: () => shellReader });
 
   beforeEach(() => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-attribution-')));
