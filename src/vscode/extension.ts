@@ -9,6 +9,8 @@ import { PlanFileDecorations } from './explorer/fileDecorations';
 import { PlanNotifications } from './shell/notifications';
 import { registerPlanCommands } from './shell/planCommands';
 import { PlanExplorer } from './explorer/planTree';
+import { ReleaseSessionCommand } from './explorer/releaseSession';
+import { HookSettingsSync } from './shell/hookSettings';
 import { PlanEditorProvider } from './editor/planEditor';
 import { openPlan } from './common/planUi';
 import { registerReviewCommands } from './review/reviewCommands';
@@ -63,6 +65,8 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   const t0 = performance.now();
   const log = vscode.window.createOutputChannel('Pi Plans', { log: true });
   context.subscriptions.push(log);
+  // The agent hooks' settings, from the person's user settings to where every host's hook reads them.
+  if (vscode.workspace.isTrusted) context.subscriptions.push(new HookSettingsSync(log));
   const plans = new WorkspacePlans(log, context.globalStorageUri?.fsPath, vscode.Uri.joinPath(context.extensionUri, 'dist', 'outlineWorker.js').fsPath);
   context.subscriptions.push(plans);
   const active = new WorkspaceActivePlans(context.workspaceState);
@@ -78,6 +82,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   context.subscriptions.push(...registerCheckCommands(plans, context.extensionUri), workFactsEmitter);
   context.subscriptions.push(new PlanDiagnostics(plans));
   const explorer = new PlanExplorer(plans, active, context.workspaceState);
+  context.subscriptions.push(new ReleaseSessionCommand(explorer.sessions));
   context.subscriptions.push(explorer);
   context.subscriptions.push(new PlanCodeLens(plans));
   const editor = new PlanEditorProvider(context.extensionUri, plans, active, comments);

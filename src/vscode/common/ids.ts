@@ -51,6 +51,7 @@ export const COMMANDS = {
   setUpAgent: 'piPlans.setUpAgent',
   runChecks: 'piPlans.runChecks',
   acknowledgeDrift: 'piPlans.acknowledgeDrift',
+  releaseSession: 'piPlans.releaseSession',
 } as const;
 
 /** The command each of the core's plan commands runs (`PlanCommand` in src/core/planActions.ts). */
@@ -99,7 +100,7 @@ export const SETTINGS = {
   notifyStalled: 'notifications.stalled',
   openPlansIn: 'editor.openPlansIn',
   strategy: 'planning.strategy',
-  /** Read by `pi-plans hook` from the workspace's .vscode/settings.json, not by the extension. */
+  /** User settings the extension writes into Pi Plans' config.json, where `pi-plans hook` reads them (a workspace's may only be stricter). */
   hooksPlanningTerminal: 'hooks.planningTerminal',
   hooksOtherFiles: 'hooks.otherFiles',
 } as const;

@@ -41,6 +41,13 @@ export class PlanSessions extends DisposableScope {
     return this.byFolder.get(folder.toString())?.get(id) ?? [];
   }
 
+  /** Every live session bound in the open folders, each once. */
+  all(): Binding[] {
+    const seen = new Map<string, Binding>();
+    for (const byPlan of this.byFolder.values()) for (const list of byPlan.values()) for (const b of list) seen.set(`${b.host}\0${b.session}`, b);
+    return [...seen.values()];
+  }
+
   /** What the rows of a plan show of its sessions: changes when one is bound or ends. */
   key(folder: vscode.Uri, id: string): string {
     return this.of(folder, id).map((b) => `${b.host}:${b.session}`).join(',');

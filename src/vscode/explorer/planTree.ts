@@ -437,7 +437,8 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     // The active plan (plan work) is a mark, never an icon: the play icon belongs to an executing plan.
     item.iconPath = new vscode.ThemeIcon(planCodicon(e.status, flag), new vscode.ThemeColor(planColor(e.status, flag)));
     item.resourceUri = uri;
-    item.contextValue = `${planContextValue(e.status, { flag })}${CHECKED.has(e.status) || e.status === 'completed' ? 'runChecks:' : ''}${drifted ? 'acknowledgeDrift:' : ''}`;
+    const bound = this.sessions.of(n.folder, e.id).length > 0;
+    item.contextValue = `${planContextValue(e.status, { flag })}${CHECKED.has(e.status) || e.status === 'completed' ? 'runChecks:' : ''}${drifted ? 'acknowledgeDrift:' : ''}${bound ? 'releaseSession:' : ''}`;
     item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ id: e.id, version: e.version }] };
     item.accessibilityInformation = {
       label: vscode.l10n.t(
