@@ -166,7 +166,8 @@ describe('Plans that bind: hooks in VS Code agent mode (code-server + chromium, 
     await page.locator('.quick-input-widget input').fill(`@plans /approve ${PLAN}`);
     await page.keyboard.press('Enter');
     await page.locator('.monaco-dialog-box', { hasText: `at version ${version}` }).getByRole('button', { name: 'Approve' }).click();
-    await page.locator('.interactive-session .monaco-list-row', { hasText: 'approved' }).last().waitFor({ timeout: 30_000 });
+    // The plan file's status (a chat row naming "approved" could be an earlier denial's "is not approved").
+    for (const end = Date.now() + 30_000; statusOf() !== 'approved' && Date.now() < end; ) await page.waitForTimeout(100);
     assert.equal(statusOf(), 'approved');
     const before = hookRuns().length;
     await askAgent(`${PLAN} create_file ${path.join(ws, TARGET)} start`, 'Noted');
