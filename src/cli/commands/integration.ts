@@ -75,7 +75,7 @@ function registerSetup({ program, io, root }: CliContext): void {
       const command = o.command !== undefined ? o.command.trim().split(/\s+/).filter(Boolean) : [process.execPath, smallEntry(path.resolve(process.argv[1] ?? 'pi-plans'))];
       if (!command.length) throw new UsageError('--command takes the command that runs pi-plans, e.g. --command pi-plans');
       // Loaded only for this command: the TOML and JSONC editors stay out of every other command's start-up.
-      const { formatSetupReport, runAgentSetup, SetupRefused } = await import('../../hosts/setup/apply');
+      const { formatSetupReport, runAgentSetup, SetupRefused } = await import('../../hosts/install/apply');
       try {
         const report = runAgentSetup({ agent: o.agent, scope: o.scope, hooks: o.hooks, mcp: o.mcp, command, workspace: path.resolve(root()), remove: !!o.remove, dryRun: !!o.dryRun });
         io.out(formatSetupReport(report));

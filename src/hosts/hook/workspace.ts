@@ -16,7 +16,7 @@ import { HOOK_HOSTS } from '../host';
 import { HOSTS } from '../hosts';
 import type { Protected } from '../policy/paths';
 import { Choice, DEFAULT_HOOK_SETTINGS, HookSettings, PlanFacts } from '../policy/decide';
-import { userFolders } from '../setup/folders';
+import { userFolders } from '../install/folders';
 
 /** The statuses whose drift the summary tells (as src/node/planDrift.ts watches them). */
 const DRIFT_WATCHED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled']);

@@ -8,8 +8,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setupTargets } from '../hosts';
-import { AGENT_HOSTS, AgentHost, HOST_NAMES, SETUP_SCOPES, SetupRequest, SetupScope, SetupTarget } from './targets';
-import { ConfigFileError, editConfig, hasOurHooks } from './configEdit';
+import { AGENT_HOSTS, AgentHost, HOST_NAMES, SETUP_SCOPES, SetupRequest, SetupScope, SetupTarget } from '../setup/targets';
+import { ConfigFileError, editConfig, hasOurHooks } from '../setup/configEdit';
 import { realPathOf } from '../../node/userFolders';
 import { UserFolders, userFolders } from './folders';
 

@@ -5,7 +5,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ConfigBase } from './targets';
+import type { ConfigBase } from '../setup/targets';
 
 /** Where the user-scope files of each host are, and the user's home folder (for showing paths). */
 export type UserFolders = Record<Exclude<ConfigBase, 'workspace'>, string> & { home: string };

@@ -3,9 +3,15 @@
 // whether an ask is possible, and how a Stop block is read. Each host's folder picks its style;
 // this file writes it. The exit code is always 0: a decision travels as JSON, and a plain allow is
 // empty stdout (every host's "no decision", and the only allow Codex accepts).
-import type { HookAnswer } from '../host';
 import type { HookPayload } from './payload';
 import type { Decision } from './decide';
+
+/** What the hook process writes and how it exits. */
+export interface HookAnswer {
+  stdout: string;
+  stderr: string;
+  code: 0;
+}
 
 export const EMPTY: HookAnswer = { stdout: '', stderr: '', code: 0 };
 export const json = (o: object, stderr = ''): HookAnswer => ({ stdout: `${JSON.stringify(o)}\n`, stderr, code: 0 });

@@ -2,9 +2,9 @@
 // which session, where, and the tool call. Pure (no I/O): the payload is data the host wrote, and
 // every field is treated as hostile input (checked types, bounded lengths).
 
-import { HOOK_HOSTS, type HookHost } from '../host';
+import { HOOK_HOSTS, type HookHost } from '../ids';
 
-export { HOOK_HOSTS, type HookHost } from '../host';
+export { HOOK_HOSTS, type HookHost } from '../ids';
 
 /** The events the hook acts on, by their PascalCase names; anything else is `other` (allowed, untouched). */
 export type HookEvent = 'PreToolUse' | 'PostToolUse' | 'Stop' | 'SubagentStop' | 'SessionStart' | 'SessionEnd' | 'UserPromptSubmit' | 'PreCompact' | 'other';

@@ -3,8 +3,36 @@
 // command, input typed into a shell started earlier, or a tool of unknown effect: every tool the
 // host's lists do not name, other MCP servers' tools and tools newer than this version included.
 // Pure.
-import type { HostProfile, ShellCall } from '../host';
 import type { HookPayload } from './payload';
+
+/** A tool input, as the host sent it (hostile: every field checked before use). */
+export type ToolInput = Record<string, unknown>;
+
+/** A shell tool's call: the command, and the folder it runs in when the input names one. */
+export interface ShellCall {
+  command: string;
+  cwd?: string;
+  /** The call keeps a shell open for input the hook will not see (Codex's `tty`). */
+  interactive?: boolean;
+}
+
+/** How a host's tools are judged (each host's folder lists them). Tools in none of these lists are of unknown effect. */
+export interface HostTools {
+  /** Tools that only read, or only talk to the person or the plan: never restricted. */
+  reads: ReadonlySet<string>;
+  /** Edit tools: the files each names (undefined when its input names none the hook can read: the edit is refused). */
+  edits: Readonly<Record<string, (input: ToolInput) => string[] | undefined>>;
+  /** Shell tools: the command each runs. */
+  shells: Readonly<Record<string, (input: ToolInput) => ShellCall | undefined>>;
+  /** Tools that type into a shell started earlier (Copilot CLI's write_bash): commands the hook cannot read. */
+  shellInput?: ReadonlySet<string>;
+}
+
+/** A string field of a tool's input. */
+export const field = (input: ToolInput, ...keys: string[]): string | undefined => {
+  for (const k of keys) if (typeof input[k] === 'string') return input[k] as string;
+  return undefined;
+};
 
 export type ToolCall =
   | { kind: 'plan'; tool: string; plan?: string; creates: boolean }
@@ -38,7 +66,7 @@ function namedPlan(input: Record<string, unknown>, response: string | undefined)
 }
 
 /** What a payload's tool call is, by the host's lists. */
-export function classifyTool(p: HookPayload, host: HostProfile): ToolCall | undefined {
+export function classifyTool(p: HookPayload, host: { tools: HostTools }): ToolCall | undefined {
   const tool = p.tool;
   if (!tool) return undefined;
   const plan = planToolOf(tool);

@@ -20,7 +20,7 @@
  */
 import type { EntryEdit, JsonPlace } from './configEdit';
 
-import { HOOK_HOSTS, type HookHost } from '../host';
+import { HOOK_HOSTS, type HookHost } from '../ids';
 
 export const AGENT_HOSTS = HOOK_HOSTS;
 export type AgentHost = HookHost;

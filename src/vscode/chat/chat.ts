@@ -3,7 +3,7 @@ import { byAttention, isPlanError, PLAN_ID_PATTERN, planCommands, PlanCommand, p
 import { submitPlan } from '../../service';
 import type { PlanStore } from '../../store';
 import { HOST_NAMES } from '../../hosts/setup/targets';
-import { hooksSetUp } from '../../hosts/setup/apply';
+import { hooksSetUp } from '../../hosts/install/apply';
 import { COLLECT_PROMPT } from '../../tools/chatFiles';
 import { PLANNING_STRATEGIES, renderPlanningSection, type PlanningStrategy } from '../../tools/strategies';
 import { openAgentChat } from '../shell/planCommands';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { HOST_NAMES } from '../../hosts/setup/targets';
-import { hooksSetUp } from '../../hosts/setup/apply';
+import { hooksSetUp } from '../../hosts/install/apply';
 import * as path from 'node:path';
 import { Binding, listBindings } from '../../hosts/hook/sessions';
 import { realPathOf, userStateDir } from '../../node/userFolders';

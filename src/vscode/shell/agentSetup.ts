@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AgentHost, HOST_NAMES, SetupScope } from '../../hosts/setup/targets';
-import type { SetupReport } from '../../hosts/setup/apply';
+import type { SetupReport } from '../../hosts/install/apply';
 import { COMMANDS } from '../common/ids';
 
 /**
@@ -66,7 +66,7 @@ export class AgentSetupCommand implements vscode.Disposable {
       return undefined;
     }
     // Loaded when first used: the TOML and JSONC editors stay out of the extension's activation.
-    const { formatSetupReport, runAgentSetup, SetupRefused, userFolders } = await import('../../hosts/setup/apply');
+    const { formatSetupReport, runAgentSetup, SetupRefused, userFolders } = await import('../../hosts/install/apply');
     // The profile's User folder holds globalStorage/<extension>: VS Code's own mcp.json is beside it.
     const folders = { ...userFolders(), vscodeUser: path.dirname(path.dirname(this.context.globalStorageUri.fsPath)) };
     let report: SetupReport;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { HookChoice, writeUserHookSettings } from '../../hosts/setup/userSettings';
+import { HookChoice, writeUserHookSettings } from '../../hosts/install/userSettings';
 import { userConfigDir } from '../../node/userFolders';
 import { SETTINGS } from '../common/ids';
 

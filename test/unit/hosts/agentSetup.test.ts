@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { parse as parseToml } from '@decimalturn/toml-patch';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { AgentHost, HOOK_EVENTS, hookCommand } from '../../../src/hosts/setup/targets';
-import { formatSetupReport, runAgentSetup, SetupOptions, SetupRefused, userFolders } from '../../../src/hosts/setup/apply';
+import { formatSetupReport, runAgentSetup, SetupOptions, SetupRefused, userFolders } from '../../../src/hosts/install/apply';
 
 const COMMAND = ['/opt/node/bin/node', '/opt/pi plans/cli.js'];
 

@@ -1,12 +1,12 @@
 // The sessions' bindings as the hook keeps them and the plan explorer reads them
 // (src/hosts/hook/sessions.ts, in the user's state folder), and which hosts have Pi Plans' hooks
-// set up for a workspace (src/hosts/setup/apply.ts hooksSetUp), on real files in temporary folders.
+// set up for a workspace (src/hosts/install/apply.ts hooksSetUp), on real files in temporary folders.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hasOurHooks } from '../../../src/hosts/setup/configEdit';
-import { hooksSetUp, runAgentSetup, userFolders } from '../../../src/hosts/setup/apply';
+import { hooksSetUp, runAgentSetup, userFolders } from '../../../src/hosts/install/apply';
 import { Binding, BINDING_TTL_MS, bindingName, listBindings, readBinding, removeBinding, writeBinding } from '../../../src/hosts/hook/sessions';
 import { freshStatePerTest } from '../../helpers/hookContract';
 

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { writeUserHookSettings } from '../../../src/hosts/setup/userSettings';
+import { writeUserHookSettings } from '../../../src/hosts/install/userSettings';
 import { readSettings } from '../../../src/hosts/hook/workspace';
 
 describe('the hook settings in the user\'s Pi Plans configuration', () => {
