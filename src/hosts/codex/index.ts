@@ -5,7 +5,7 @@
 import { field, HostProfile } from '../host';
 import { answerIn, noticeIn } from '../policy/answer';
 import { patchPaths } from '../policy/patch';
-import { HOST_NAMES, mcpServer, nestedHooks, stdioServer, targetList } from '../setup/targets';
+import { HOST_NAMES, mcpServer, nestedHooks, shellWord, stdioServer, targetList } from '../setup/targets';
 
 export const codex: HostProfile = {
   id: 'codex',
@@ -21,7 +21,8 @@ export const codex: HostProfile = {
     },
     shells: {
       Bash: (input) => {
-        const command = Array.isArray(input.command) && input.command.every((w) => typeof w === 'string') ? (input.command as string[]).join(' ') : field(input, 'command', 'cmd');
+        // An argv (a list of words, as Codex's local shell gives them) is quoted word by word, so the shell reading sees the same words.
+        const command = Array.isArray(input.command) && input.command.every((w) => typeof w === 'string') ? (input.command as string[]).map(shellWord).join(' ') : field(input, 'command', 'cmd');
         if (command === undefined) return undefined;
         return { command, cwd: field(input, 'workdir', 'cwd'), interactive: input.tty === true };
       },

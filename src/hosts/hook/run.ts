@@ -13,12 +13,12 @@ import { StateBroken } from '../../node/stateFiles';
 import type { HookAnswer, HostProfile } from '../host';
 import { HOSTS } from '../hosts';
 import type { classifyCommand, Finding } from '../policy/commands';
-import { BoundPlan, CONTEXT_EVENTS, decideStop, decideTool, Decision, JudgedCall, levelOf, nextStep, PlanFacts, summary } from '../policy/decide';
+import { BoundPlan, CONTEXT_EVENTS, decideStop, decideTool, Decision, FINISHED, JudgedCall, levelOf, nextStep, PlanFacts, summary } from '../policy/decide';
 import { HookEvent, HookPayload, readPayload, type HookHost } from '../policy/payload';
 import type { Protected } from '../policy/paths';
 import { classifyTool, ToolCall } from '../policy/tools';
 import { callKey, once } from './once';
-import { Binding, MAX_PLANS, readBinding, writeBinding } from './sessions';
+import { Binding, MAX_PLANS, readBinding, readSeenVersion, writeBinding, writeSeenVersion } from './sessions';
 import { GOVERNED, Verdict, verdictCache } from './verdict';
 import { workModePlan } from './workMode';
 import { hasPlan, physical, PlanUnreadable, plansDir, protectedPlaces, readPlanFile, readSettings, SettingsBroken, workspaceCandidates } from './workspace';
@@ -70,7 +70,8 @@ export async function runHook(stdin: string, o: HookOptions): Promise<HookAnswer
   const p = readPayload(raw, { agent: o.agent, event: o.event });
   if (!p) return notice(o.agent, "pi-plans hook: the payload is not one it knows (pass --agent and --event in the hook's command); nothing was checked");
   const host = HOSTS[p.host];
-  const known: Known = { bound: false, session: p.session };
+  // Bound until the binding's read says otherwise: an error before it closes, never opens.
+  const known: Known = { bound: true, session: p.session };
   try {
     const d = await decidePayload(p, host, o, stdin, known);
     return d.kind === 'allow' && d.notice ? host.notice(d.notice) : host.answer(p, d);
@@ -98,17 +99,25 @@ export function closed(p: HookPayload, known: Known, why: string): Decision {
 async function decidePayload(p: HookPayload, host: HostProfile, o: HookOptions, raw: string, known: Known): Promise<Decision> {
   // No session id (some cloud runs): nothing can be bound, and an unbound session is never restricted.
   // SessionEnd ends nothing: a resumed session is the same session, still bound.
-  if (!p.session || p.event === 'other' || p.event === 'SubagentStop' || p.event === 'SessionEnd') return { kind: 'allow' };
+  if (!p.session || p.event === 'other' || p.event === 'SubagentStop' || p.event === 'SessionEnd') {
+    known.bound = false;
+    return { kind: 'allow' };
+  }
   const session = { ...p, session: p.session };
-  const call = p.event === 'PreToolUse' || p.event === 'PostToolUse' ? classifyTool(p, host) : undefined;
+  // What the call is (pure): known before the binding is read, so a broken binding still lets reads and plan tools run.
+  let call: ToolCall | undefined;
+  let classifyError: unknown;
+  try {
+    call = p.event === 'PreToolUse' || p.event === 'PostToolUse' ? classifyTool(p, host) : undefined;
+  } catch (e) {
+    classifyError = e;
+  }
   known.call = call;
   const read = readBinding(p.host, p.session, o.now, o.env);
-  if (read.kind === 'broken') {
-    known.bound = true;
-    throw new StateBroken(read.why);
-  }
+  if (read.kind === 'broken') throw new StateBroken(read.why);
   let b = read.kind === 'bound' ? read.binding : undefined;
   known.bound = !!b;
+  if (classifyError) throw classifyError;
   if (!b) {
     b = firstBinding(session, call, o);
     if (!b) return { kind: 'allow' };
@@ -126,7 +135,10 @@ async function decidePayload(p: HookPayload, host: HostProfile, o: HookOptions, 
 function firstBinding(p: HookPayload & { session: string }, call: ToolCall | undefined, o: HookOptions): Binding | undefined {
   const roots = workspaceCandidates(p.cwd, o.env, o.cwd);
   const iso = new Date(o.now).toISOString();
-  const make = (root: string, plans: string[], extra: Partial<Binding> = {}): Binding => ({ v: 2, host: p.host, session: p.session.slice(0, 512), root, plans, boundAt: iso, seenAt: iso, ...extra });
+  const make = (root: string, plans: string[], extra: Partial<Binding> = {}): Binding => {
+    const finished = plans.filter((id) => finishedNow(root, id));
+    return { v: 2, host: p.host, session: p.session.slice(0, 512), root, plans, ...(finished.length ? { finished } : {}), boundAt: iso, seenAt: iso, ...extra };
+  };
   if (call?.kind === 'plan') {
     if (call.plan) {
       const root = roots.find((r) => hasPlan(r, call.plan!));
@@ -170,6 +182,7 @@ function bindingAfter(p: HookPayload & { session: string }, call: ToolCall | und
     if (next.plans.includes(id) || !hasPlan(b.root, id)) return undefined;
     if (next.plans.length >= MAX_PLANS) return id;
     next.plans.push(id);
+    if (finishedNow(b.root, id)) next.finished = [...(next.finished ?? []), id];
     return undefined;
   };
   let tooMany: string | undefined;
@@ -219,6 +232,8 @@ async function decideBound(p: HookPayload & { session: string }, host: HostProfi
   const cwd = p.cwd && path.isAbsolute(p.cwd) ? p.cwd : root;
   const places = call?.kind === 'terminal' || call?.kind === 'edit' ? protectedPlaces(root, o.env, o.home ?? os.homedir()) : [];
   const f = call?.kind === 'terminal' ? findings(call.command, root, call.cwd ? path.resolve(cwd, call.cwd) : cwd, o, places) : undefined;
+  // A shell the host keeps open for input no hook sees (Codex's tty).
+  if (call?.kind === 'terminal' && call.interactive) f!.push({ kind: 'interactive', why: 'the host keeps its shell open for input no hook sees', command: call.command.slice(0, 120) });
   const { next, tooMany } = bindingAfter(p, call, b, o, f);
   if (!sameBinding(next, b)) writeBinding(next, o.env);
   if (p.event === 'PostToolUse') {
@@ -245,12 +260,35 @@ async function decideBound(p: HookPayload & { session: string }, host: HostProfi
   return decideTool(plans, j, settings, ref);
 }
 
+/**
+ * A plan's version never goes back under a bound session: the highest version the hook has seen of
+ * each plan is kept in the user's state folder (`plan-versions/`), and a file whose version is
+ * lower (a checkout, a stash, old bytes written back: an approved text replayed over a stalled or
+ * rejected one) is refused as unreadable until a person sets it right or frees the session.
+ */
+function versionNeverBack(root: string, f: PlanFacts, o: HookOptions): void {
+  const seen = readSeenVersion(root, f.id, o.env);
+  if (seen !== undefined && f.version < seen) throw new PlanUnreadable(`its version went back from v${seen} to v${f.version} (its file was written back: a checkout, a stash or old bytes), which only a person may accept`);
+  if (seen === undefined || f.version > seen) writeSeenVersion(root, f.id, f.version, o.env);
+}
+
+/** Whether a plan is finished now (a plan that was, when named, binds nothing; a file that cannot be read counts as not finished). */
+function finishedNow(root: string, id: string): boolean {
+  try {
+    return FINISHED.has(readPlanFile(root, id).facts.status);
+  } catch {
+    return false;
+  }
+}
+
 /** The bound plans that decide, read (an unreadable one stays, as broken), statuses an approval governs checked by the store. */
 async function boundPlans(b: Binding, o: HookOptions): Promise<BoundPlan[]> {
   const out: BoundPlan[] = [];
   for (const id of b.plans) {
+    if (b.finished?.includes(id)) continue;
     try {
       const r = readPlanFile(b.root, id);
+      versionNeverBack(b.root, r.facts, o);
       out.push({ facts: GOVERNED.has(r.facts.status) ? await withApproval(r.facts, r.bytes, b.root, o) : r.facts });
     } catch (e) {
       if (!(e instanceof PlanUnreadable)) throw e;

@@ -24,6 +24,8 @@ export interface Binding {
   root: string;
   /** Every plan the session named, the last named last. */
   plans: string[];
+  /** Plans among them that were finished (cancelled, completed, superseded) when the session named them: a read of an old plan, which binds nothing. */
+  finished?: string[];
   boundAt: string;
   seenAt: string;
   /** This session's last Stop was blocked: the next one is let go (the loop guard). */
@@ -77,8 +79,8 @@ export function readBinding(host: string, session: string, now: number, env: Nod
   try {
     dir = sessionsDir(env, false);
   } catch (e) {
-    if (e instanceof StateBroken) return { kind: 'broken', why: e.message };
-    throw e;
+    // A state folder that cannot be looked at (a link loop, no permission) is no proof of no binding.
+    return { kind: 'broken', why: e instanceof StateBroken ? e.message : `the bindings' folder cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): a person fixes ${userStateDir(env)}` };
   }
   if (!dir) return { kind: 'none' };
   const name = bindingName(host, session);
@@ -145,3 +147,22 @@ export function listBindings(now: number, opts: { root?: string; prune?: boolean
 export function findBindings(prefix: string, now: number, opts: { root?: string; env?: NodeJS.ProcessEnv } = {}): Binding[] {
   return listBindings(now, opts).filter((b) => b.session === prefix || b.session.startsWith(prefix));
 }
+
+/** The highest version the hook has seen of a workspace's plan (`plan-versions/` in the state folder), if any. */
+export function readSeenVersion(root: string, id: string, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const dir = existingFolder(userStateDir(env), 'plan-versions');
+  if (!dir) return undefined;
+  const r = readStateFile(path.join(dir, versionName(root, id)), 1024);
+  if (r.kind === 'none') return undefined;
+  if (r.kind === 'bad') throw new StateBroken(`${r.why}: a person removes it`);
+  const v = (JSON.parse(r.text) as { version?: unknown }).version;
+  if (typeof v !== 'number') throw new StateBroken(`${path.join(dir, versionName(root, id))} is not a record Pi Plans wrote: a person removes it`);
+  return v;
+}
+
+export function writeSeenVersion(root: string, id: string, version: number, env: NodeJS.ProcessEnv = process.env): void {
+  const dir = ownFolder(userStateDir(env), 'plan-versions');
+  writeStateFile(path.join(dir, versionName(root, id)), `${JSON.stringify({ v: 1, root, id, version })}\n`);
+}
+
+const versionName = (root: string, id: string) => `${createHash('sha256').update(`${root}\0${id}`).digest('hex').slice(0, 40)}.json`;

@@ -59,25 +59,37 @@ export function workspaceCandidates(cwd: string | undefined, env: NodeJS.Process
 export const hasPlan = (root: string, id: string) => fs.existsSync(path.join(plansDir(root), `${id}.md`));
 
 /**
- * `rel` resolved against the real folder `base` as the kernel resolves it: each existing component's
- * links followed before the next `..` applies; what does not exist yet is kept as written.
+ * `rel` resolved against `base` as the kernel resolves it: from the root, each component's link
+ * followed (a dangling one too: a write through it creates its target) before the next `..`
+ * applies; what does not exist yet is kept as written. Links nested deeper than 40 stop it where
+ * they are.
  */
 export function physical(base: string, rel: string): string {
-  let cur = path.isAbsolute(rel) ? path.parse(rel).root : base;
-  const parts = rel.split(/[\\/]+/).filter((s) => s && s !== '.');
-  for (let i = 0; i < parts.length; i++) {
-    const seg = parts[i];
+  const abs = path.isAbsolute(rel) ? rel : path.join(base, rel);
+  const queue = abs.split(/[\\/]+/).filter((seg) => seg && seg !== '.');
+  let cur = path.parse(abs).root || '/';
+  let hops = 0;
+  while (queue.length) {
+    const seg = queue.shift()!;
     if (seg === '..') {
       cur = path.dirname(cur);
       continue;
     }
     const next = path.join(cur, seg);
-    try {
-      cur = fs.realpathSync(next);
-    } catch {
-      // Not there (yet): the rest is kept as written, `..` applied by name.
-      return path.resolve(next, ...parts.slice(i + 1));
+    const st = fs.lstatSync(next, { throwIfNoEntry: false });
+    if (!st) return path.resolve(next, ...queue);
+    if (st.isSymbolicLink() && ++hops <= 40) {
+      let target: string;
+      try {
+        target = fs.readlinkSync(next);
+      } catch {
+        return path.resolve(next, ...queue);
+      }
+      queue.unshift(...target.split(/[\\/]+/).filter((x) => x && x !== '.'));
+      if (path.isAbsolute(target)) cur = path.parse(target).root || '/';
+      continue;
     }
+    cur = next;
   }
   return cur;
 }
@@ -178,10 +190,10 @@ export function readSettings(root: string, env: NodeJS.ProcessEnv): HookSettings
  */
 export function protectedPlaces(root: string, env: NodeJS.ProcessEnv, home = os.homedir()): Protected[] {
   const places: Protected[] = [
-    { path: realPathOf(userConfigDir(env)), level: 'deny', what: `Pi Plans' configuration folder (${userConfigDir(env)}: the approval keys)` },
-    { path: realPathOf(userStateDir(env)), level: 'deny', what: `Pi Plans' state folder (${userStateDir(env)}: the sessions' bindings and the review copies)` },
-    { path: realPathOf(cacheHome(env)), level: 'deny', what: `Pi Plans' cache folder (${cacheHome(env)})` },
-    { path: realPathOf(path.join(root, '.pi')), level: 'ask', what: 'the plan folder (.pi/)' },
+    { path: physical('/', userConfigDir(env)), level: 'deny', what: `Pi Plans' configuration folder (${userConfigDir(env)}: the approval keys)` },
+    { path: physical('/', userStateDir(env)), level: 'deny', what: `Pi Plans' state folder (${userStateDir(env)}: the sessions' bindings and the review copies)` },
+    { path: physical('/', cacheHome(env)), level: 'deny', what: `Pi Plans' cache folder (${cacheHome(env)})` },
+    { path: physical('/', path.join(root, '.pi')), level: 'ask', what: 'the plan folder (.pi/)' },
   ];
   const folders = userFolders(env, home);
   const files = new Set<string>();
@@ -195,14 +207,8 @@ export function protectedPlaces(root: string, env: NodeJS.ProcessEnv, home = os.
   // Claude Code reads these beside its settings: `disableAllHooks` there turns every hook off.
   files.add(path.join(root, '.claude', 'settings.local.json'));
   files.add(path.join(folders.claudeHome, 'settings.local.json'));
-  // Each folder resolved once (a link anywhere above a file moves it), the file's name kept.
-  const dirs = new Map<string, string>();
-  const real = (f: string) => {
-    if (fs.lstatSync(f, { throwIfNoEntry: false })?.isSymbolicLink()) return realPathOf(f);
-    const d = path.dirname(f);
-    if (!dirs.has(d)) dirs.set(d, realPathOf(d));
-    return path.join(dirs.get(d)!, path.basename(f));
-  };
+  // Each resolved as an edit's path is (physical): through every link, a dangling one too.
+  const real = (f: string) => physical('/', f);
   for (const f of files) places.push({ path: real(f), level: 'ask', what: `an agent host's configuration (${f.startsWith(root + path.sep) ? path.relative(root, f) : f}), where Pi Plans' hooks are set` });
   return places;
 }

@@ -4,7 +4,7 @@
 // patch (Codex's apply_patch), or does something the policy cannot read (computed words, inline
 // code, a shell fed on stdin). Pure: the real-path resolution is passed in.
 import braces from 'braces';
-import { forEachChild, parse, type Command, type SyntaxNode, type Word, type WordPart } from 'unbash';
+import { forEachChild, parse, type Assignment, type Command, type SyntaxNode, type Word, type WordPart } from 'unbash';
 import { patchPaths } from './patch';
 import { Protected, reach, Resolve } from './paths';
 import {
@@ -36,6 +36,11 @@ const MAX_DEPTH = 4;
 const MAX_BRACES = 64;
 /** A command longer than this is not parsed (its effect is unknown). */
 export const MAX_COMMAND = 64 * 1024;
+/** How long one command's reading may take: past it, the rest is of unknown effect (the hook must answer well inside its host's wait). */
+const BUDGET_MS = 2000;
+
+/** The reading ran out of its time budget. */
+class Overrun extends Error {}
 
 const EXPANSIONS = new Set(['SimpleExpansion', 'ParameterExpansion', 'CommandExpansion', 'ArithmeticExpansion', 'ProcessSubstitution']);
 const GLOBS = new Set(['Glob', 'ExtendedGlob']);
@@ -71,10 +76,34 @@ function globOf(w: Word, home: string): string | undefined {
   return text;
 }
 
+/**
+ * An upper bound of the words a brace expansion makes, read off its text before expanding (a
+ * product of lists grows past any limit long before `braces` would stop): each `{…}` counts its
+ * commas plus one, a `{a..b}` range its length.
+ */
+function braceBound(text: string): number {
+  let bound = 1;
+  const stack: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') i++;
+    else if (c === '{') stack.push(1);
+    else if (c === ',' && stack.length) stack[stack.length - 1]++;
+    else if (c === '}' && stack.length) {
+      let n = stack.pop()!;
+      const range = /^\{(-?\w+)\.\.(-?\w+)(?:\.\.-?\d+)?$/.exec(text.slice(text.lastIndexOf('{', i), i + 1));
+      if (range) n = Math.abs((Number(range[2]) || range[2].charCodeAt(0)) - (Number(range[1]) || range[1].charCodeAt(0))) + 1;
+      bound *= n;
+      if (bound > MAX_BRACES) return bound;
+    }
+  }
+  return bound;
+}
+
 /** The words a word becomes: several for a brace expansion, none when computed (then `undefined`). */
 function expand(w: Word, home: string): { text: string; glob?: string }[] | undefined {
   if (w.parts?.some((p) => p.type === 'BraceExpansion')) {
-    if (w.parts.some(computedPart)) return undefined;
+    if (w.parts.some(computedPart) || braceBound(w.text) > MAX_BRACES) return undefined;
     const words = braces(w.text, { expand: true, rangeLimit: MAX_BRACES });
     if (words.length > MAX_BRACES) return undefined;
     // Each expanded word is read again as a word (its quotes and globs as the shell would).
@@ -102,11 +131,15 @@ const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 /** The state of one reading: where commands may run, what was found, how deep. */
 interface Reading {
   ctx: CommandContext;
+  /** When the reading must stop (Date.now()). */
+  deadline: number;
   /** Every folder the commands may run in (each `cd` adds one: never fewer, so a path is judged from each). */
   cwds: string[];
   findings: Finding[];
   depth: number;
   source: string;
+  /** HOME and CDPATH as literal assignments in the command set them (what `cd` then uses). */
+  vars: Record<string, string>;
 }
 
 /**
@@ -114,9 +147,14 @@ interface Reading {
  * about (the command is judged by the plan's status alone).
  */
 export function classifyCommand(source: string, ctx: CommandContext): Finding[] {
-  const r: Reading = { ctx, cwds: [ctx.cwd], findings: [], depth: 0, source };
+  const r: Reading = { ctx, deadline: Date.now() + BUDGET_MS, cwds: [ctx.cwd], findings: [], depth: 0, source, vars: {} };
   if (source.length > MAX_COMMAND) return [{ kind: 'unknown', why: `it is over ${MAX_COMMAND / 1024} KB`, command: source.slice(0, 120) }];
-  read(source, r);
+  try {
+    read(source, r);
+  } catch (e) {
+    if (!(e instanceof Overrun)) throw e;
+    r.findings.push({ kind: 'unknown', why: 'reading it took longer than the policy allows', command: source.slice(0, 120) });
+  }
   return r.findings;
 }
 
@@ -136,7 +174,17 @@ function read(source: string, r: Reading): void {
 /** The text of a node in the script it came from. */
 const textOf = (n: { pos: number; end: number }, src: string) => src.slice(n.pos, n.end).slice(0, 200);
 
+/** Arithmetic that names a variable: bash evaluates the variable's value as arithmetic, and a value like `a[$(cmd)]` runs cmd. */
+const NAMES_VARIABLE = /[A-Za-z_]/;
+
 function visit(n: SyntaxNode, r: Reading, src: string, fedStdin: boolean): void {
+  if (Date.now() > r.deadline) throw new Overrun();
+  if (n.type === 'ParameterExpansion' && n.operation?.type === 'Transform' && /[PEA]/.test(n.operation.operand.value)) {
+    r.findings.push({ kind: 'unknown', why: 'a ${…@P} or @E expansion runs what a value holds', command: textOf(n, src) });
+  }
+  if ((n.type === 'ArithmeticExpansion' || n.type === 'ArithmeticCommand' || n.type === 'ArithmeticFor') && NAMES_VARIABLE.test(src.slice(n.pos, n.end).replace(/^\$?\(\(|\)\)$/g, '').replace(/\b(?:for)\b/g, ''))) {
+    r.findings.push({ kind: 'unknown', why: 'arithmetic on a variable runs what its value holds (a[$(…)])', command: textOf(n, src) });
+  }
   if (n.type === 'Command') {
     command(n, r, src, fedStdin);
     forEachChild(n, (c) => visit(c, r, src, false));
@@ -163,11 +211,48 @@ function stdinOf(c: Command, fed: boolean): boolean {
   return fed || c.redirects.some((x) => x.type === 'HereDoc' || x.type === 'HereString' || (x.type === 'Redirect' && (x.operator === '<' || x.operator === '<>')));
 }
 
-const OUTPUT = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
+const OUTPUT = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
+
+/**
+ * Variables whose value the shell or a program runs as code or uses as a place (`PS4`, `BASH_ENV`,
+ * git's configuration from the environment, `HOME` and `CDPATH` for `cd`): setting one is of
+ * unknown effect.
+ */
+const CODE_VARIABLES = /^(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_FUNC_.*|SHELLOPTS|BASHOPTS|IFS|PATH|HOME|CDPATH|OLDPWD|PWD|PAGER|MANPAGER|EDITOR|VISUAL|LD_PRELOAD|LD_LIBRARY_PATH|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|RUBYOPT|GIT_.*|.*_COMMAND|.*_EDITOR|.*_PAGER|.*_SHELL)$/;
+/** A value the shell may run later (prompt expansion, arithmetic on a variable, `eval`): it holds a substitution. */
+const HOLDS_CODE = /\$\(|`|<\(|>\(/;
+
+/** The text of a word's quoted and plain parts (what it holds as written, not what its substitutions will print). */
+function writtenText(w: Word): string {
+  if (!w.parts) return w.value;
+  const of = (p: WordPart): string => {
+    if (p.type === 'Literal' || p.type === 'SingleQuoted' || p.type === 'AnsiCQuoted') return p.value;
+    if (p.type === 'DoubleQuoted' || p.type === 'LocaleString') return p.parts.map((c) => (c.type === 'Literal' ? c.value : '')).join('');
+    return '';
+  };
+  return w.parts.map(of).join('');
+}
+
+/** An assignment (`NAME=value`, before a program, alone, or to export/declare/local): unknown when it sets code or holds it. */
+function assignment(a: Assignment, r: Reading, text: string): void {
+  const value = a.value.type === 'Word' ? writtenText(a.value) : a.value.elements.map(writtenText).join(' ');
+  if (CODE_VARIABLES.test(a.name)) r.findings.push({ kind: 'unknown', why: `it sets ${a.name}, which the shell or a program runs as code or uses as a place`, command: text });
+  else if (HOLDS_CODE.test(value) || (a.index && HOLDS_CODE.test(writtenText(a.index)))) r.findings.push({ kind: 'unknown', why: `${a.name} is given a value holding a command, which the shell may run later`, command: text });
+}
 
 /** One simple command: its redirections, then what its program does with its words. */
 function command(c: Command, r: Reading, src: string, fed: boolean): void {
   const text = textOf(c, src);
+  for (const a of c.prefix) if (a.type === 'Assignment') assignment(a, r, text);
+  // HOME and CDPATH as `cd` will use them: set for this command only (a prefix) or from here on (alone).
+  const own: Record<string, string> = {};
+  for (const a of c.prefix) {
+    if (a.type === 'Assignment' && (a.name === 'HOME' || a.name === 'CDPATH') && a.value.type === 'Word') {
+      const v = literal(a.value, r.ctx.home);
+      if (v !== undefined) own[a.name] = v;
+    }
+  }
+  if (!c.name) Object.assign(r.vars, own);
   for (const x of c.redirects) {
     if (x.type !== 'Redirect' || !OUTPUT.has(x.operator) || !x.target) continue;
     if (/^\d+$|^-$/.test(x.target.value) && (x.operator === '>&' || x.operator === '<&')) continue;
@@ -175,10 +260,20 @@ function command(c: Command, r: Reading, src: string, fed: boolean): void {
   }
   if (!c.name) return; // assignments only: their substitutions are visited as children
   if (literal(c.name, r.ctx.home) === 'alias') return aliases(c, r, text);
-  // NAME=VALUE words after the program (`make OUT=dir`): the value may be a path it writes.
-  for (const a of c.args) if (a.type === 'Assignment' && a.value.type === 'Word') pathWord(a.value, r, text, false);
+  // NAME=VALUE words after the program (`make OUT=dir`, `export X=…`): the value may be a path it writes, or code.
+  for (const a of c.args) {
+    if (a.type !== 'Assignment') continue;
+    assignment(a, r, text);
+    if (a.value.type === 'Word') pathWord(a.value, r, text, false);
+  }
   const words = [c.name, ...c.args.filter((a): a is Word => a.type === 'Word')];
-  argv(words, r, text, { stdin: stdinOf(c, fed), heredoc: heredocOf(c, r.ctx.home) });
+  const saved = r.vars;
+  r.vars = { ...r.vars, ...own };
+  try {
+    argv(words, r, text, { stdin: stdinOf(c, fed), heredoc: heredocOf(c, r.ctx.home) });
+  } finally {
+    r.vars = saved;
+  }
 }
 
 /** A heredoc's or herestring's literal text (what a shell or interpreter fed by it would run), if any. */
@@ -231,8 +326,19 @@ function argv(words: readonly Word[], r: Reading, text: string, o: ArgvOpts): vo
     if (lits.some((l) => l === undefined)) return void r.findings.push({ kind: 'unknown', why: 'eval runs a string computed when it runs', command: text });
     return shellString(lits.join(' '), r);
   }
-  if (prog === 'trap' && lits[0] !== undefined) return shellString(lits[0], r);
-  if (prog === 'source' || prog === '.') return programWords(prog, rest, r, text, true);
+  if (prog === 'trap') {
+    if (lits.some((l) => l === undefined)) return void r.findings.push({ kind: 'unknown', why: 'trap is given an action computed when it runs', command: text });
+    let i = 0;
+    while (i < lits.length && lits[i]!.startsWith('-') && lits[i] !== '-') if (lits[i++] === '--') break;
+    if (lits[i] !== undefined && lits[i] !== '-') shellString(lits[i]!, r);
+    return;
+  }
+  if (prog === 'let') return void r.findings.push({ kind: 'unknown', why: 'let evaluates arithmetic, which runs what a variable or subscript holds', command: text });
+  if (prog === 'printf' && lits.some((l) => l === '-v')) return void r.findings.push({ kind: 'unknown', why: 'printf -v assigns to a name whose subscript the shell evaluates', command: text });
+  if (prog === 'source' || prog === '.') {
+    if (STDIN_SCRIPT.has(lits[0] ?? '')) return stdinCode(prog, r, text, o);
+    return programWords(prog, rest, r, text, true);
+  }
   if (APPLY_PATCH.has(prog)) return applyPatch(rest, r, text, o);
   if (OPAQUE.has(prog)) return void r.findings.push({ kind: 'unknown', why: `${prog} runs commands the policy cannot read`, command: text });
   if (WRAPPERS.has(prog) || JOINING_WRAPPERS.has(prog)) return wrapper(prog, rest, r, text, o);
@@ -247,7 +353,44 @@ function argv(words: readonly Word[], r: Reading, text: string, o: ArgvOpts): vo
   if (prog === 'find') return find(rest, r, text);
   // A script run by path (`./dist/bin.js approve`) is the CLI when its name is one of the CLI's.
   if (name.includes('/') && CLI_SCRIPTS.has(prog) && /\.(?:js|ts)$|^pi-plans$/.test(prog)) return cli(rest, r, text);
+  if (prog === 'git') gitRuns(rest, r, text);
+  // A program this list does not know may run the words after it (`setpriv pi-plans approve`,
+  // `taskset -c 0 bash -c '…'`): Pi Plans' CLI, or a shell given -c, among its words is read as a command.
+  if (!READERS.has(prog)) {
+    const at = lits.findIndex((l, i) => l !== undefined && (CLI_PROGRAMS.has(basename(l)) || (SHELLS.has(basename(l)) && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(lits[i + 1] ?? ''))));
+    if (at >= 0) argv(rest.slice(at), r, text, o);
+  }
   programWords(prog, rest, r, text, false);
+}
+
+/** `ln -s TARGET LINK`: a relative target is read from the link's folder, where the link will point. */
+function linkTargets(rest: readonly Word[], r: Reading, text: string): void {
+  const operands = rest.filter((w) => !w.value.startsWith('-'));
+  const link = operands.length > 1 ? literal(operands[operands.length - 1], r.ctx.home) : undefined;
+  if (link === undefined) return;
+  const saved = r.cwds;
+  r.cwds = saved.map((cwd) => r.ctx.resolve(cwd, link.endsWith('/') ? link : link.slice(0, Math.max(0, link.lastIndexOf('/'))) || '.'));
+  try {
+    for (const w of operands.slice(0, -1)) pathWord(w, r, text, true);
+  } finally {
+    r.cwds = saved;
+  }
+}
+
+/** git's options that run a command: `rebase --exec`, `bisect run`, `submodule foreach`. */
+function gitRuns(rest: readonly Word[], r: Reading, text: string): void {
+  const lits = rest.map((w) => literal(w, r.ctx.home));
+  for (let i = 0; i < lits.length; i++) {
+    const l = lits[i];
+    if (l === '-x' || l === '--exec') {
+      const s = lits[i + 1];
+      if (s === undefined) r.findings.push({ kind: 'unknown', why: 'git runs a command computed when it runs', command: text });
+      else shellString(s, r);
+    } else if (l?.startsWith('--exec=')) shellString(l.slice('--exec='.length), r);
+    else if ((l === 'run' && lits.includes('bisect')) || (l === 'foreach' && lits.includes('submodule'))) {
+      r.findings.push({ kind: 'unknown', why: `git ${l === 'run' ? 'bisect run' : 'submodule foreach'} runs a command`, command: text });
+    }
+  }
 }
 
 /** An ordinary program: its words judged as paths; computed ones make a writer's effect unknown. */
@@ -258,6 +401,7 @@ function programWords(prog: string, rest: readonly Word[], r: Reading, text: str
     r.findings.push({ kind: 'unknown', why: 'git -c can make git run a command of its configuration', command: text });
   }
   for (const w of rest) pathWord(w, r, text, !reader && !runsFile, recursive);
+  if (prog === 'ln') linkTargets(rest, r, text);
   if (runsFile && rest[0] && literal(rest[0], r.ctx.home) === undefined) r.findings.push({ kind: 'unknown', why: `the file ${prog} runs is computed`, command: text });
 }
 
@@ -268,9 +412,13 @@ function isGitRead(rest: readonly Word[], home: string): boolean {
 
 /** `cd DIR`: later commands may run there too. */
 function changeDir(rest: readonly Word[], r: Reading, text: string): void {
-  const args = rest.filter((w) => !/^-[LPe@]+$/.test(w.value));
+  const args = rest.filter((w, i) => !/^-[LPe@]+$/.test(w.value) && !(w.value === '--' && rest.slice(0, i).every((x) => /^-[LPe@]+$/.test(x.value))));
+  if (args[0] && /^~[-+]/.test(args[0].value) && !args[0].parts) {
+    r.findings.push({ kind: 'unknown', why: 'it changes to a folder the shell remembers (~- or ~+), so the paths after it cannot be judged', command: text });
+    return;
+  }
   if (!args.length || args[0].value === '-') {
-    r.cwds.push(r.ctx.home);
+    r.cwds.push(r.vars.HOME ?? r.ctx.home);
     return;
   }
   const dir = literal(args[0], r.ctx.home);
@@ -279,7 +427,9 @@ function changeDir(rest: readonly Word[], r: Reading, text: string): void {
     return;
   }
   pathWord(args[0], r, text, false);
-  const next = r.cwds.map((base) => r.ctx.resolve(base, dir));
+  // CDPATH's folders are where a relative name is looked up first.
+  const bases = [...r.cwds, ...(r.vars.CDPATH && !/^\.{0,2}\//.test(dir) ? r.vars.CDPATH.split(':').filter(Boolean).map((d) => r.ctx.resolve(r.ctx.cwd, d)) : [])];
+  const next = bases.map((base) => r.ctx.resolve(base, dir));
   for (const d of next) if (!r.cwds.includes(d)) r.cwds.push(d);
 }
 
@@ -328,7 +478,11 @@ function afterOptions(rest: readonly Word[], valued: ReadonlySet<string>, home: 
 /** `env …`, `sudo …`, `timeout 5 …`, `xargs …`, `watch '…'`, `ssh host …`: what they run. */
 function wrapper(prog: string, rest: readonly Word[], r: Reading, text: string, o: ArgvOpts): void {
   const home = r.ctx.home;
-  if (prog === 'command' && rest.some((w) => w.value === '-v' || w.value === '-V')) return;
+  if (prog === 'command') {
+    // Only `command`'s own options, before the command it runs: `command -v x` looks a name up.
+    const own = rest.slice(0, Math.max(0, rest.findIndex((w) => !w.value.startsWith('-') || w.value === '--')));
+    if (own.some((w) => /^-[pvV]*[vV][pvV]*$/.test(w.value))) return;
+  }
   if (prog === 'ssh' || prog === 'watch') {
     // They join their words into one string that a shell runs.
     const at = prog === 'ssh' ? sshCommandAt(rest, home) : afterOptions(rest, WRAPPERS.get('watch')!.valued, home);
@@ -338,14 +492,18 @@ function wrapper(prog: string, rest: readonly Word[], r: Reading, text: string, 
     return;
   }
   const spec = WRAPPERS.get(prog)!;
-  // A shell string given to the wrapper (`env -S '…'`, `flock -c '…'`).
+  // A shell string given to the wrapper (`env -S '…'`, `flock -c '…'`, `script -qc '…'`).
+  const shortString = [...(spec.shellString ?? [])].filter((o) => /^-[a-zA-Z]$/.test(o)).map((o) => o[1]);
+  const takesString = (w: string) => spec.shellString?.has(w) || (/^-[a-zA-Z]{2,}$/.test(w) && shortString.some((c) => w.endsWith(c)));
   for (let i = 0; i < rest.length - 1; i++) {
-    if (spec.shellString?.has(rest[i].value)) {
+    if (takesString(rest[i].value)) {
       const s = literal(rest[i + 1], home);
       if (s === undefined) r.findings.push({ kind: 'unknown', why: `${prog} ${rest[i].value} runs a string computed when it runs`, command: text });
       else shellString(s, r);
     }
   }
+  // With a shell string (`script -c CMD FILE`, `su -c CMD USER`), the positional words are no command.
+  if (rest.some((w, i) => i < rest.length - 1 && takesString(w.value))) return;
   const at = afterOptions(rest, spec.valued, home, { assignments: spec.assignments, skipFirst: spec.skipFirst });
   const inner = rest.slice(at);
   if (!inner.length) return;
@@ -388,36 +546,51 @@ function packageRunner(prog: string, rest: readonly Word[], r: Reading, text: st
   return true;
 }
 
-/** A shell: `-c STRING` is read; a script file runs (not read); no script reads stdin. */
+/** A script name that is the shell's (or `source`'s) own stdin: the heredoc or pipe is the code. */
+const STDIN_SCRIPT = new Set(['/dev/stdin', '/proc/self/fd/0', '/dev/fd/0', '-']);
+
+/**
+ * A shell: its options read as bash reads them (clusters, `-o NAME`, `--long`, all before the
+ * first operand); with `-c`, that operand is the command string, which is read; else it is a
+ * script file (run, not read), and with none the shell reads commands from stdin.
+ */
 function shell(prog: string, rest: readonly Word[], r: Reading, text: string, o: ArgvOpts): void {
   const home = r.ctx.home;
+  if (prog === 'busybox') return argv(rest, r, text, o);
   let i = 0;
+  let dashC = false;
   let readsStdin = false;
-  while (i < rest.length) {
+  for (; i < rest.length; i++) {
     const w = literal(rest[i], home);
     if (w === undefined) return void r.findings.push({ kind: 'unknown', why: `${prog} is given an option or script computed when it runs`, command: text });
-    if (w === '--') {
+    if (w === '--' || w === '-') {
       i++;
       break;
     }
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(w) && prog !== 'busybox') {
-      const s = rest[i + 1] ? literal(rest[i + 1], home) : undefined;
-      if (s === undefined) return void r.findings.push({ kind: 'unknown', why: `${prog} -c runs a string computed when it runs`, command: text });
-      return shellString(s, r);
+    if (/^[-+][oO]$/.test(w)) {
+      i++;
+      continue;
     }
-    if (/^-[a-zA-Z]*[si][a-zA-Z]*$/.test(w)) readsStdin = true;
-    if (w === '-o' || w === '+o' || w === '-O' || w === '+O') i++;
-    if (!w.startsWith('-') && !w.startsWith('+')) break;
-    i++;
+    if (w.startsWith('--')) continue;
+    if (/^[-+][a-zA-Z]+$/.test(w)) {
+      if (w[0] === '-' && w.includes('c')) dashC = true;
+      if (w[0] === '-' && /[si]/.test(w)) readsStdin = true;
+      continue;
+    }
+    break;
   }
-  if (prog === 'busybox') return argv(rest, r, text, o);
-  if (!readsStdin && i < rest.length) return programWords(prog, rest.slice(i), r, text, true);
+  const operand = i < rest.length ? literal(rest[i], home) : undefined;
+  if (dashC) {
+    if (operand === undefined) return void r.findings.push({ kind: 'unknown', why: `${prog} -c runs a string computed when it runs`, command: text });
+    return shellString(operand, r);
+  }
+  if (operand !== undefined && !readsStdin && !STDIN_SCRIPT.has(operand)) return programWords(prog, rest.slice(i), r, text, true);
   stdinCode(prog, r, text, o);
 }
 
 /** A shell or interpreter that takes its code from stdin. */
 function stdinCode(prog: string, r: Reading, text: string, o: ArgvOpts): void {
-  if (o.heredoc !== undefined && SHELLS.has(prog)) return shellString(o.heredoc, r);
+  if (o.heredoc !== undefined && (SHELLS.has(prog) || prog === 'source' || prog === '.')) return shellString(o.heredoc, r);
   if (o.stdin) return void r.findings.push({ kind: 'unknown', why: `${prog} runs code it reads on stdin (a pipe, heredoc or file), which the policy cannot read`, command: text });
   r.findings.push({ kind: 'interactive', why: `${prog} with no script starts an interactive session that takes commands later`, command: text });
 }
@@ -431,7 +604,9 @@ function interpreter(prog: string, rest: readonly Word[], r: Reading, text: stri
     const w = literal(rest[i], home);
     if (w === undefined) return void r.findings.push({ kind: 'unknown', why: `${prog} is given an option or script computed when it runs`, command: text });
     const flag = w.includes('=') ? w.slice(0, w.indexOf('=')) : w;
-    if (spec.inline.has(w.toLowerCase()) || spec.inline.has(flag) || (prog.startsWith('perl') && /^-[a-zA-Z]*[eEnpi]/.test(w))) {
+    const letters = [...spec.inline].filter((f) => /^-[a-zA-Z]$/.test(f)).map((f) => f[1]);
+    const cluster = /^-[a-zA-Z]{2,}$/.test(w) && [...w.slice(1)].some((c) => letters.includes(c));
+    if (spec.inline.has(w.toLowerCase()) || spec.inline.has(flag) || cluster || (prog.startsWith('perl') && /^-[a-zA-Z]*[eEnpi]/.test(w))) {
       return void r.findings.push({ kind: 'unknown', why: `${prog} ${w} runs inline code, which the policy cannot read`, command: text });
     }
     if (spec.subcommands?.has(w)) {
@@ -442,7 +617,7 @@ function interpreter(prog: string, rest: readonly Word[], r: Reading, text: stri
     if (w === '-' || !w.startsWith('-')) break;
     i += spec.valued.has(w) ? 2 : 1;
   }
-  if (i >= rest.length || literal(rest[i], home) === '-') return stdinCode(prog, r, text, o);
+  if (i >= rest.length || STDIN_SCRIPT.has(literal(rest[i], home) ?? '')) return stdinCode(prog, r, text, o);
   const script = literal(rest[i], home)!;
   if (CLI_SCRIPTS.has(basename(script))) return cli(rest.slice(i + 1), r, text);
   programWords(prog, rest.slice(i), r, text, true);
@@ -524,7 +699,13 @@ function find(rest: readonly Word[], r: Reading, text: string): void {
 /** Pi Plans' own CLI: a person's verb (in any spelling the shell reads as one) is found; its other verbs are programs. */
 function cli(rest: readonly Word[], r: Reading, text: string): void {
   const home = r.ctx.home;
-  const lits = rest.map((w) => literal(w, home));
+  // Words as the shell makes them: braces expanded (`{approve,ID}` is two words); a glob could be any word.
+  const lits: (string | undefined)[] = [];
+  for (const w of rest) {
+    const ws = expand(w, home);
+    if (!ws || ws.some((x) => x.glob)) lits.push(undefined);
+    else lits.push(...ws.map((x) => x.text));
+  }
   let i = 0;
   while (i < lits.length) {
     const w = lits[i];

@@ -87,11 +87,14 @@ export function levelOf(b: BoundPlan): Level {
   return 'finished';
 }
 
-/** The plans that decide: every plan not finished, strictest first; when all are finished, the last one named. */
+/**
+ * The plans that decide, strictest first: every plan the session is bound to. (A plan that was
+ * finished already when the session named it, a read of an old plan, is not bound at all: the
+ * hook leaves it out. One that finished while bound, cancelled or completed by the agent, holds
+ * the session as a plan being planned does.)
+ */
 export function deciding(plans: readonly BoundPlan[]): BoundPlan[] {
-  const open = plans.filter((p) => levelOf(p) !== 'finished');
-  const list = open.length ? open : plans.slice(-1);
-  return [...list].sort((a, b) => LEVELS.indexOf(levelOf(a)) - LEVELS.indexOf(levelOf(b)));
+  return [...plans].sort((a, b) => LEVELS.indexOf(levelOf(a)) - LEVELS.indexOf(levelOf(b)));
 }
 
 const named = (f: PlanFacts) => `${f.id} "${f.title.length > 80 ? `${f.title.slice(0, 79)}…` : f.title}"`;

@@ -24,14 +24,15 @@ function body(text: string): string[] | undefined {
   return undefined;
 }
 
-/** How many lines an update's chunk takes (its `@@` line included), or undefined when Codex would refuse it. */
-function chunk(lines: readonly string[], first: boolean): number | undefined {
+/** How many lines an update's chunk starting at `at` takes (its `@@` line included), or undefined when Codex would refuse it. */
+function chunk(lines: readonly string[], at: number, first: boolean): number | undefined {
   let start = 0;
-  if (lines[0] === '@@' || lines[0].startsWith('@@ ')) start = 1;
+  if (lines[at] === '@@' || lines[at].startsWith('@@ ')) start = 1;
   else if (!first) return undefined;
-  if (start >= lines.length) return undefined;
+  if (at + start >= lines.length) return undefined;
   let n = 0;
-  for (const line of lines.slice(start)) {
+  for (let i = at + start; i < lines.length; i++) {
+    const line = lines[i];
     if (line === EOF_MARK) {
       if (n === 0) return undefined;
       n++;
@@ -76,7 +77,7 @@ export function patchPaths(text: string): string[] | undefined {
           continue;
         }
         if (lines[i].startsWith('*')) break;
-        const n = chunk(lines.slice(i), chunks === 0);
+        const n = chunk(lines, i, chunks === 0);
         if (n === undefined) return undefined;
         chunks++;
         i += n;
