@@ -138,7 +138,7 @@ describe('the pi-plans npm package (packed, installed into an empty prefix, run 
       }
     };
     walk(installed);
-    assert.deepEqual(files.sort(), ['LICENSE', 'README.md', 'dist/THIRD-PARTY-NOTICES.txt', 'dist/bin.js', 'dist/cli.js', 'dist/hook.js', 'package.json']);
+    assert.deepEqual(files.sort(), ['LICENSE', 'README.md', 'dist/THIRD-PARTY-NOTICES.txt', 'dist/bin.js', 'dist/cli.js', 'dist/hook-shell.js', 'dist/hook.js', 'package.json']);
     assert.equal(fs.readFileSync(path.join(installed, 'LICENSE'), 'utf8'), fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8'));
     const notices = fs.readFileSync(path.join(installed, 'dist', 'THIRD-PARTY-NOTICES.txt'), 'utf8');
     for (const dep of ['@modelcontextprotocol/sdk@', 'zod@', 'commander@']) assert.ok(notices.includes(`\n${dep}`), `the notices name ${dep}`);
@@ -157,7 +157,15 @@ describe('the pi-plans npm package (packed, installed into an empty prefix, run 
   it('`pi-plans hook` from the installed binary (its own bundle): a payload it cannot read is allowed, exit 0, and it says why', () => {
     const r = spawnSync(bin, ['hook', '--agent', 'claude'], { cwd: elsewhere, env, encoding: 'utf8', input: 'not json', shell: process.platform === 'win32' });
     assert.equal(r.status, 0, r.stderr);
-    assert.match(JSON.parse(r.stdout).systemMessage, /allowed this call without checking its plan: its input was not JSON/);
+    assert.match(JSON.parse(r.stdout).systemMessage, /its input was not JSON .*nothing was checked/);
+  });
+
+  it('`pi-plans hook` from the installed binary reads a shell command with its shell parser (dist/hook-shell.js, shipped beside it)', () => {
+    const payload = { session_id: 's-pkg', transcript_path: '/t', cwd: elsewhere, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'pi-plans hook collect PLAN-0000abcd' }, tool_use_id: 't1' };
+    const r = spawnSync(bin, ['hook'], { cwd: elsewhere, env: { ...env, PI_PLANS_STATE_DIR: path.join(tmp, 'state'), PI_PLANS_HOOK_TRACE: '' }, encoding: 'utf8', input: JSON.stringify(payload), shell: process.platform === 'win32' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, '', 'no plan of that id here: nothing bound, an empty allow');
+    assert.doesNotMatch(r.stderr, /could not check|Cannot find module/, r.stderr);
   });
 
   it('`pi-plans mcp` from the installed binary: the handshake names pi-plans and its version, a tool call writes a plan the CLI then lists', async () => {

@@ -39,7 +39,8 @@ describe('pi-plans setup (the built CLI)', function () {
     assert.match(first.stdout, /^Setting up Claude Code \(workspace scope\):\n {2}\.claude\/settings\.json: added hooks SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop, SessionEnd\n/);
     assert.match(first.stdout, /\.mcp\.json \(new file\): added MCP server pi-plans/);
     const hook = parseJsonc(read('.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command as string;
-    assert.equal(hook, `${process.execPath} ${CLI} hook --agent claude --event PreToolUse`, 'this Node and this script, by absolute path');
+    // Run as dist/cli.js, setup writes the bin beside it (dist/bin.js): the hook's small bundle, not the whole CLI.
+    assert.equal(hook, `${process.execPath} ${path.join(path.dirname(CLI), 'bin.js')} hook --agent claude --event PreToolUse`, 'this Node and the bin beside this script, by absolute path');
     const second = cli('setup', '--agent', 'claude');
     assert.equal(second.status, 0);
     assert.match(second.stdout, /Already set up: nothing to change\.\n$/);
