@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editStep, isPlanError, markStep, startExecution } from '../../src/core';
-import { hooksSetUp } from '../../src/hosts/setup/apply';
+import { hooksSetUp } from '../../src/hosts/install/apply';
 import { api, approveInTerminal, EXTENSION_ID, folder, runCli, say, until } from './helpers';
 
 const plansDir = () => path.join(folder().uri.fsPath, '.pi', 'plans');
@@ -316,7 +316,7 @@ describe('Pi Plans in a real VS Code', function () {
       const bin = m[1].replace(/^'|'$/g, '');
       assert.ok(!bin.includes(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath), 'not inside the versioned extension folder');
       assert.ok(fs.statSync(bin).size < 4096, 'the command is the bin, which sends hook to the small bundle');
-      assert.ok(fs.existsSync(path.join(path.dirname(bin), 'hook.js')) && fs.existsSync(path.join(path.dirname(bin), 'cli.js')));
+      for (const f of ['hook.js', 'hook-shell.js', 'cli.js']) assert.ok(fs.existsSync(path.join(path.dirname(bin), f)), `${f} beside the bin`);
       // A tool call of a session bound to no plan: allowed, nothing printed, exit 0.
       const env = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
       const payload = { session_id: 'it-setup', hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: path.join(root, 'x.ts') }, cwd: root, permission_mode: 'default', transcript_path: '/tmp/t.jsonl' };
