@@ -98,7 +98,7 @@ const builds = [
   { ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], metafile: meta },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   // The `pi-plans` bin: routes `hook` to dist/hook.js before anything else loads, the rest to dist/cli.js.
-  { ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/bin.js', banner: { js: '#!/usr/bin/env node' }, sourcemap: false },
+  { ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/bin.js', banner: { js: '#!/usr/bin/env node' }, sourcemap: false, minify: true },
   // `pi-plans hook`, run by agent hosts on every tool call: no commander, no store, no Markdown stack.
   { ...common, entryPoints: ['src/hosts/hook/main.ts'], outfile: 'dist/hook.js', sourcemap: false, minify: true, metafile: true, plugins: [...common.plugins, hookStaysSmall] },
   // Its shell parser (a terminal command's reading), loaded by dist/hook.js only for a shell command.
