@@ -160,6 +160,65 @@ describe('Plans that bind: hooks in VS Code agent mode (code-server + chromium, 
     assert.equal(statusOf(), 'proposed');
   });
 
+  /**
+   * Sends a `PLAN call <tool> <input>` turn; when the hook asks, VS Code puts a confirmation in the
+   * chat, which the test answers as a person who does not allow it (Skip). Resolves with the hook's
+   * PreToolUse answer for that tool and what the model was told.
+   */
+  async function tryTool(tool, input) {
+    const before = hookRuns().length;
+    await runCommand(page, 'Pi Plans Test: Ask the Agent');
+    await page.locator('.quick-input-widget input').fill(`${PLAN} call ${tool} ${JSON.stringify(input)}`);
+    await page.keyboard.press('Enter');
+    const answered = page.locator('.interactive-session .monaco-list-row', { hasText: 'The tool answered' }).last();
+    const confirm = page.locator('.interactive-session .chat-confirmation-widget').last();
+    const which = await Promise.race([answered.waitFor({ timeout: 60_000 }).then(() => 'answered'), confirm.waitFor({ timeout: 60_000 }).then(() => 'confirm')]);
+    if (which === 'confirm') {
+      await keepShot('hooks-ask-confirmation');
+      await confirm.getByRole('button', { name: /Skip|Cancel|Deny/ }).first().click();
+      await answered.waitFor({ timeout: 60_000 });
+    }
+    const pre = hookRuns().slice(before).filter((r) => r.input?.hook_event_name === 'PreToolUse' && r.input.tool_name === tool);
+    assert.equal(pre.length, 1, `one PreToolUse for ${tool}: ${JSON.stringify(hookRuns().slice(before).map((r) => r.input?.tool_name))}`);
+    return { answer: JSON.parse(pre[0].output || '{}').hookSpecificOutput ?? {}, asked: which === 'confirm' };
+  }
+  async function keepShot(name) {
+    if (process.env.PI_PLANS_SCREENSHOTS) await page.screenshot({ path: path.join(ROOT, 'docs', 'images', `${name}-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
+  }
+
+  it('while the plan is proposed, VS Code\'s tools of unknown effect (create_and_run_task, run_vscode_command) are asked and, not allowed, run nothing', async () => {
+    const marker = path.join(ws, 'task-ran.txt');
+    const task = await tryTool('create_and_run_task', { workspaceFolder: ws, task: { label: 'escape', type: 'shell', command: `touch ${marker}` } });
+    assert.ok(['ask', 'deny'].includes(task.answer.permissionDecision), JSON.stringify(task.answer));
+    assert.match(task.answer.permissionDecisionReason, /create_and_run_task is a tool the hook does not know/);
+    assert.ok(!fs.existsSync(marker), 'the task never ran');
+    const command = await tryTool('run_vscode_command', { commandId: 'piPlans.approve', name: 'Approve', args: [{ id: PLAN }] });
+    assert.ok(['ask', 'deny'].includes(command.answer.permissionDecision), JSON.stringify(command.answer));
+    assert.equal(statusOf(), 'proposed');
+  });
+
+  it('while the plan is proposed, approve in the agent\'s terminal is denied in the spellings a shell reads as approve', async () => {
+    for (const command of [`pi-p'la'ns approve ${PLAN} --digest sha256:x`, `cd /tmp && npx pi-plans --root ${ws} approve ${PLAN}`, `bash -c "pi-plans approve ${PLAN}"`]) {
+      const r = await tryTool('run_in_terminal', { command, explanation: 'approve', isBackground: false });
+      assert.equal(r.answer.permissionDecision, 'deny', `${command}: ${JSON.stringify(r.answer)}`);
+      assert.match(r.answer.permissionDecisionReason, /approving a plan is the person's act/);
+    }
+    assert.equal(statusOf(), 'proposed');
+  });
+
+  it('the binding outlives a reload of the window (the same chat session), and binds a second chat session once it names the plan', async () => {
+    await page.goto(server.url(ws));
+    await page.locator('.statusbar-item', { hasText: /6 plans/ }).waitFor({ timeout: 60_000 });
+    const again = await tryTool('create_file', { filePath: path.join(ws, TARGET), content: 'x' });
+    assert.equal(again.answer.permissionDecision, 'deny', JSON.stringify(again.answer));
+    await runCommand(page, 'Chat: New Chat');
+    const second = await tryTool('create_file', { filePath: path.join(ws, TARGET), content: 'x' });
+    assert.equal(second.answer.permissionDecision, 'deny', JSON.stringify(second.answer));
+    const sessions = new Set(hookRuns().filter((r) => r.input?.tool_name === 'create_file').map((r) => r.input.session_id));
+    assert.ok(sessions.size >= 2, `two chat sessions: ${[...sessions].join(', ')}`);
+    assert.ok(!fs.existsSync(path.join(ws, TARGET)));
+  });
+
   it('after the person approves (in the chat) and the agent starts the plan, the same create_file on a step\'s target goes through', async () => {
     const version = Number(/^version: (\d+)$/m.exec(fs.readFileSync(path.join(ws, '.pi', 'plans', `${PLAN}.md`), 'utf8'))[1]);
     await runCommand(page, 'Pi Plans Test: Ask the Agent');

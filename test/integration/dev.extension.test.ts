@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editStep, isPlanError, markStep, startExecution } from '../../src/core';
 import { hooksSetUp } from '../../src/hosts/install/apply';
+import { listBindings, removeBinding } from '../../src/hosts/hook/sessions';
 import { api, approveInTerminal, EXTENSION_ID, folder, runCli, say, until } from './helpers';
 
 const plansDir = () => path.join(folder().uri.fsPath, '.pi', 'plans');
@@ -333,27 +334,29 @@ describe('Pi Plans in a real VS Code', function () {
     }
   });
 
-  it('plan work mode tells the agent hooks: while it is on, a VS Code agent session no plan tool bound is held to that plan (an edit denied); when it ends, the session is free', async () => {
+  it('plan work mode tells the agent hooks: while it is on, a VS Code agent session no plan tool bound is held to that plan (an edit denied), for good; a session that starts after it ends is free', async () => {
     await api();
     const root = folder().uri.fsPath;
     const modeFile = path.join(root, '.pi', 'plans', 'hooks', 'work-mode.json');
     const bin = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'bin.js');
     const env = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
-    const edit = { hook_event_name: 'PreToolUse', session_id: 'it-work-mode', tool_name: 'replace_string_in_file', tool_input: { filePath: path.join(root, 'src', 'x.ts'), oldString: 'a', newString: 'b' }, tool_use_id: 't1', transcript_path: '/tmp/t.jsonl', cwd: root, timestamp: new Date().toISOString() };
-    const hook = () => execFileSync(process.execPath, [bin, 'hook', '--event', 'preToolUse'], { encoding: 'utf8', env, input: JSON.stringify(edit) });
-    assert.equal(hook(), '', 'no plan work: the session is free');
+    const edit = (session: string, n: number) => ({ hook_event_name: 'PreToolUse', session_id: session, tool_name: 'replace_string_in_file', tool_input: { filePath: path.join(root, 'src', 'x.ts'), oldString: 'a', newString: 'b' }, tool_use_id: `t${n}`, transcript_path: '/tmp/t.jsonl', cwd: root, timestamp: new Date().toISOString() });
+    const hook = (session: string, n: number) => execFileSync(process.execPath, [bin, 'hook', '--event', 'preToolUse'], { encoding: 'utf8', env, input: JSON.stringify(edit(session, n)) });
+    assert.equal(hook('it-work-mode', 1), '', 'no plan work: the session is free');
     await vscode.commands.executeCommand('piPlans.startWork', { id: 'PLAN-7b2d4e61' });
     try {
       await until('the hooks file names the plan', () => fs.existsSync(modeFile) && JSON.parse(fs.readFileSync(modeFile, 'utf8')).plan === 'PLAN-7b2d4e61', 10_000);
-      const answer = JSON.parse(hook());
+      const answer = JSON.parse(hook('it-work-mode-2', 2));
       assert.equal(answer.hookSpecificOutput.permissionDecision, 'deny');
       // (An earlier test wrote `status: approved` into it by hand: planned, or an approval that is not valid.)
-      assert.match(answer.hookSpecificOutput.permissionDecisionReason, /^pi-plans: replace_string_in_file on src\/x\.ts is not run: PLAN-7b2d4e61 "Migrate the settings page to the new form components" (is being planned|says approved, but its approval is not valid)/);
+      assert.match(answer.hookSpecificOutput.permissionDecisionReason, /^pi-plans: replace_string_in_file on src\/x\.ts is not run: PLAN-7b2d4e61 "Migrate the settings page to the new form components" is not approved/);
     } finally {
       await vscode.commands.executeCommand('piPlans.endWork');
     }
     await until('the hooks file is gone', () => !fs.existsSync(modeFile), 10_000);
-    assert.equal(hook(), '', 'plan work ended: free again');
+    assert.equal(JSON.parse(hook('it-work-mode-2', 3)).hookSpecificOutput.permissionDecision, 'deny', 'the session the mode bound stays bound: only a person frees it');
+    assert.equal(hook('it-work-mode-3', 4), '', 'a session that starts after the mode ended is free');
+    removeBinding('copilot', 'it-work-mode-2');
   });
 
   it('registers the Planner agent and the planning prompt files with VS Code; the agent file passes VS Code\'s own checks', async () => {
@@ -426,9 +429,11 @@ describe('Pi Plans in a real VS Code', function () {
     } finally {
       await runCli('setup', '--agent', 'claude', '--no-mcp', '--remove');
     }
-    // The session ends: its binding goes, and the row's mark with it.
+    // The session ends: its binding stays (a resumed session is the same session), and so does the mark.
     hook({ hook_event_name: 'SessionEnd', reason: 'exit' });
-    assert.equal(fs.readdirSync(path.join(plansDir(), 'hooks')).filter((f) => f.endsWith('.json')).length, 0);
+    assert.equal(listBindings(Date.now()).filter((b) => b.session === session).length, 1, 'SessionEnd ends no binding');
+    // A person frees it (what Free an Agent Session… does after its modal): the row's mark goes.
+    removeBinding('claude', session);
     t = Date.now();
     const gone = await until('the mark gone from the row', async () => {
       const r = await row();

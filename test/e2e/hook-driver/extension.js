@@ -6,6 +6,8 @@
 // 2. with "start": pi_plan_execute start;
 // 3. the edit tool on the path (create_file: a small TypeScript file);
 // 4. says what the edit tool answered.
+// From the query "PLAN-… call <tool> <JSON input>": pi_plan_get, then that tool with that input,
+// then says what it answered (a tool of unknown effect, a command in the terminal).
 // A message that is not a query (a Stop hook's reason) is answered with text: the turn ends.
 const vscode = require('vscode');
 const fs = require('fs');
@@ -15,6 +17,7 @@ const log = (entry) => {
   if (LOG) fs.appendFileSync(LOG, `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`);
 };
 const SCRIPT = /(PLAN-[0-9a-f]{8}) (\S+) (\/\S+)( start)?/;
+const CALL = /(PLAN-[0-9a-f]{8}) call (\S+) (\{.*\})\s*$/s;
 
 const textOf = (message) => (message.content ?? []).map((p) => (typeof p.value === 'string' ? p.value : '')).join('');
 const isResult = (p) => p && p.callId !== undefined && Array.isArray(p.content);
@@ -32,7 +35,7 @@ exports.activate = (context) => {
         // The turn: from the last user message holding a query on.
         let start = -1;
         for (let i = messages.length - 1; i >= 0; i--) {
-          if (messages[i].role === vscode.LanguageModelChatMessageRole.User && SCRIPT.test(textOf(messages[i]))) {
+          if (messages[i].role === vscode.LanguageModelChatMessageRole.User && (SCRIPT.test(textOf(messages[i])) || CALL.test(textOf(messages[i])))) {
             start = i;
             break;
           }
@@ -43,9 +46,20 @@ exports.activate = (context) => {
         const say = (text) => progress.report(new vscode.LanguageModelTextPart(text));
         const call = (name, input) => progress.report(new vscode.LanguageModelToolCallPart(`${name}-${Date.now()}`, name, input));
         if (start < 0) return say(`No script in the query. Offered: ${offered.join(', ')}`);
+        const called = (name) => results.some((r) => r.callId.startsWith(`${name}-`));
+        const asCall = CALL.exec(textOf(messages[start]));
+        if (asCall) {
+          const [, plan, tool, input] = asCall;
+          if (!(last.content ?? []).some(isResult) && messages.length - 1 !== start) return say(`Noted: ${lastText.slice(-300)}`);
+          if (!called('pi_plan_get')) return call('pi_plan_get', { id: plan });
+          if (!called(tool)) {
+            if (!offered.includes(tool)) return say(`${tool} was not offered (${offered.join(', ')}).`);
+            return call(tool, JSON.parse(input));
+          }
+          return say(`The tool answered: ${results.filter((r) => r.callId.startsWith(`${tool}-`)).at(-1).text}`);
+        }
         const [, plan, tool, file, startIt] = SCRIPT.exec(textOf(messages[start]));
         if (!(last.content ?? []).some(isResult) && messages.length - 1 !== start) return say(`Noted: ${lastText.slice(-300)}`);
-        const called = (name) => results.some((r) => r.callId.startsWith(`${name}-`));
         if (!called('pi_plan_get')) return call('pi_plan_get', { id: plan });
         if (startIt && !called('pi_plan_execute')) return call('pi_plan_execute', { id: plan, op: 'start' });
         if (!called(tool)) {
