@@ -165,21 +165,24 @@ describe('Plans that bind: hooks in VS Code agent mode (code-server + chromium, 
    * chat, which the test answers as a person who does not allow it (Skip). Resolves with the hook's
    * PreToolUse answer for that tool and what the model was told.
    */
+  let turns = 0;
   async function tryTool(tool, input) {
     const before = hookRuns().length;
     await runCommand(page, 'Pi Plans Test: Ask the Agent');
-    await page.locator('.quick-input-widget input').fill(`${PLAN} call ${tool} ${JSON.stringify(input)}`);
+    const tag = `#t${++turns}`;
+    await page.locator('.quick-input-widget input').fill(`${tag} ${PLAN} call ${tool} ${JSON.stringify(input)}`);
     await page.keyboard.press('Enter');
-    const answered = page.locator('.interactive-session .monaco-list-row', { hasText: 'The tool answered' }).last();
-    const confirm = page.locator('.interactive-session .chat-confirmation-widget').last();
-    const which = await Promise.race([answered.waitFor({ timeout: 60_000 }).then(() => 'answered'), confirm.waitFor({ timeout: 60_000 }).then(() => 'confirm')]);
+    const answered = page.locator('.interactive-session .monaco-list-row', { hasText: `The tool answered ${tag}:` }).last();
+    // VS Code's confirmation of a tool the hook asks about: Allow Once / Skip, at the foot of the chat.
+    const skip = page.locator('.monaco-button', { hasText: /^\s*Skip\s*$/ }).last();
+    const which = await Promise.race([answered.waitFor({ timeout: 60_000 }).then(() => 'answered'), skip.waitFor({ timeout: 60_000 }).then(() => 'confirm')]);
     if (which === 'confirm') {
       await keepShot('hooks-ask-confirmation');
-      await confirm.getByRole('button', { name: /Skip|Cancel|Deny/ }).first().click();
+      await skip.click();
       await answered.waitFor({ timeout: 60_000 });
     }
     const pre = hookRuns().slice(before).filter((r) => r.input?.hook_event_name === 'PreToolUse' && r.input.tool_name === tool);
-    assert.equal(pre.length, 1, `one PreToolUse for ${tool}: ${JSON.stringify(hookRuns().slice(before).map((r) => r.input?.tool_name))}`);
+    assert.equal(pre.length, 1, `one PreToolUse for ${tool}: ${JSON.stringify(hookRuns().slice(before).map((r) => r.input?.tool_name))}; the model saw ${JSON.stringify(modelRequests().at(-1))}`);
     return { answer: JSON.parse(pre[0].output || '{}').hookSpecificOutput ?? {}, asked: which === 'confirm' };
   }
   async function keepShot(name) {
@@ -192,7 +195,7 @@ describe('Plans that bind: hooks in VS Code agent mode (code-server + chromium, 
     assert.ok(['ask', 'deny'].includes(task.answer.permissionDecision), JSON.stringify(task.answer));
     assert.match(task.answer.permissionDecisionReason, /create_and_run_task is a tool the hook does not know/);
     assert.ok(!fs.existsSync(marker), 'the task never ran');
-    const command = await tryTool('run_vscode_command', { commandId: 'piPlans.approve', name: 'Approve', args: [{ id: PLAN }] });
+    const command = await tryTool('run_vscode_command', { commandId: 'piPlans.approve', name: 'Approve', args: [PLAN] });
     assert.ok(['ask', 'deny'].includes(command.answer.permissionDecision), JSON.stringify(command.answer));
     assert.equal(statusOf(), 'proposed');
   });

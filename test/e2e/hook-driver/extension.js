@@ -6,8 +6,8 @@
 // 2. with "start": pi_plan_execute start;
 // 3. the edit tool on the path (create_file: a small TypeScript file);
 // 4. says what the edit tool answered.
-// From the query "PLAN-… call <tool> <JSON input>": pi_plan_get, then that tool with that input,
-// then says what it answered (a tool of unknown effect, a command in the terminal).
+// From the query "[#tag] PLAN-… call <tool> <JSON input>": pi_plan_get, then that tool with that
+// input, then says what it answered, with the tag (a tool of unknown effect, a command in the terminal).
 // A message that is not a query (a Stop hook's reason) is answered with text: the turn ends.
 const vscode = require('vscode');
 const fs = require('fs');
@@ -17,7 +17,7 @@ const log = (entry) => {
   if (LOG) fs.appendFileSync(LOG, `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`);
 };
 const SCRIPT = /(PLAN-[0-9a-f]{8}) (\S+) (\/\S+)( start)?/;
-const CALL = /(PLAN-[0-9a-f]{8}) call (\S+) (\{.*\})\s*$/s;
+const CALL = /(#\w+ )?(PLAN-[0-9a-f]{8}) call (\S+) (\{.*\})/s;
 
 const textOf = (message) => (message.content ?? []).map((p) => (typeof p.value === 'string' ? p.value : '')).join('');
 const isResult = (p) => p && p.callId !== undefined && Array.isArray(p.content);
@@ -49,14 +49,14 @@ exports.activate = (context) => {
         const called = (name) => results.some((r) => r.callId.startsWith(`${name}-`));
         const asCall = CALL.exec(textOf(messages[start]));
         if (asCall) {
-          const [, plan, tool, input] = asCall;
+          const [, tag = '', plan, tool, input] = asCall;
           if (!(last.content ?? []).some(isResult) && messages.length - 1 !== start) return say(`Noted: ${lastText.slice(-300)}`);
           if (!called('pi_plan_get')) return call('pi_plan_get', { id: plan });
           if (!called(tool)) {
             if (!offered.includes(tool)) return say(`${tool} was not offered (${offered.join(', ')}).`);
             return call(tool, JSON.parse(input));
           }
-          return say(`The tool answered: ${results.filter((r) => r.callId.startsWith(`${tool}-`)).at(-1).text}`);
+          return say(`The tool answered ${tag.trim()}: ${results.filter((r) => r.callId.startsWith(`${tool}-`)).at(-1).text}`);
         }
         const [, plan, tool, file, startIt] = SCRIPT.exec(textOf(messages[start]));
         if (!(last.content ?? []).some(isResult) && messages.length - 1 !== start) return say(`Noted: ${lastText.slice(-300)}`);
