@@ -129,6 +129,11 @@ describe('Plans that bind: hooks in VS Code agent mode (code-server + chromium, 
     await page.goto(server.url(ws));
     await page.locator('.statusbar-item', { hasText: /6 plans/ }).waitFor({ timeout: 60_000 });
     await page.waitForFunction(chatDisabledStored, undefined, { timeout: 60_000, polling: 250 }); // the workbench has stored what it disabled
+    // The first workbench is closed before the storage is changed: a page still unloading can write
+    // its state back after ours (then Copilot Chat starts disabled again, asking to sign in).
+    const context = page.context();
+    await page.close({ runBeforeUnload: true });
+    page = await context.newPage();
     await completeChatSetup(page, server.port);
     await page.goto(server.url(ws));
     await page.locator('.statusbar-item', { hasText: /6 plans/ }).waitFor({ timeout: 60_000 });
@@ -209,7 +214,8 @@ describe('Plans that bind: hooks in VS Code agent mode (code-server + chromium, 
     assert.equal(statusOf(), 'proposed');
   });
 
-  it('the binding outlives a reload of the window (the same chat session), and binds a second chat session once it names the plan', async () => {
+  it('a reload of the window, and a second chat, are new sessions to VS Code: each is held to the plan as soon as it names it, and the first stays bound', async () => {
+    const first = hookRuns().find((r) => r.input?.session_id)?.input.session_id;
     await page.goto(server.url(ws));
     await page.locator('.statusbar-item', { hasText: /6 plans/ }).waitFor({ timeout: 60_000 });
     const again = await tryTool('create_file', { filePath: path.join(ws, TARGET), content: 'x' });
@@ -218,8 +224,42 @@ describe('Plans that bind: hooks in VS Code agent mode (code-server + chromium, 
     const second = await tryTool('create_file', { filePath: path.join(ws, TARGET), content: 'x' });
     assert.equal(second.answer.permissionDecision, 'deny', JSON.stringify(second.answer));
     const sessions = new Set(hookRuns().filter((r) => r.input?.tool_name === 'create_file').map((r) => r.input.session_id));
-    assert.ok(sessions.size >= 2, `two chat sessions: ${[...sessions].join(', ')}`);
+    assert.ok(sessions.size >= 2, `new chat sessions: ${[...sessions].join(', ')}`);
     assert.ok(!fs.existsSync(path.join(ws, TARGET)));
+    // The first session's binding is still there: a reload, which only a person (or a call the person allowed) makes, frees nothing.
+    const bindings = fs.readdirSync(path.join(server.env.XDG_STATE_HOME, 'pi-plans', 'sessions')).map((f) => JSON.parse(fs.readFileSync(path.join(server.env.XDG_STATE_HOME, 'pi-plans', 'sessions', f), 'utf8')).session);
+    assert.ok(bindings.includes(first), `${first} still bound: ${bindings.join(', ')}`);
+  });
+
+  it('the person frees a session from the plan\'s row (Free an Agent Session…, a modal): its binding goes, the row says one agent less', async () => {
+    const tree = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).locator('.monaco-list').first();
+    await runCommand(page, 'Pi Plans: Focus on Plans View');
+    const sessionsDir = path.join(server.env.XDG_STATE_HOME, 'pi-plans', 'sessions');
+    const bound = () => fs.readdirSync(sessionsDir).filter((f) => f.endsWith('.json')).length;
+    const n = bound();
+    assert.ok(n >= 2, `${n} sessions bound`);
+    const planRow = (agents) => tree.getByRole('treeitem', { name: new RegExp(`^Migrate the settings page to the new form components, proposed \\(.*\\b${agents} agents?\\b.*\\)`) });
+    await planRow(n).waitFor({ timeout: 20_000 });
+    await planRow(n).click({ button: 'right' });
+    const menu = page.locator('.context-view .monaco-menu');
+    await menu.waitFor({ timeout: 10_000 });
+    // By the keyboard, as the reviewer tests choose from the row's menu.
+    const items = await menu.locator('.action-label').allInnerTexts();
+    assert.ok(items.includes('Free an Agent Session…'), items.join(' | '));
+    for (let i = 0; i < items.length && !(await menu.locator('.action-item.focused', { hasText: 'Free an Agent Session…' }).count()); i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    // Several sessions are bound to the plan: the person picks one.
+    const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'GitHub Copilot in VS Code' }).first();
+    await pick.waitFor({ timeout: 10_000 });
+    await keepShot('hooks-free-session-pick');
+    await pick.click();
+    const dialog = page.locator('.monaco-dialog-box', { hasText: /Free the GitHub Copilot in VS Code session .* from its plans\?/ });
+    await dialog.waitFor({ timeout: 10_000 });
+    assert.match(await dialog.innerText(), /Once freed, it may edit files and run commands that no approved plan covers/);
+    await keepShot('hooks-free-session');
+    await dialog.getByRole('button', { name: 'Free Session' }).click();
+    await planRow(n - 1).waitFor({ timeout: 20_000 });
+    assert.equal(bound(), n - 1);
   });
 
   it('after the person approves (in the chat) and the agent starts the plan, the same create_file on a step\'s target goes through', async () => {

@@ -3,6 +3,7 @@ import { HOST_NAMES } from '../../hosts/setup/targets';
 import { hooksSetUp } from '../../hosts/install/apply';
 import * as path from 'node:path';
 import { Binding, listBindings } from '../../hosts/hook/sessions';
+import { ownFolder } from '../../node/stateFiles';
 import { realPathOf, userStateDir } from '../../node/userFolders';
 import { DisposableScope } from '../common/disposable';
 import { relativeTime } from '../common/planIcons';
@@ -88,7 +89,14 @@ export class PlanSessions extends DisposableScope {
   /** One watcher on the bindings in the user's state folder (the pattern reaches into sessions/, so the folder may appear later). */
   private follow(): void {
     this.unwatch();
-    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(userStateDir()), path.join('sessions', '*.json')));
+    // The folder is made first: a watcher on a folder that does not exist yet sees nothing when it appears.
+    let dir: string;
+    try {
+      dir = ownFolder(userStateDir(), 'sessions');
+    } catch {
+      dir = path.join(userStateDir(), 'sessions'); // something else stands there: the hook fails closed, the explorer only reads
+    }
+    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '*.json'));
     this.watchers.push(w, w.onDidCreate(() => this.readSoon()), w.onDidChange(() => this.readSoon()), w.onDidDelete(() => this.readSoon()));
     this.read();
   }
