@@ -18,7 +18,9 @@
  * --markdown-only (only that), --hook-only (only `pi-plans hook`: bench/hook.ts, p95 of a PreToolUse
  * against a bare `node -e 0`, in the generated folder), --evidence-only (only a step's evidence:
  * bench/evidence.ts, recording it in a 10,000-file git repository against `git status --porcelain`),
- * --no-evidence (none of it).
+ * --no-evidence (none of it), --hosts-only (only the hooks as the real Claude Code, Codex and Copilot
+ * CLI see them: bench/hosts.mjs, a scripted session with and without the hooks), --no-hosts (none of
+ * it; also left out when the hosts are not installed: `npm run test:hosts` installs them).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -32,6 +34,15 @@ import { PlanStore } from '../src/store';
 import { LIMITS } from '../src/core';
 import { PATHOLOGICAL_FAMILIES } from '../test/helpers/pathologicalMarkdown';
 import { hookFigures, printHook } from './hook';
+
+/** The hooks' cost as each real host sees it (bench/hosts.mjs), when the hosts are installed (.tools/hosts). */
+async function hostsFigures(): Promise<Record<string, { runs: number; calls: number; withHooksMs: number; withoutMs: number; addedPerCallMs: number }> | undefined> {
+  if (!fs.existsSync(path.resolve(__dirname, '..', '.tools', 'hosts', 'node_modules', '.bin', 'claude'))) {
+    console.log('(the real hosts are not installed: `npm run test:hosts` installs them; their figures are left out)');
+    return undefined;
+  }
+  return (await import('./hosts.mjs')).hostFigures();
+}
 import { evidenceFigures, printEvidence } from './evidence';
 
 const args = process.argv.slice(2);
@@ -254,6 +265,13 @@ async function main() {
   const genMs = performance.now() - tg;
   // An executing plan of the corpus (every fifth is), its steps targeting src/m0.ts…
   const executing = `PLAN-${hex(3)}`;
+  if (args.includes('--hosts-only')) {
+    const f = await hostsFigures();
+    if (json) process.stdout.write(JSON.stringify({ hosts: f }, null, 2) + '\n');
+    else if (f) (await import('./hosts.mjs')).printHosts(f);
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    return;
+  }
   if (args.includes('--hook-only')) {
     const h = await hookFigures(root, executing);
     if (json) process.stdout.write(JSON.stringify({ hook: h }, null, 2) + '\n');
@@ -344,6 +362,7 @@ async function main() {
   const cli = cliOnePlan();
   const hook = await hookFigures(root, executing);
   const evidence = args.includes('--no-evidence') ? undefined : await evidenceFigures();
+  const hosts = args.includes('--no-hosts') ? undefined : await hostsFigures();
 
   const rows = [
     { measure: 'read floor (all plan bytes, plain loop)', ms: floor, floor: floor },
@@ -408,6 +427,7 @@ async function main() {
     console.log(`pi-plans on one plan of the ${names.length}-plan folder (a process of its own; bare Node: ${cli.bareNodeMb.toFixed(0)} MB):`);
     for (const c of cli.commands) console.log(`  ${c.command.padEnd(8)} ${c.ms.toFixed(0).padStart(5)} ms, peak memory ${c.peakMb.toFixed(0)} MB (target <= 70 MB)`);
     printHook(hook, names.length);
+    if (hosts) (await import('./hosts.mjs')).printHosts(hosts);
     if (evidence) printEvidence(evidence);
     const f = out.inflight;
     console.log(`100 updates in flight vs sequential: ${f.ratio.toFixed(2)}× (target <= ${f.target}x) ${f.ratio <= f.target ? 'met' : 'NOT met'}: ${f.inflight.toFixed(0)} ms sent at once to one store, ${f.sequential.toFixed(0)} ms one after another; each call's median ${f.medianCall.toFixed(0)} ms`);

@@ -27,8 +27,9 @@ const RUN_TIMEOUT_MS = 60_000;
  * A fresh workspace for a host: a git repository holding src/app.js and src/other.js, set up
  * with `pi-plans setup --agent <host>` (hooks and MCP server), and a home folder for the host.
  * `capture`: also keep every hook payload the host sends, as JSON lines per event (measuring).
+ * `hooks: false`: set up the MCP server only (the same session without the hooks, for the bench).
  */
-export function makeWorkspace(host, { capture = false } = {}) {
+export function makeWorkspace(host, { capture = false, hooks = true } = {}) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `pi-plans-host-${host}-`));
   const home = path.join(tmp, 'home');
   const ws = { host, tmp, dir: path.join(tmp, 'proj'), home, bin: path.join(home, '.local', 'bin'), captured: capture ? path.join(tmp, 'captured') : undefined };
@@ -47,7 +48,8 @@ export function makeWorkspace(host, { capture = false } = {}) {
   git('init', '-q');
   git('add', '-A');
   git('-c', 'user.name=Dev', '-c', 'user.email=dev@example.com', 'commit', '-qm', 'init');
-  piPlans(ws, 'setup', '--agent', HOSTS[host].agent);
+  // `hooks: false` (the bench's run without them): the MCP server only.
+  piPlans(ws, 'setup', '--agent', HOSTS[host].agent, ...(hooks ? [] : ['--no-hooks']));
   if (capture) captureHooks(ws);
   return ws;
 }
