@@ -10,18 +10,10 @@ PACKAGES=("@anthropic-ai/claude-code@2.1.328" "@openai/codex@0.169.0" "@github/c
 # The workspaces are git repositories (a step's evidence is a git tree); the scripted agent's
 # commands use bash and base64. No host sandbox is used, so none of its packages are needed.
 APT_PACKAGES=(git bash coreutils)
-step() { printf '\n[setup] %s\n' "$*"; }
+# shellcheck source=scripts/debian-packages.sh
+. "$PWD/scripts/debian-packages.sh"
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  step "installing Debian packages: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-else
-  step "Debian packages present"
-fi
+debian_packages "${APT_PACKAGES[@]}"
 
 # Each host asked its version in a scratch home (a host writes caches into its home on any start).
 scratch=$(mktemp -d)

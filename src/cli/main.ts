@@ -2,7 +2,6 @@
 import { Command } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as readline from 'node:readline/promises';
 import { isPlanError } from '../core';
 import { CliIo, cliContext, NotDone, UsageError } from './cliContext';
 import { registerCheckCommands } from './commands/checks';
@@ -11,6 +10,7 @@ import { registerDiffCommand } from './commands/diff';
 import { registerIntegrationCommands } from './commands/integration';
 import { registerStatusCommands, registerUpkeepCommands } from './commands/lifecycle';
 import { registerReadCommands } from './commands/read';
+import { terminalAsk } from '../node/terminal';
 
 export type { CliIo } from './cliContext';
 /** The store's acts `pi-plans hook` (dist/hook.js) loads from this bundle when it needs them. */
@@ -29,17 +29,8 @@ function sourceVersion(): string {
   }
 }
 
-/** A question on the terminal, when stdin and stdout are one. */
-async function askTerminal(question: string): Promise<string> {
-  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true });
-  try {
-    return await rl.question(question);
-  } finally {
-    rl.close();
-  }
-}
-
-const realIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), ...(process.stdin.isTTY && process.stdout.isTTY ? { ask: askTerminal } : {}) };
+const ask = terminalAsk();
+const realIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), ...(ask ? { ask } : {}) };
 
 /** Builds the `pi-plans` program. Exit codes: 0 ok, 1 refused or invalid, 2 usage. */
 export function buildProgram(io: CliIo = realIo): Command {

@@ -7,6 +7,7 @@
 // answered within WATCHDOG_MS (the hosts wait 30 s), denies a PreToolUse with exit code 2 (which
 // every host reads as a block) and the reason on stderr; any other event is let go.
 import * as path from 'node:path';
+import { terminalAsk } from '../../node/terminal';
 import { HookIo, readStdin, runHookCommand } from './command';
 import type { HeavyActs, HookOptions } from './run';
 
@@ -24,18 +25,6 @@ function heavyBeside(): Promise<HeavyActs> {
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file beside this bundle, loaded at run time
 const plainLoad = (name: string): unknown => require(path.join(__dirname, name));
 
-async function askTerminal(question: string): Promise<string> {
-  // Loaded only at a terminal: the hook's every other run stays without it.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node's own, loaded when asked
-  const readline = require('node:readline/promises') as typeof import('node:readline/promises');
-  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true });
-  try {
-    return await rl.question(question);
-  } finally {
-    rl.close();
-  }
-}
-
 /** Whether a payload's text is a PreToolUse (either spelling), read without trusting it. */
 function isPreToolUse(text: string): boolean {
   try {
@@ -52,6 +41,7 @@ export function main(argv: readonly string[], root: string | undefined, load: (n
   const shellBeside: HookOptions['shell'] = () => load('hook-shell.js') as ReturnType<HookOptions['shell']>;
   let payload = '';
   let done = false;
+  const ask = terminalAsk();
   const fail = (why: string) => {
     if (done) return;
     done = true;
@@ -68,7 +58,7 @@ export function main(argv: readonly string[], root: string | undefined, load: (n
       if (payload) setTimeout(() => fail(`it did not answer within ${WATCHDOG_MS / 1000} s`), WATCHDOG_MS).unref();
       return payload;
     },
-    ...(process.stdin.isTTY && process.stdout.isTTY ? { ask: askTerminal } : {}),
+    ...(ask ? { ask } : {}),
   };
   runHookCommand(argv, root, io, heavyBeside, shellBeside).then(
     (code) => {

@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { openNodeStore } from '../../../src/node';
-import { changePlanStatus, startPlan } from '../../../src/service';
-import { sealedByUser } from '../../helpers/approvals';
+import { changePlanStatus } from '../../../src/service';
+import { claudeSession } from '../../helpers/boundSession';
 import { BIN, ensureBuilt, fixture, freshStatePerTest, Json, planText, runHook, tempWorkspace } from '../../helpers/hookContract';
 
 const ID = 'PLAN-0000e5c0';
@@ -19,21 +19,8 @@ describe('pi-plans hook: the escapes of a bound session, closed (the built comma
   this.timeout(60_000);
   let root: string;
   freshStatePerTest();
+  const { claude, decide, bind, bash, edit, notAllowed, denied, approveAndStart } = claudeSession(() => root, ID);
   const planFile = (id = ID) => path.join(root, '.pi', 'plans', `${id}.md`);
-  const claude = (name: string, change?: (p: Json) => void) => fixture(root, 'claude', name, change);
-  let calls = 0;
-  /** Claude Code's decision on a payload, as a new call (hosts give each call its own id: the same id twice is one call, decided once). */
-  const decide = (p: Json, args: string[] = [], env: Record<string, string> = {}) => {
-    const n = ++calls;
-    const r = runHook(root, { ...p, ...(typeof p.tool_use_id === 'string' ? { tool_use_id: `${p.tool_use_id}-${n}` } : {}) }, args, env);
-    const o = r.out?.hookSpecificOutput ?? r.out ?? {};
-    return { decision: o.permissionDecision as string | undefined, reason: (o.permissionDecisionReason ?? '') as string, code: r.code, raw: r.stdout + r.stderr };
-  };
-  const bind = (id = ID) => assert.equal(runHook(root, claude('PreToolUse.mcp', (p) => (p.tool_input = { id }))).stdout, '');
-  const bash = (command: string, change?: (p: Json) => void) => claude('PreToolUse.bash', (p) => ((p.tool_input = { command }), change?.(p)));
-  const edit = (file: string, change?: (p: Json) => void) => claude('PreToolUse.edit', (p) => ((p.tool_input = { file_path: file, old_string: 'a', new_string: 'b' }), change?.(p)));
-  const notAllowed = (d: ReturnType<typeof decide>, what: string) => assert.ok(d.decision === 'deny' || d.decision === 'ask', `${what}: ${d.raw || 'allowed'}`);
-  const denied = (d: ReturnType<typeof decide>, what: string) => assert.equal(d.decision, 'deny', `${what}: ${d.raw || 'allowed'}`);
 
   before(ensureBuilt);
   beforeEach(() => {
@@ -43,11 +30,6 @@ describe('pi-plans hook: the escapes of a bound session, closed (the built comma
     fs.writeFileSync(path.join(root, 'src', 'app.ts'), 'a\n');
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
-
-  async function approveAndStart(): Promise<void> {
-    fs.writeFileSync(planFile(), await sealedByUser(fs.readFileSync(planFile(), 'utf8').replace(/^status: proposed$/m, 'status: approved'), root));
-    await startPlan({ store: await openNodeStore(root, { index: false }) }, ID, { actor: 'agent' });
-  }
 
   it('a comment naming the collect command does not turn an approve into a plain allow', () => {
     bind();

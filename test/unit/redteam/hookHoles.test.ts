@@ -9,9 +9,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { markStalled } from '../../../src/hosts/hook/heavy';
 import { openNodeStore } from '../../../src/node';
-import { changePlanStatus, startPlan } from '../../../src/service';
-import { sealedByUser } from '../../helpers/approvals';
-import { BIN, ensureBuilt, fixture, freshStatePerTest, Json, planText, runHook, tempWorkspace } from '../../helpers/hookContract';
+import { changePlanStatus } from '../../../src/service';
+import { claudeSession } from '../../helpers/boundSession';
+import { BIN, ensureBuilt, fixture, freshStatePerTest, planText, runHook, tempWorkspace } from '../../helpers/hookContract';
 
 const ID = 'PLAN-00007ea1';
 const OTHER = 'PLAN-00007ea2';
@@ -20,20 +20,8 @@ describe('red team, second pass: the holes found in the new hook, closed', funct
   this.timeout(120_000);
   let root: string;
   freshStatePerTest();
+  const { claude, decide, bind, bash, edit, notAllowed, denied, approveAndStart } = claudeSession(() => root, ID);
   const planFile = (id = ID) => path.join(root, '.pi', 'plans', `${id}.md`);
-  const claude = (name: string, change?: (p: Json) => void) => fixture(root, 'claude', name, change);
-  let calls = 0;
-  const decide = (p: Json, args: string[] = [], env: Record<string, string> = {}) => {
-    const n = ++calls;
-    const r = runHook(root, { ...p, ...(typeof p.tool_use_id === 'string' ? { tool_use_id: `${p.tool_use_id}-${n}` } : {}) }, args, env);
-    const o = r.out?.hookSpecificOutput ?? r.out ?? {};
-    return { decision: o.permissionDecision as string | undefined, reason: (o.permissionDecisionReason ?? '') as string, code: r.code, raw: r.stdout + r.stderr };
-  };
-  const bind = (id = ID) => assert.equal(runHook(root, claude('PreToolUse.mcp', (p) => (p.tool_input = { id }))).stdout, '');
-  const bash = (command: string) => claude('PreToolUse.bash', (p) => (p.tool_input = { command }));
-  const edit = (file: string) => claude('PreToolUse.edit', (p) => (p.tool_input = { file_path: file, old_string: 'a', new_string: 'b' }));
-  const notAllowed = (d: ReturnType<typeof decide>, what: string) => assert.ok(d.decision === 'deny' || d.decision === 'ask', `${what}: ${d.raw || 'allowed'}`);
-  const denied = (d: ReturnType<typeof decide>, what: string) => assert.equal(d.decision, 'deny', `${what}: ${d.raw || 'allowed'}`);
   const stateDir = () => process.env.PI_PLANS_STATE_DIR!;
 
   before(ensureBuilt);
@@ -45,11 +33,6 @@ describe('red team, second pass: the holes found in the new hook, closed', funct
     fs.writeFileSync(path.join(root, 'src', 'app.ts'), 'a\n');
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
-
-  async function approveAndStart(id = ID): Promise<void> {
-    fs.writeFileSync(planFile(id), await sealedByUser(fs.readFileSync(planFile(id), 'utf8').replace(/^status: proposed$/m, 'status: approved'), root));
-    await startPlan({ store: await openNodeStore(root, { index: false }) }, id, { actor: 'agent' });
-  }
 
   describe('the shell classifier misreads literal spellings of a person verb (executing: allowed; planning: asked, not denied)', () => {
     // Each of these runs `pi-plans approve PLAN-…` in bash 5 (checked with a stand-in pi-plans on PATH).
