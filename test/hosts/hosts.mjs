@@ -139,6 +139,15 @@ function captureHooks(ws) {
   fs.writeFileSync(file, JSON.stringify(o, null, 2));
 }
 
+/** Changes each of pi-plans' own PreToolUse hook commands as setup wrote them (its failure settings kept). */
+export function changePiPlansPreToolHook(ws, change) {
+  const { file, entries } = hookFile(ws);
+  const o = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const key = ws.host === 'copilot' ? 'bash' : 'command';
+  for (const h of entries(o.hooks[HOSTS[ws.host].events.pre])) h[key] = change(h[key]);
+  fs.writeFileSync(file, JSON.stringify(o, null, 2));
+}
+
 /** Adds a PreToolUse hook of our own beside pi-plans' (same file), run with a timeout in seconds. */
 export function addPreToolHook(ws, command, timeout) {
   const { file } = hookFile(ws);
