@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { openNodeStore } from '../../src/node';
 import { startPlan } from '../../src/service';
 import { sealedByUser } from './approvals';
-import { fixture, Json, runHook } from './hookContract';
+import { ensureBuilt, fixture, freshStatePerTest, Json, planText, runHook, tempWorkspace } from './hookContract';
 
 export type Decided = { decision: string | undefined; reason: string; code: number | null; raw: string };
 
@@ -38,5 +38,30 @@ export function claudeSession(rootOf: () => string, plan: string) {
       fs.writeFileSync(planFile(id), await sealedByUser(fs.readFileSync(planFile(id), 'utf8').replace(/^status: proposed$/m, 'status: approved'), rootOf()));
       await startPlan({ store: await openNodeStore(rootOf(), { index: false }) }, id, { actor: 'agent' });
     },
+  };
+}
+
+/**
+ * The red team's ground, made fresh for each test of the describe it is called in: a state folder
+ * of its own, a workspace with `plan` proposed and `src/app.ts`, `docs/`, and a Claude session on it.
+ * `onRoot` receives each test's workspace folder.
+ */
+export function redTeamGround(plan: string, onRoot: (root: string) => void) {
+  let root = '';
+  freshStatePerTest();
+  before(ensureBuilt);
+  beforeEach(() => {
+    root = tempWorkspace();
+    onRoot(root);
+    fs.writeFileSync(path.join(root, '.pi', 'plans', `${plan}.md`), planText(plan, 'proposed'));
+    fs.mkdirSync(path.join(root, 'src'));
+    fs.mkdirSync(path.join(root, 'docs'));
+    fs.writeFileSync(path.join(root, 'src', 'app.ts'), 'a\n');
+  });
+  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+  return {
+    ...claudeSession(() => root, plan),
+    planFile: (id = plan) => path.join(root, '.pi', 'plans', `${id}.md`),
+    stateDir: () => process.env.PI_PLANS_STATE_DIR!,
   };
 }

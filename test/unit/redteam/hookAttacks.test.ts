@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sealedByUser } from '../../helpers/approvals';
-import { claudeSession } from '../../helpers/boundSession';
-import { bindingsOnDisk, BIN, ensureBuilt, fixture, freshStatePerTest, Json, planText, runHook, tempWorkspace } from '../../helpers/hookContract';
+import { redTeamGround } from '../../helpers/boundSession';
+import { bindingsOnDisk, BIN, fixture, Json, planText, runHook } from '../../helpers/hookContract';
 
 const ID = 'PLAN-00007e51';
 const OTHER = 'PLAN-00007e52';
@@ -16,20 +16,7 @@ const OTHER = 'PLAN-00007e52';
 describe('red team: attacks on a bound session that the hook defends (the built command)', function () {
   this.timeout(120_000);
   let root: string;
-  freshStatePerTest();
-  const { claude, decide, bind, bash, edit, notAllowed, denied, approveAndStart } = claudeSession(() => root, ID);
-  const planFile = (id = ID) => path.join(root, '.pi', 'plans', `${id}.md`);
-  const stateDir = () => process.env.PI_PLANS_STATE_DIR!;
-
-  before(ensureBuilt);
-  beforeEach(() => {
-    root = tempWorkspace();
-    fs.writeFileSync(planFile(), planText(ID, 'proposed'));
-    fs.mkdirSync(path.join(root, 'src'));
-    fs.mkdirSync(path.join(root, 'docs'));
-    fs.writeFileSync(path.join(root, 'src', 'app.ts'), 'a\n');
-  });
-  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+  const { claude, decide, bind, bash, edit, notAllowed, denied, approveAndStart, planFile, stateDir } = redTeamGround(ID, (r) => (root = r));
 
   it("person verbs spelled through the shell's constructs are denied while executing (substitutions, heredocs, compounds, wrappers, quoting)", async () => {
     bind();

@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import { markStalled } from '../../../src/hosts/hook/heavy';
 import { openNodeStore } from '../../../src/node';
 import { changePlanStatus } from '../../../src/service';
-import { claudeSession } from '../../helpers/boundSession';
-import { BIN, ensureBuilt, fixture, freshStatePerTest, planText, runHook, tempWorkspace } from '../../helpers/hookContract';
+import { redTeamGround } from '../../helpers/boundSession';
+import { BIN, fixture, planText, runHook } from '../../helpers/hookContract';
 
 const ID = 'PLAN-00007ea1';
 const OTHER = 'PLAN-00007ea2';
@@ -19,20 +19,7 @@ const OTHER = 'PLAN-00007ea2';
 describe('red team, second pass: the holes found in the new hook, closed', function () {
   this.timeout(120_000);
   let root: string;
-  freshStatePerTest();
-  const { claude, decide, bind, bash, edit, notAllowed, denied, approveAndStart } = claudeSession(() => root, ID);
-  const planFile = (id = ID) => path.join(root, '.pi', 'plans', `${id}.md`);
-  const stateDir = () => process.env.PI_PLANS_STATE_DIR!;
-
-  before(ensureBuilt);
-  beforeEach(() => {
-    root = tempWorkspace();
-    fs.writeFileSync(planFile(), planText(ID, 'proposed'));
-    fs.mkdirSync(path.join(root, 'src'));
-    fs.mkdirSync(path.join(root, 'docs'));
-    fs.writeFileSync(path.join(root, 'src', 'app.ts'), 'a\n');
-  });
-  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+  const { claude, decide, bind, bash, edit, notAllowed, denied, approveAndStart, planFile, stateDir } = redTeamGround(ID, (r) => (root = r));
 
   describe('the shell classifier misreads literal spellings of a person verb (executing: allowed; planning: asked, not denied)', () => {
     // Each of these runs `pi-plans approve PLAN-…` in bash 5 (checked with a stand-in pi-plans on PATH).
