@@ -8,12 +8,12 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { APPROVAL_GOVERNS, contentDigest, createPlanText, parsePlan } from '../../../src/core';
+import { APPROVAL_GOVERNS, contentDigest, parsePlan } from '../../../src/core';
 import { GOVERNED } from '../../../src/hosts/hook/verdict';
 import { openNodeStore } from '../../../src/node';
 import { startPlan } from '../../../src/service';
 import { sealedByUser } from '../../helpers/approvals';
-import { bindingsOnDisk, freshStatePerTest } from '../../helpers/hookContract';
+import { bindingsOnDisk, freshStatePerTest, planText } from '../../helpers/hookContract';
 import { FIXTURES } from './hookPayload.test';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -33,19 +33,6 @@ const HOSTS: Host[] = [
   { name: 'codex', dir: 'codex', files: { target: 'PreToolUse.apply_patch#app', other: 'PreToolUse.apply_patch#new', terminal: 'PreToolUse.bash', mcp: 'PreToolUse.mcp', stop: 'Stop', start: 'SessionStart', prompt: 'UserPromptSubmit' } },
   { name: 'copilot-cli', dir: 'copilot-cli', files: { target: 'preToolUse.edit', other: 'preToolUse.create', terminal: 'preToolUse.bash', mcp: 'preToolUse.mcp', stop: 'agentStop', start: 'sessionStart', prompt: 'userPromptSubmitted', end: 'sessionEnd' } },
 ];
-
-/** The plan: S001 targets src/app.ts, S002 the folder docs/, S003 none. */
-const planText = (id: string, status: 'draft' | 'proposed') =>
-  createPlanText(
-    {
-      id,
-      title: 'Read the port from the environment',
-      goal: 'The port comes from PORT.',
-      status,
-      steps: [{ text: 'Read PORT', tool: 'edit', operation: 'change', target: 'src/app.ts' }, { text: 'Document it', tool: 'edit', operation: 'create', target: 'docs/' }, { text: 'Run the tests' }],
-    },
-    '2026-11-01T00:00:00.000Z',
-  );
 
 describe('pi-plans hook: contract tests (the built command on each host\'s payloads)', function () {
   this.timeout(60_000);
