@@ -73,6 +73,10 @@ exports.activate = (context) => {
     vscode.commands.registerCommand('piPlansTest.askAgent', async () => {
       const query = await vscode.window.showInputBox({ prompt: 'What to send to the agent', ignoreFocusOut: true });
       if (!query) return;
+      // Copilot Chat registers its agent only when its activation ends (after it has seen a model,
+      // ours). A request sent before goes to VS Code's placeholder agent, which starts the sign-in
+      // flow ("Sign in to use GitHub Copilot") instead: wait for the activation, however late it is.
+      await vscode.extensions.getExtension('github.copilot-chat')?.activate();
       await vscode.commands.executeCommand('workbench.action.chat.open', { query, mode: 'agent', modelSelector: { vendor: 'piplanstest' } });
     }),
   );
