@@ -85,9 +85,9 @@ export function commentOption(): Option {
   });
 }
 
-/** `--digest <digest>`: the content digest of the text a person reviewed, for a script they run. */
+/** `--digest <digest>`: the content digest of the text a person reviewed (checked against the plan's). */
 export function digestOption(): Option {
-  return new Option('--digest <digest>', 'for a script you run: the content digest of the text you reviewed (`pi-plans show ID` prints it)').argParser((v) => {
+  return new Option('--digest <digest>', 'the content digest of the text you reviewed (`pi-plans show ID` prints it): refused when the plan is no longer that text').argParser((v) => {
     if (!DIGEST_PATTERN.test(v)) throw new UsageError(`--digest takes the digest \`pi-plans show\` prints: sha256: and 64 hex digits (got "${v.slice(0, 80)}")`);
     return v;
   });

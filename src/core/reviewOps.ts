@@ -97,7 +97,7 @@ function refuseUnmarkedNotes(doc: PlanDocument): void {
 }
 
 /** Refuses a decision on a text other than the one the reviewer saw, saying what changed when it can. */
-function refuseIfNotSeen(doc: PlanDocument, seen: SeenPlan, what: string): void {
+export function refuseIfNotSeen(doc: PlanDocument, seen: SeenPlan, what: string): void {
   const now = contentDigest(doc);
   if (seen.version !== undefined && seen.version !== doc.fm.version) {
     throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${seen.version}, ${doc.fm.id} is now v${doc.fm.version}. Review the current version, then ${what} it.`, { currentVersion: doc.fm.version });

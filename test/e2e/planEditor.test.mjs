@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
 import { closeWorkbench, keepFailureShot, runCommand, waitForFocus } from '../harness/workbench.mjs';
 import { freshWorkspace } from '../harness/fixtures.mjs';
+import { atTerminalSync } from '../helpers/person.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
@@ -265,7 +266,7 @@ describe('the plan editor (code-server + chromium)', function () {
       fs.writeFileSync(path.join(bo, 'pi-plans', 'config.json'), JSON.stringify({ name: 'Bo' }));
       const cli = (...args) => execFileSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--root', ws, ...args], { encoding: 'utf8', env: { ...process.env, XDG_CONFIG_HOME: bo } });
       const digest = /^digest: (sha256:[0-9a-f]{64})$/m.exec(cli('show', id))[1];
-      cli('approve', id, '--digest', digest);
+      atTerminalSync(path.join(ROOT, 'dist', 'cli.js'), ['--root', ws, 'approve', id, '--digest', digest], { env: { ...process.env, XDG_CONFIG_HOME: bo } });
     } finally {
       fs.rmSync(bo, { recursive: true, force: true });
     }

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ROOT } from './codeServer.mjs';
+import { atTerminalSync, digestIn } from '../helpers/person.mjs';
 
 /** Copies examples/ into a new temp folder and returns its path. */
 export function freshWorkspace(name) {
@@ -49,7 +50,7 @@ export function sampleRepo(dir) {
  */
 export function approveAndStart(server, ws, id) {
   const cli = (...args) => execFileSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--root', ws, ...args], { encoding: 'utf8', env: server.env });
-  cli('approve', id, '--digest', /^digest: (sha256:[0-9a-f]{64})$/m.exec(cli('show', id))[1]);
+  atTerminalSync(path.join(ROOT, 'dist', 'cli.js'), ['--root', ws, 'approve', id, '--digest', digestIn(cli('show', id))], { env: server.env });
   const file = path.join(ws, '.pi', 'plans', `${id}.md`);
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^status: approved$/m, 'status: executing'));
 }

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { atTerminalSync } from '../helpers/person.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // PI_PLANS_DIST: another build's dist/ (to run the suite against another version of the hook).
@@ -260,11 +261,11 @@ export function piPlans(ws, ...args) {
 export const digestOf = (ws, id) => JSON.parse(piPlans(ws, 'show', id, '--json')).digest;
 
 /**
- * A person's approval of the plan as it is now. The one place the suite approves: when approve
- * comes to need a terminal, only this changes.
+ * A person's approval of the plan as it is now, at a terminal (a pseudo-terminal, answered "y").
+ * The one place the suite approves.
  */
 export function approve(ws, id) {
-  return piPlans(ws, 'approve', id, '--digest', digestOf(ws, id));
+  return atTerminalSync(path.join(DIST, 'bin.js'), ['--root', ws.dir, 'approve', id, '--digest', digestOf(ws, id)], { cwd: ws.dir, env: ws.env }).stdout;
 }
 
 /** The plan file's text, its status line and its step lines. */

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
@@ -54,11 +54,19 @@ export async function runCli(...args: string[]): Promise<string> {
 }
 
 /**
- * A person approves in a terminal: the real `pi-plans approve` in another process, on the text
- * `pi-plans show` printed (its digest) at the version they saw (the approve command asks for a
- * modal confirmation, which only the UI tests can click).
+ * A person approves in a terminal: the real `pi-plans approve` in another process, in a
+ * pseudo-terminal (util-linux `script`) where they answer "y", on the text `pi-plans show` printed
+ * (its digest) at the version they saw. What the terminal showed is returned.
  */
 export async function approveInTerminal(id: string, seenVersion: number): Promise<string> {
   const digest = /^digest: (sha256:[0-9a-f]{64})$/m.exec(await runCli('show', id))![1];
-  return runCli('approve', id, '--digest', digest, '--seen-version', String(seenVersion));
+  const cli = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
+  const command = [process.execPath, cli, '--root', folder().uri.fsPath, 'approve', id, '--digest', digest, '--seen-version', String(seenVersion)].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+  let screen = '';
+  child.stdout.on('data', (d: Buffer) => (screen += d.toString()));
+  child.stdin.end('y\n');
+  const code = await new Promise<number | null>((resolve, reject) => child.on('error', reject).on('exit', resolve));
+  if (code !== 0) throw new Error(`pi-plans approve ${id} at a terminal exited ${code}:\n${screen}`);
+  return screen;
 }

@@ -1,8 +1,8 @@
 // The person's decisions on a plan and on whose approvals count: approve, confirm, key, trust,
-// reject. A decision is made by a person at a terminal (or, for an approval, in a script they run
-// with --digest), never by whoever merely can run the CLI.
+// reject. A decision is made by a person at a terminal, never by whoever merely can run the CLI:
+// `--digest` names the text the person reviewed, and is checked at the terminal, never instead of it.
 import * as path from 'node:path';
-import { contentDigest, KEY_PATTERN, nextStatus, PlanError, progressOf, ReviewComment, SeenPlan, shortKey } from '../../core';
+import { contentDigest, KEY_PATTERN, nextStatus, PlanError, progressOf, refuseIfNotSeen, ReviewComment, SeenPlan, shortKey } from '../../core';
 import { NodeApprovalKeys, recordDriftBase, userConfigDir } from '../../node';
 import { approvePlan, confirmApproval, rejectPlan } from '../../service';
 import { PlanStore } from '../../store';
@@ -20,7 +20,7 @@ export function registerDecisionCommands(ctx: CliContext): void {
 function registerApprove({ program, io, store }: CliContext): void {
   program
     .command('approve <id>')
-    .description('approve a proposed plan (a person\'s decision): it shows the plan\'s title, version and digest and asks; in a script you run, --digest names the text you reviewed; comments become non-blocking suggestions')
+    .description('approve a proposed plan (a person\'s decision, at a terminal): it shows the plan\'s title, version and digest and asks; --digest names the text you reviewed (refused when the plan is not that text); comments become non-blocking suggestions')
     .addOption(digestOption())
     .addOption(seenVersionOption())
     .addOption(commentOption())
@@ -112,13 +112,12 @@ function needsPerson(what: string, where: string, agent: string): never {
 }
 
 /**
- * What the person decides on: on a terminal, the text shown to them there (title, version,
- * digest) and confirmed; for an approval in a script the person runs, the text `--digest`
- * names. Without a terminal and without a digest nothing is decided: a script or an agent
- * cannot stand in for the person. A confirmation takes no digest: only a person at a terminal.
+ * What the person decides on: the text shown to them at the terminal (title, version, digest)
+ * and confirmed there. `--digest` and `--seen-version` name what they reviewed elsewhere: a plan
+ * that is no longer that text is refused. Without a terminal nothing is decided, digest or not: a
+ * script or an agent cannot stand in for the person.
  */
 async function decided(io: CliIo, st: PlanStore, id: string, o: { digest?: string; seenVersion?: number }, what: 'approve' | 'confirm'): Promise<SeenPlan> {
-  if (o.digest && what === 'approve') return { digest: o.digest, version: o.seenVersion };
   // A plan that cannot be approved now is refused for that reason first (not for want of a terminal).
   const current = await st.read(id);
   if (what === 'approve') nextStatus(id, current.fm.status, 'approve', 'cli');
@@ -141,9 +140,8 @@ async function decided(io: CliIo, st: PlanStore, id: string, o: { digest?: strin
     const s = await st.approvalStanding(doc);
     if (s.state === 'foreign') io.out(`approved by ${s.approver} at v${s.version} on another machine, key ${shortKey(s.key)}\n`);
   }
-  if (o.seenVersion !== undefined && o.seenVersion !== doc.fm.version) {
-    throw new PlanError('STALE_APPROVAL', `the plan changed since you opened it: you reviewed v${o.seenVersion}, ${id} is now v${doc.fm.version}. Review the current version, then ${what} it.`);
-  }
+  // What they reviewed elsewhere (`show` printed the digest, an editor the version) must still be the plan.
+  refuseIfNotSeen(doc, { digest: o.digest ?? digest, version: o.seenVersion }, what);
   const answer = await ask(what === 'approve' ? `Approve ${id} "${doc.fm.title}" at v${doc.fm.version}? [y/N] ` : `Confirm this approval of ${id} on this machine, so it can run? [y/N] `);
   if (!/^y(es)?$/i.test(answer.trim())) throw new NotDone(`${id} was not ${what === 'approve' ? 'approved' : 'confirmed'}.`);
   return { digest, version: doc.fm.version, text: doc.text };

@@ -286,7 +286,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       put('PLAN-0000000b', planText('PLAN-0000000b'));
       put('PLAN-0000000c', planText('PLAN-0000000c', { status: 'completed' }));
       for (const args of [['show', 'PLAN-0000000a'], ['approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a')], ['reject', 'PLAN-0000000b', '--feedback', 'no'], ['diff', 'PLAN-0000000b'], ['clone', 'PLAN-0000000c'], ['cancel', 'PLAN-0000000a']]) {
-        const r = await cli(...args);
+        const r = args[0] === 'approve' ? await atTerminal('y', ...args) : await cli(...args);
         assert.ok(r.code === 0 || args[0] === 'diff', `${args.join(' ')}: ${r.err}`);
         assert.deepEqual(fs.readdirSync(cacheDir), [], `${args[0]} built no index`);
       }
@@ -325,9 +325,9 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       const saved = process.env.PI_PLANS_STATE_DIR;
       process.env.PI_PLANS_STATE_DIR = path.join(blocker, 'pi-plans');
       try {
-        const r = await cli('approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'));
+        const r = await atTerminal('y', 'approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'));
         assert.equal(r.code, 0, r.err);
-        assert.equal(r.out, 'PLAN-0000000a approved at v3 (now v4), signed by Test Person.\n');
+        assert.match(r.out, /\nPLAN-0000000a approved at v3 \(now v4\), signed by Test Person\.\n$/);
         assert.match(r.err, /^pi-plans: warning: PLAN-0000000a is approved, and that stands; but the reviewed version v3 was not kept for the next comparison \(.+\)\n$/);
         assert.match(file('PLAN-0000000a'), /^status: approved$/m);
         assert.deepEqual(checkpoints('PLAN-0000000a').map((c) => [c.type, c.status]), [['status', 'approved']]);
@@ -362,16 +362,29 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       );
     });
 
-    it('--digest approves exactly the text `show` printed; a text changed since (same version) is refused with what to do', async () => {
+    it('--digest without a terminal approves nothing: the digest `pi_plan_get` prints is no way around the person', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const before = file('PLAN-0000000a');
+      for (const extra of [[], ['--seen-version', '3'], ['--comment', 'S001=fine']]) {
+        const r = await cli('approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'), ...extra);
+        assert.equal(r.code, 1, r.out);
+        assert.match(r.err, /PLAN-0000000a was not approved: approving a plan is a person's decision, and there is no terminal here to ask one/);
+        assert.doesNotMatch(r.err, /--digest|pi-plans show/);
+      }
+      assert.equal(file('PLAN-0000000a'), before);
+    });
+
+    it('--digest at a terminal approves exactly the text `show` printed; a text changed since (same version) is refused before anything is asked', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
       const digest = await digestOf('PLAN-0000000a');
       // The agent changes a step and keeps version 3.
       put('PLAN-0000000a', file('PLAN-0000000a').replace('S002 second', 'S002 second, then drop the tables'));
-      const stale = await cli('approve', 'PLAN-0000000a', '--digest', digest);
+      const stale = await atTerminal('y', 'approve', 'PLAN-0000000a', '--digest', digest);
       assert.equal(stale.code, 1);
+      assert.deepEqual(stale.asked, [], 'refused before the question');
       assert.match(stale.err, /the text of PLAN-0000000a changed since you read it \(you reviewed sha256:[0-9a-f]{12}, it is now sha256:[0-9a-f]{12} at v3\)\. Review the current text, then approve it\./);
       assert.match(file('PLAN-0000000a'), /^status: proposed$/m);
-      const ok = await cli('approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'));
+      const ok = await atTerminal('y', 'approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'));
       assert.equal(ok.code, 0, ok.err);
       assert.match(file('PLAN-0000000a'), /^status: approved$/m);
       assert.equal((await cli('approve', 'PLAN-0000000a', '--digest', 'abc')).code, 2, 'a digest of the wrong form is a usage error');
@@ -379,7 +392,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
 
     it('an approved plan edited as a file afterwards is listed and shown as changed since approval; one marked approved by hand as not valid', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
-      assert.equal((await cli('approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'))).code, 0);
+      assert.equal((await atTerminal('y', 'approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'))).code, 0);
       assert.doesNotMatch((await cli('list')).out, /CHANGED|NOT VALID/);
       put('PLAN-0000000a', file('PLAN-0000000a').replace('S002 second', 'S002 second, and push to main'));
       assert.match((await cli('list')).out, /PLAN-0000000a {2}approved .*Fix the thing {2}\(CHANGED SINCE APPROVAL: approve it again before it runs\)/);
@@ -409,16 +422,16 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       assert.equal(file(fm.id), before);
       // Once submitted by the agent, the person approves it from the CLI.
       await store.update(fm.id, 'agent', (d, ctx) => submit(d, ctx));
-      const ok = await cli('approve', fm.id, '--digest', await digestOf(fm.id));
+      const ok = await atTerminal('y', 'approve', fm.id, '--digest', await digestOf(fm.id));
       assert.equal(ok.code, 0, ok.err);
-      assert.equal(ok.out, `${fm.id} approved at v2 (now v3), signed by Test Person.\n`);
+      assert.ok(ok.out.endsWith(`\n${fm.id} approved at v2 (now v3), signed by Test Person.\n`), ok.out);
     });
 
     it('--comment (repeatable) approves and writes the comments as suggestions in one "## Approval (vN)" section, by anchor', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
-      const r = await cli('approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'), '--comment', 'S001=Log how many rows it touched', '--comment', 'Goal=Say "work" for whom');
+      const r = await atTerminal('y', 'approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'), '--comment', 'S001=Log how many rows it touched', '--comment', 'Goal=Say "work" for whom');
       assert.equal(r.code, 0, r.err);
-      assert.equal(r.out, 'PLAN-0000000a approved at v3 (now v4) with 2 suggestions, signed by Test Person.\n');
+      assert.ok(r.out.endsWith('\nPLAN-0000000a approved at v3 (now v4) with 2 suggestions, signed by Test Person.\n'), r.out);
       const text = file('PLAN-0000000a');
       assert.match(text, /^status: approved$/m);
       assert.match(text, /^approved_version: 3$/m);

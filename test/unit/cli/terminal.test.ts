@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { atTerminal as atTerminal_ } from '../../helpers/terminal';
+import { personSync } from '../../helpers/person.mjs';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -69,7 +70,7 @@ describe('pi-plans at a terminal (a pseudo-terminal, the built CLI)', function (
     fs.writeFileSync(path.join(bo, 'pi-plans', 'config.json'), JSON.stringify({ name: 'Bo' }));
     const asBo = (...args: string[]) => spawnSync(process.execPath, [CLI, '--root', root, ...args], { env: { ...env(), XDG_CONFIG_HOME: bo }, encoding: 'utf8' });
     const digest = /^digest: (sha256:[0-9a-f]{64})$/m.exec(asBo('show', ID).stdout)![1];
-    assert.equal(asBo('approve', ID, '--digest', digest).status, 0);
+    assert.equal(personSync(CLI, ['--root', root, 'approve', ID, '--digest', digest], { env: { ...env(), XDG_CONFIG_HOME: bo } }).status, 0);
     return /^(ed25519:\S+)/.exec(asBo('key').stdout)![1];
   }
 

@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { summary } from '../../../src/hosts/policy/decide';
 import { readPlanFacts } from '../../../src/hosts/hook/workspace';
+import { atTerminalSync } from '../../helpers/person.mjs';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -35,8 +36,7 @@ describe('pi-plans verify, show and drift (real repositories, the built CLI)', f
   const approve = () => {
     const digest = /digest: (sha256:[0-9a-f]{64})/.exec(cli('show', ID).stdout)?.[1];
     assert.ok(digest);
-    const r = cli('approve', ID, '--digest', digest);
-    assert.equal(r.status, 0, r.stderr);
+    atTerminalSync(CLI, ['--root', dir, 'approve', ID, '--digest', digest], { cwd: dir });
   };
 
   before(() => {

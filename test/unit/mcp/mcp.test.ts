@@ -11,6 +11,7 @@ import { ResourceUpdatedNotificationSchema, ResourceListChangedNotificationSchem
 import { ALL_TOOLS } from '../../../src/tools';
 import { PLANNING_STRATEGIES, renderPlanningSection } from '../../../src/tools/strategies';
 import { inputSchemaOf } from '../../../src/tools/manifest';
+import { personSync } from '../../helpers/person.mjs';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -88,7 +89,7 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
     assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /^status: proposed$/m);
     // The person reads it (`show` prints the digest) and approves exactly that text.
     const digest = /^digest: (sha256:[0-9a-f]{64})$/m.exec(cli('show', id).stdout)![1];
-    const approved = cli('approve', id, '--digest', digest);
+    const approved = personSync(CLI, ['--root', root, 'approve', id, '--digest', digest], { env: { ...process.env, XDG_CONFIG_HOME: path.join(home, 'config'), PI_PLANS_CACHE_DIR: path.join(home, 'cache') } });
     assert.equal(approved.status, 0, approved.stderr);
     r = await waiting;
     assert.match(textOf(r), /Approved by Ana at v\d+\./);

@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI, ensureBuilt, idIn, Sandbox, textOf } from './serverProcess';
+import { personSync } from '../../helpers/person.mjs';
 
 const sid = (n: number) => `S${String(n).padStart(3, '0')}`;
 
@@ -46,7 +47,7 @@ describe('pi_plan_execute op=next: 4 agents in 4 processes on one plan, through 
       id = idIn(textOf(created));
       await client.callTool({ name: 'pi_plan_submit', arguments: { id } });
       const digest = /^digest: (sha256:[0-9a-f]{64})$/m.exec(cli('show', id).stdout)![1];
-      const approved = cli('approve', id, '--digest', digest);
+      const approved = personSync(CLI, ['--root', sandbox.root, 'approve', id, '--digest', digest], { env: sandbox.env() });
       assert.equal(approved.status, 0, approved.stderr);
       const started = textOf(await client.callTool({ name: 'pi_plan_execute', arguments: { id, op: 'start' } }));
       assert.match(started, /Runnable now: S001, S002, .*S010\./);
