@@ -18,13 +18,16 @@ import { unified } from 'unified';
 const VERIFY_LINE = /^(?<indent>[ \t]*)verify:[ \t]*(?<command>\S.*?)[ \t]*$/i;
 
 /**
- * Characters that make a command read otherwise than it runs: control characters but the tab,
- * and invisible format characters, the bidirectional controls among them (Trojan Source,
- * CVE-2021-42574: `echo ok \u2067;touch x \u2066#\u2069\u2069` shows as `echo ok #;touch x`). A
+ * Characters that make a command read otherwise than it runs: control characters but the tab;
+ * invisible format characters, the bidirectional controls among them (Trojan Source,
+ * CVE-2021-42574: `echo ok \u2067;touch x \u2066#\u2069\u2069` shows as `echo ok #;touch x`);
+ * every other character Unicode says to draw as nothing (Default_Ignorable_Code_Point: the Hangul
+ * fillers, `ls\u3164-la` is one word that looks like two); and every blank but the plain space and
+ * the tab (no-break and wide spaces, line and paragraph separators, the braille blank U+2800). A
  * `verify:` line holding one names no check.
  */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const SHOWN_OTHERWISE = /[\p{Cf}\u0000-\u0008\u000a-\u001f\u007f-\u009f]/u;
+const SHOWN_OTHERWISE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800]/u;
 
 /** remark's parser with GFM, as the outline reads plans. */
 const markdown = unified().use(remarkParse).use(remarkGfm);

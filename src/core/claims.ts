@@ -51,9 +51,21 @@ export function claimAgeMinutes(c: Claim, now: string): number {
   return Math.max(0, (Date.parse(now) - Date.parse(c.at)) / 60_000);
 }
 
-/** True when a claim is older than the stall threshold, so another session may take it over. */
+/**
+ * The least age, in minutes, at which a claim counts as stalled, whatever the plan's
+ * `executor_timeout_minutes` says: `.pi/plans.json` is a file an agent writes, and a threshold of
+ * 0 would let any session take any live claim.
+ */
+export const CLAIM_STALL_FLOOR_MINUTES = 10;
+
+/** The age in minutes past which a claim counts as stalled: the plan's threshold, never below the floor. */
+export function claimStallMinutes(config: PlansConfig = DEFAULT_CONFIG): number {
+  return Math.max(config.executor_timeout_minutes, CLAIM_STALL_FLOOR_MINUTES);
+}
+
+/** True when a claim is older than the stall threshold (never below the floor), so another session may take it over. */
 export function claimStalled(c: Claim, now: string, config: PlansConfig = DEFAULT_CONFIG): boolean {
-  return claimAgeMinutes(c, now) > config.executor_timeout_minutes;
+  return claimAgeMinutes(c, now) > claimStallMinutes(config);
 }
 
 /** What the graph and the claims say of a step, for a reader. */
@@ -116,7 +128,7 @@ export function claimChange(
       throw new PlanError(
         'STEP_CLAIMED',
         `${step.id} is in progress, claimed by ${holder.session} at ${holder.at} (${age} min ago): leave it to that session and call pi_plan_execute {"id":"${plan}","op":"next"} for another step${
-          stalled ? `; its claim is older than the stall threshold (${config.executor_timeout_minutes} min), so you may take it over with ${retake}` : `; it can be taken over once it is older than ${config.executor_timeout_minutes} min without activity`
+          stalled ? `; its claim is older than the stall threshold (${claimStallMinutes(config)} min), so you may take it over with ${retake}` : `; it can be taken over once it is older than ${claimStallMinutes(config)} min without activity`
         }`,
       );
     }

@@ -105,13 +105,16 @@ export type EvidenceFlag = 'changed' | 'no evidence' | 'no change, explained' | 
 /**
  * The evidence flag of a step marked done: `changed` when its line records a change, `checked`
  * when its check passed (`> Check: passed…`), otherwise "no evidence", or "no change, explained"
- * when its note says why. Undefined for a step not done.
+ * when its note says why the recorded change is none. A change that was not recorded (git failed,
+ * the start went unrecorded) is "no evidence" whatever a note says: a note explains an empty
+ * record, it does not stand in for a missing one. Undefined for a step not done.
  */
 export function evidenceFlag(step: Pick<Step, 'status' | 'record' | 'note'>): EvidenceFlag | undefined {
   if (step.status !== 'done') return undefined;
   const changed = step.record?.Changed ? readChangedLine(step.record.Changed) : undefined;
   if (changed?.recorded && changed.files > 0) return 'changed';
   if (step.record?.Check?.startsWith('passed')) return 'checked';
+  if (changed && !changed.recorded) return 'no evidence';
   return (step.record?.Note ?? step.note) ? 'no change, explained' : 'no evidence';
 }
 

@@ -16,7 +16,8 @@
  * one, where a write is cheap and each fifth changed would leave one more shared file (git deletes
  * those unused for two weeks when it writes a new one). Never in a repository whose own index is
  * split (a `sharedindex.*` file is there): that cleanup must never reach the user's.
- * Every `.pi/` folder (the plans themselves) is left out of the differences. The objects written
+ * The workspace's own `.pi/` folder (its plans) is left out of the differences; a `.pi/` folder
+ * elsewhere (`src/.pi/`) is code like any other. The objects written
  * are the only trace, with the kept index and the refs under `refs/pi-plans/evidence/` that pin
  * them (refs to trees: `git branch`, `git log` and `git log --all` do not show them;
  * `git for-each-ref` and `git show-ref` do). Runs the machine's `git` with execFile, no shell.
@@ -31,15 +32,13 @@ import type { FileChange } from '../core';
 /** One file a step changed (the core's `FileChange`). Paths are relative to the repository's top, with "/". */
 export type TreeChange = FileChange;
 
-/** A path in a `.pi/` folder (the plans and their state), at any depth: never part of a step's change. */
-const IN_PLANS = /(^|\/)\.pi\//;
-
 /**
- * The changes outside `.pi/` folders. Left out here, not by a pathspec: git would match an
- * exclusion against every file of the tree, a third of a snapshot's time in a large repository.
+ * The changes outside the workspace's plan folder (`plans`: its path from the repository's top,
+ * `.pi/` or `sub/.pi/`). Left out here, not by a pathspec: git would match an exclusion against
+ * every file of the tree, a third of a snapshot's time in a large repository.
  */
-function withoutPlans(changes: TreeChange[]): TreeChange[] {
-  return changes.filter((c) => !IN_PLANS.test(c.path));
+function withoutPlans(changes: TreeChange[], plans: string): TreeChange[] {
+  return changes.filter((c) => !c.path.startsWith(plans));
 }
 
 /** The last snapshot's index, in the repository's git folder (per worktree, as `git rev-parse --git-path` finds it). */
@@ -97,6 +96,8 @@ export class GitEvidence {
     private readonly kept: string,
     /** The repository's own ignore file (`info/exclude`). */
     private readonly exclude: string,
+    /** The workspace's plan folder as a path from the top, with "/": `.pi/`, or `sub/.pi/` for a workspace in a subfolder. */
+    readonly plans: string,
   ) {}
 
   /** The repository `folder` is in; NotRecorded when git is missing or there is none. */
@@ -110,7 +111,14 @@ export class GitEvidence {
     }
     const [top, index, kept, exclude] = out.split('\n');
     if (!top || !index || !kept || !exclude) throw new NotRecorded('not a git repository');
-    return new GitEvidence(folder, top, path.resolve(folder, index), path.resolve(folder, kept), path.resolve(folder, exclude));
+    let rel = '';
+    try {
+      rel = path.relative(top, fs.realpathSync(folder)).split(path.sep).join('/');
+    } catch {
+      /* a folder that went away: the top's own */
+    }
+    const plans = rel && !rel.startsWith('..') ? `${rel}/.pi/` : '.pi/';
+    return new GitEvidence(folder, top, path.resolve(folder, index), path.resolve(folder, kept), path.resolve(folder, exclude), plans);
   }
 
   /**
@@ -122,13 +130,13 @@ export class GitEvidence {
   }
 
   /**
-   * The working tree as a tree object without any `.pi/` folder: what checks and drift compare
+   * The working tree as a tree object without the workspace's `.pi/` folder: what checks and drift compare
    * (recording a check's result writes the plan, which must not change the tree it ran on).
    */
   async snapshotWithoutPlans(): Promise<string> {
     return (
       await this.withIndex(async (env) => {
-        await git(this.top, ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', '.pi', '**/.pi'], { env });
+        await git(this.top, ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', `:(literal)${this.plans.slice(0, -1)}`], { env });
         return git(this.top, ['write-tree'], { env });
       }, false)
     ).trim();
@@ -145,7 +153,7 @@ export class GitEvidence {
     const changes = parseRawNumstat(out);
     // A changed ignore file may now ignore files the kept index holds: the next snapshot starts afresh.
     if (changes.some((c) => IGNORE_FILE.test(c.path) || (c.from !== undefined && IGNORE_FILE.test(c.from)))) await fs.promises.rm(this.kept, { force: true });
-    return { tree: tree.trim(), changes: withoutPlans(changes) };
+    return { tree: tree.trim(), changes: withoutPlans(changes, this.plans) };
   }
 
   /**
@@ -195,7 +203,7 @@ export class GitEvidence {
       // Split or whole from its first write on (git keeps an index's link to its shared index, or
       // its lack of one); a copy of a user index that is split is made whole.
       const split = from === this.index ? ['-c', `core.splitIndex=${await splitFits(this.index)}`] : [];
-      // The whole working tree (no pathspec, see withoutPlans); `.pi/` folders are left out of the differences.
+      // The whole working tree (no pathspec, see withoutPlans); the plan folder is left out of the differences.
       await git(this.cwd, [...split, 'add', '-A'], { env });
       const result = await then(env);
       // Atomic: another process copying the kept index sees this one or the one before, both whole.
@@ -207,11 +215,11 @@ export class GitEvidence {
     }
   }
 
-  /** What changed from tree `a` to tree `b` (renames found with -M), `.pi/` folders left out. */
+  /** What changed from tree `a` to tree `b` (renames found with -M), the workspace's `.pi/` left out. */
   async diff(a: string, b: string): Promise<TreeChange[]> {
     if (a === b) return [];
     const out = await git(this.cwd, ['diff-tree', '-r', '-M', '--raw', '--numstat', '-z', a, b]);
-    return withoutPlans(parseRawNumstat(out));
+    return withoutPlans(parseRawNumstat(out), this.plans);
   }
 
   /** A file's bytes in a tree (for a diff view); undefined when the tree has no such file. */

@@ -56,7 +56,9 @@ export class NodeEvidence implements EvidencePort {
       const g = await this.git();
       const known = this.started.get(`${plan}/${step}`);
       // The "before" tree this process took, or the one its ref pins (read while the snapshot is taken).
-      const [before, now] = await Promise.all([known ?? g.pinned(plan, step, 'before'), g.snapshotSince(known ?? pinRef(plan, step, 'before')).catch(() => undefined)]);
+      // A snapshot git cannot take (an embedded repository, a file it cannot read) is git's own error, said as such.
+      const [before, now] = await Promise.all([known ?? g.pinned(plan, step, 'before'), g.snapshotSince(known ?? pinRef(plan, step, 'before')).catch((e: Error) => e)]);
+      if (now instanceof Error) throw now;
       if (!before || !now) return { recorded: false, why: 'its start was not recorded' };
       this.started.delete(`${plan}/${step}`);
       // The pin keeps the tree from git gc (two weeks away at the soonest): the mark need not wait for it.

@@ -49,7 +49,8 @@ export function evidenceText(report: Awaited<ReturnType<typeof evidenceReport>>)
     if (!r.files && c?.shown.length) for (const f of c.shown) out.push(`    ${f.text}`);
     if (c?.notBySession.length) out.push(`    changed by another process while the step ran: ${c.notBySession.join(', ')}`);
     if (r.problem) out.push(`    (${r.problem})`);
-    if (r.flag === 'no change, explained' && r.note) out.push(`    note: ${r.note}`);
+    // The agent's note beside a step with no change: the reviewer weighs it (it explains an empty record, never a missing one).
+    if ((r.flag === 'no change, explained' || r.flag === 'no evidence') && r.note) out.push(`    note: ${r.note}`);
   }
   const s = report.summary;
   if (s) out.push(`summary: ${s.files} file change${s.files === 1 ? '' : 's'} +${s.added} −${s.removed} over ${s.recorded} recorded step${s.recorded === 1 ? '' : 's'}; ${s.noEvidence} with no evidence, ${s.explained} explained`);

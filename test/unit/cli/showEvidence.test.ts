@@ -44,8 +44,8 @@ describe('pi-plans show --evidence (real repository)', function () {
     assert.equal(code, 0, out);
     for (let i = 0; i < 9; i++) assert.ok(out.includes(`    added    f${i}.ts +1 −0`), `f${i}.ts in\n${out}`);
     assert.match(out, /S002 \[done\] nothing changed \(tree [0-9a-f]{10}\): no evidence/);
-    assert.match(out, /S003 \[done\] not recorded \(not a git repository\): no change, explained\n {4}note: the docs live elsewhere/);
-    assert.match(out, /summary: 9 file changes \+9 −0 over 2 recorded steps; 1 with no evidence, 1 explained/);
+    assert.match(out, /S003 \[done\] not recorded \(not a git repository\): no evidence\n {4}note: the docs live elsewhere/);
+    assert.match(out, /summary: 9 file changes \+9 −0 over 2 recorded steps; 2 with no evidence, 0 explained/);
     let json = '';
     await runCli(['show', id, '--evidence', '--json', '--root', root], { out: (s) => (json += s), err: () => undefined });
     const ev = JSON.parse(json).evidence;

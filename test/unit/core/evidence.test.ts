@@ -39,7 +39,10 @@ describe('evidence lines (core)', () => {
     assert.equal(evidenceFlag({ status: 'done', record: { Changed: changed } }), 'changed');
     assert.equal(evidenceFlag({ status: 'done', record: { Changed: nothing } }), 'no evidence');
     assert.equal(evidenceFlag({ status: 'done' }), 'no evidence');
-    assert.equal(evidenceFlag({ status: 'done', record: { Changed: 'not recorded (not a git repository)', Note: 'docs only' } }), 'no change, explained');
+    assert.equal(evidenceFlag({ status: 'done', record: { Changed: nothing, Note: 'docs only' } }), 'no change, explained');
+    // A note explains an empty record; it never stands in for one that is missing (git failed, the start went unrecorded).
+    assert.equal(evidenceFlag({ status: 'done', record: { Changed: 'not recorded (not a git repository)', Note: 'docs only' } }), 'no evidence');
+    assert.equal(evidenceFlag({ status: 'done', record: { Changed: 'not recorded (its start was not recorded)', Note: 'nothing to change' } }), 'no evidence');
     assert.equal(evidenceFlag({ status: 'done', record: { Changed: nothing, Check: 'passed · exit 0' } }), 'checked');
     assert.equal(evidenceFlag({ status: 'blocked', record: { Changed: nothing } }), undefined);
     const sum = evidenceSummary([{ status: 'done', record: { Changed: changed } }, { status: 'done', record: { Changed: nothing } }, { status: 'skipped' }]);

@@ -51,6 +51,28 @@ describe('git evidence: snapshots of the working tree (real repositories)', func
     assert.equal(await g.show(before, 'src/fresh.ts'), undefined);
   });
 
+  it('leaves out only the workspace\'s own .pi/: code in a nested .pi/ folder (src/.pi/) is a change like any other, and so is one in a subfolder workspace\'s parent', async () => {
+    const g = await GitEvidence.open(dir);
+    assert.equal(g.plans, '.pi/');
+    const before = await g.snapshot();
+    write('src/.pi/tool.ts', 'export const planted = 1;\n');
+    write('.pi/plans/PLAN-00000001.md', 'plan changed\n');
+    const after = await g.snapshot();
+    assert.deepEqual((await g.diff(before, after)).map((c) => c.path), ['src/.pi/tool.ts']);
+    // A workspace in a subfolder of the repository: its own sub/.pi/ is left out, the top's .pi/ is not.
+    fs.mkdirSync(path.join(dir, 'sub', '.pi', 'plans'), { recursive: true });
+    const sub = await GitEvidence.open(path.join(dir, 'sub'));
+    assert.equal(sub.plans, 'sub/.pi/');
+    const b2 = await sub.snapshot();
+    write('sub/.pi/plans/PLAN-00000002.md', 'plan\n');
+    write('.pi/plans/PLAN-00000001.md', 'changed again\n');
+    assert.deepEqual((await sub.diff(b2, await sub.snapshot())).map((c) => c.path), ['.pi/plans/PLAN-00000001.md']);
+    // What checks and drift compare leaves out the same folder only.
+    const without = await g.snapshotWithoutPlans();
+    assert.equal(await g.show(without, 'src/.pi/tool.ts'), 'export const planted = 1;\n');
+    assert.equal(await g.show(without, '.pi/plans/PLAN-00000001.md'), undefined);
+  });
+
   it('leaves the user index, stash and refs as they were, with staged and unstaged work', async () => {
     write('a.txt', 'staged\n');
     git('add', 'a.txt');

@@ -46,6 +46,17 @@ describe('step evidence: the session\'s reported edits against another process\'
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
+  it('a snapshot git cannot take (an empty repository embedded in the tree) is git\'s own error on the line, not "its start was not recorded"', async () => {
+    const ev = new NodeEvidence(root);
+    await ev.begin(ID, 'S001');
+    fs.mkdirSync(path.join(root, 'vendor', 'lib'), { recursive: true });
+    assert.equal(spawnSync('git', ['init', '-q'], { cwd: path.join(root, 'vendor', 'lib') }).status, 0);
+    const c = await ev.end(ID, 'S001');
+    assert.equal(c.recorded, false);
+    assert.ok(!c.recorded && /^git failed: .*vendor\/lib/.test(c.why), JSON.stringify(c));
+    assert.match(changedLine(c), /^not recorded \(git failed: /);
+  });
+
   it('names the file another process changed while the step ran, not the one the session edited', async () => {
     const ev = new NodeEvidence(root);
     await ev.begin(ID, 'S001');

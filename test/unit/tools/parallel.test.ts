@@ -114,4 +114,19 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
     // The holder now is agent-b: agent-a is refused.
     assert.match(await refused(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' }), /claimed by agent-b/);
   });
+
+  it('a threshold lowered in .pi/plans.json (a file an agent writes) takes no live claim: never below 10 minutes', async () => {
+    const m = memoryPorts();
+    m.fs.put('/work/ws/.pi/plans.json', JSON.stringify({ executor_timeout_minutes: 1 }));
+    const store = await PlanStore.open('/work/ws', m.ports);
+    assert.equal(store.config.executor_timeout_minutes, 1);
+    const as = (session: string): ToolContext => ({ stores: { folders: () => [{ name: 'ws', store }] }, active: { list: () => [], set: () => undefined, clear: () => undefined }, settings: { agentMayApprove: false, gating: 'always', waitForReview: false }, session });
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
+    m.advance(5 * 60_000);
+    assert.match(await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress', takeover: true }), /can be taken over once it is older than 10 min/);
+    m.advance(6 * 60_000);
+    assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress', takeover: true }), /taken over from agent-a/);
+  });
 });
