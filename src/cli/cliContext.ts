@@ -3,7 +3,8 @@
 import { Command, Option } from 'commander';
 import * as fs from 'node:fs';
 import { DIGEST_PATTERN, PLAN_STATUSES, PlanError, ReviewComment } from '../core';
-import { openNodeStore } from '../node';
+import * as path from 'node:path';
+import { KeyUnlock, NodeApprovalKeys, openNodeStore, userConfigDir } from '../node';
 import { PlanStore } from '../store';
 
 /** Output sinks, and the person at the terminal, so tests can run the CLI in-process. */
@@ -15,6 +16,8 @@ export interface CliIo {
    * terminal (a pipe, a script, an agent's tool call): nothing is then decided by asking.
    */
   ask?(question: string): Promise<string>;
+  /** Asks the person at the terminal for a passphrase, not echoed; absent when there is no terminal. */
+  secret?(prompt: string): Promise<string>;
 }
 
 /** What a command's registration is given: the program, its sinks, its version and the store of --root. */
@@ -27,6 +30,8 @@ export interface CliContext {
   root(): string;
   /** The store of --root; `index: false` for commands on one named plan (no index is built: the cost does not grow with the folder). */
   store(opts?: { index?: boolean }): Promise<PlanStore>;
+  /** The person's approval keys, unlocked at this terminal where the key is protected (never without one). */
+  keys(): NodeApprovalKeys;
 }
 
 /** The context of `program`: its --root is read when a command runs, not when it is registered. */
@@ -38,9 +43,37 @@ export function cliContext(program: Command, io: CliIo, version: string): CliCon
     const st = await fs.promises.stat(dir).catch(() => undefined);
     if (!st) throw new UsageError(`--root ${dir} does not exist: pass the workspace folder that holds .pi/plans`);
     if (!st.isDirectory()) throw new UsageError(`--root ${dir} is not a folder: pass the workspace folder that holds .pi/plans`);
-    return openNodeStore(dir, { index: opts.index });
+    return openNodeStore(dir, { index: opts.index, unlock: unlockAt(io) });
   };
-  return { program, io, version, root, store };
+  const keys = () => new NodeApprovalKeys(userConfigDir(), () => [path.resolve(root())], true, unlockAt(io));
+  return { program, io, version, root, store, keys };
+}
+
+/** How a protected key is unlocked at this terminal: the person types its passphrase (undefined without a terminal). */
+function unlockAt(io: CliIo): KeyUnlock | undefined {
+  const secret = io.secret;
+  return secret ? { passphrase: (why) => secret(`Passphrase of your approval key (to ${why}): `) } : undefined;
+}
+
+/**
+ * Refuses a person's decision where no person can be asked (a pipe, a script, an agent's tool
+ * call). Worded for the person, never as a recipe for a model: it names what the person does,
+ * and tells an agent reading it to ask the user instead.
+ */
+export function needsPerson(what: string, where: string, agent: string): never {
+  throw new PlanError('HUMAN_ONLY', `${what}, and there is no terminal here to ask one. ${where} An agent reading this: ${agent}`);
+}
+
+/**
+ * A person's verb at a terminal (the caller made sure there is one): asks `question`, a [y/N];
+ * where their approval key is protected, its passphrase too: what an agent typing into a
+ * pseudo-terminal does not have. Anything but yes is `NotDone(no)`.
+ */
+export async function personConfirms(ctx: Pick<CliContext, 'io' | 'keys'>, question: string, no: string): Promise<void> {
+  const answer = await ctx.io.ask!(question);
+  if (!/^y(es)?$/i.test(answer.trim())) throw new NotDone(no);
+  const keys = ctx.keys();
+  if (keys.identity(false).protected) await keys.signer();
 }
 
 /** A wrong argument: exit code 2, like commander's own usage errors. */

@@ -10,7 +10,7 @@ import { registerDiffCommand } from './commands/diff';
 import { registerIntegrationCommands } from './commands/integration';
 import { registerStatusCommands, registerUpkeepCommands } from './commands/lifecycle';
 import { registerReadCommands } from './commands/read';
-import { terminalAsk } from '../node/terminal';
+import { terminalAsk, terminalSecret } from '../node/terminal';
 
 export type { CliIo } from './cliContext';
 /** The store's acts `pi-plans hook` (dist/hook.js) loads from this bundle when it needs them. */
@@ -30,7 +30,8 @@ function sourceVersion(): string {
 }
 
 const ask = terminalAsk();
-const realIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), ...(ask ? { ask } : {}) };
+const secret = terminalSecret();
+const realIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), ...(ask ? { ask } : {}), ...(secret ? { secret } : {}) };
 
 /** Builds the `pi-plans` program. Exit codes: 0 ok, 1 refused or invalid, 2 usage. */
 export function buildProgram(io: CliIo = realIo): Command {

@@ -196,6 +196,27 @@ export interface ApprovalKeyring {
   confirmed(signature: string): boolean;
   /** Why no approval can be trusted here (e.g. the user's configuration folder is inside the workspace); undefined when all is well. */
   readonly problem?: string;
+  /** The own key is protected by the person's passphrase: records kept beside the plans may be unsigned (no one was there to unlock it). */
+  readonly ownKeyProtected?: boolean;
+  /**
+   * Why an approval record, though signed, no longer holds by this machine's record of a person's
+   * decisions (src/node/decisionLedger.ts): a later decision on the plan (withdrawn, rejected,
+   * approved again), or a file older than the last decision (a copy written back). Undefined: it holds.
+   */
+  superseded?(plan: string, approval: { signature: string; at: string; fileVersion: number }): string | undefined;
+}
+
+/** A person's decision on a plan, as this machine records it (outside every workspace). */
+export interface DecisionRecord {
+  plan: string;
+  decision: 'approve' | 'reject' | 'withdraw' | 'confirm';
+  /** The plan file's version after the decision was written (a confirmation: the version confirmed). */
+  version: number;
+  /** The content digest of the text decided on. */
+  digest: string;
+  /** An approval's or a confirmed approval's signature. */
+  signature?: string;
+  at: string;
 }
 
 /** Statuses in which an approval still governs what the agent does. */
@@ -256,6 +277,9 @@ export function approvalStanding(doc: PlanDocument, keyring?: ApprovalKeyring): 
     else if (notes === undefined && keyring.verify(approvalPayload(claim), signature, key)) signed = { unsignedNotes: true };
     else return { state: 'invalid', reason: 'its approval record does not verify: it was edited, copied from another plan or forged' };
   }
+  // A person's later decision on this machine voids the approval, wherever its file came from.
+  const superseded = keyring?.superseded?.(fm.id, { signature, at, fileVersion: fm.version });
+  if (superseded) return { state: 'invalid', reason: superseded };
   if (contentDigest(doc) !== digest) return { state: 'changed', approver, version, ...signed };
   if (!keyring) return { state: 'foreign', approver, by, version, digest, key, signature };
   const trusted = keyring.trust(key);

@@ -13,7 +13,7 @@ import { PlanStore, StorePorts, IndexCachePort } from '../store';
 import { NodeFileSystem } from './nodeFileSystem';
 import { NodeLock } from './nodeLock';
 import { PersistedOutlines } from './persistedOutlines';
-import { NodeApprovalKeys, userConfigDir, userPorts } from './approvalKeys';
+import { KeyUnlock, NodeApprovalKeys, userConfigDir, userPorts } from './approvalKeys';
 import { cacheHome } from './userFolders';
 import { NodeEvidence } from './stepEvidence';
 
@@ -26,7 +26,7 @@ export { OffThreadParser } from './offThreadParser';
 export { PersistedOutlines } from './persistedOutlines';
 export { NodeEvidence, type SessionReports } from './stepEvidence';
 export { GitEvidence, NotRecorded, pinRef, type TreeChange } from './gitEvidence';
-export { folderInsideWorkspace, NodeApprovalKeys, readUserConfig, reviewCopiesDir, userConfigDir, userPorts, userStateDir } from './approvalKeys';
+export { folderInsideWorkspace, NodeApprovalKeys, readUserConfig, reviewCopiesDir, userConfigDir, userPorts, userStateDir, type KeyUnlock } from './approvalKeys';
 
 /** The warm-start index of a workspace, kept in the user's cache folder (never in the repository). */
 export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCachePort {
@@ -68,9 +68,10 @@ export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?:
  * or one that starts cold (the MCP server): outlines of large plans are kept in the user's cache
  * (`PersistedOutlines`), so the next process that touches the plan needs no Markdown parse.
  */
-export function openNodeStore(root: string, opts: { indexCache?: boolean; index?: boolean | 'lazy' } = {}): Promise<PlanStore> {
+export function openNodeStore(root: string, opts: { indexCache?: boolean; index?: boolean | 'lazy'; unlock?: KeyUnlock } = {}): Promise<PlanStore> {
   const abs = path.resolve(root).split(path.sep).join('/');
-  const ports = (o: { indexCache?: boolean }) => ({ ...nodePorts(abs, o), parser: new PersistedOutlines(path.join(cacheHome(), 'outlines')) });
+  const keys = opts.unlock ? new NodeApprovalKeys(userConfigDir(), () => [abs], true, opts.unlock) : undefined;
+  const ports = (o: { indexCache?: boolean }) => ({ ...nodePorts(abs, { ...o, keys }), parser: new PersistedOutlines(path.join(cacheHome(), 'outlines')) });
   // Work on named plans needs no index (nor its cache); a lazy store builds it when asked.
   if (opts.index === false) return PlanStore.openForPlans(abs, ports({ ...opts, indexCache: false }));
   if (opts.index === 'lazy') return PlanStore.openLazily(abs, ports(opts));

@@ -11,6 +11,8 @@ import {
   approve,
   changedLine,
   changeStatus,
+  contentDigest,
+  DecisionRecord,
   claimNext,
   ClaimInput,
   NoRunnableStep,
@@ -152,7 +154,8 @@ export async function approvePlan(p: Place, id: string, act: { actor: Actor; see
     },
     { agentMayApprove: act.agentMayApprove, sign: true },
   );
-  return withWarning(done, await keepReviewed(p, id, reviewed));
+  const recorded = await recorded_(p, done.doc, 'approve', done.doc.fm.approval_sig);
+  return withWarning(withWarning(done, await keepReviewed(p, id, reviewed)), recorded);
 }
 
 /**
@@ -165,7 +168,22 @@ export async function rejectPlan(p: Place, id: string, act: { actor: Actor; feed
     reviewed = d;
     return reject(d, act.feedback, c, act.seen ?? act.seenVersion, act.comments);
   });
-  return withWarning(done, await keepReviewed(p, id, reviewed));
+  const recorded = await recorded_(p, done.doc, 'reject');
+  return withWarning(withWarning(done, await keepReviewed(p, id, reviewed)), recorded);
+}
+
+/**
+ * Records a person's decision outside the workspace, so that writing an older file back cannot
+ * undo it (the store's keyring voids an approval a later decision undid). A failure never fails
+ * the decision, and is said.
+ */
+async function recorded_(p: Place, doc: PlanDocument, decision: DecisionRecord['decision'], signature?: string): Promise<string | undefined> {
+  try {
+    await p.store.recordDecision({ plan: doc.fm.id, decision, version: doc.fm.version, digest: contentDigest(doc), ...(signature ? { signature } : {}), at: new Date().toISOString() });
+    return undefined;
+  } catch (e) {
+    return `the decision was not recorded in your state folder (${e instanceof Error ? e.message : String(e)}), so an older copy of the file written back would not be recognised as one`;
+  }
 }
 
 /** The copy of a decided version, for the next round's comparison: a failure to keep it never fails the decision, and is said. */
@@ -190,7 +208,9 @@ function withWarning(done: Done, warning: string | undefined): Done {
  */
 export async function confirmApproval(p: Place, id: string, act: { actor: Actor }): Promise<PlanDocument> {
   if (act.actor === 'agent') throw new PlanError('HUMAN_ONLY', `${id}: confirming an approval made elsewhere is a person's decision; ask the user`);
-  return p.store.confirmApproval(id, act.actor);
+  const doc = await p.store.confirmApproval(id, act.actor);
+  await recorded_(p, doc, 'confirm', doc.fm.approval_sig);
+  return doc;
 }
 
 /** What changed since a reviewed version, and the comments of that review with whether each was addressed. */
@@ -237,6 +257,7 @@ export async function compareWithReviewed(p: Place, id: string, opts: { version?
 export async function changePlanStatus(p: Place, id: string, action: 'cancel' | 'reopen' | 'retry' | 'resume' | 'withdraw', act: Act & { reason?: string }): Promise<Done> {
   const done = await run(p, id, act, (d, c) => changeStatus(d, action, c, act.reason));
   if (action === 'cancel') await p.active?.clear(id);
+  if (action === 'withdraw') return withWarning(done, await recorded_(p, done.doc, 'withdraw'));
   return done;
 }
 

@@ -66,7 +66,8 @@ export class PlanHistory {
     const digest = textDigest(text);
     const port = this.folder.ports.approvals;
     if (!port) return { version, digest };
-    const signer = await port.signer();
+    const signer = port.recordSigner ? await port.recordSigner() : await port.signer();
+    if (!signer) return { version, digest }; // a protected key no one unlocked: the digest alone
     return { version, digest, key: signer.key, sig: signer.sign(reviewCopyPayload({ id, version, digest })) };
   }
 
@@ -84,6 +85,7 @@ export class PlanHistory {
     const port = this.folder.ports.approvals;
     if (!port) return undefined;
     const keyring = await port.keyring();
+    if (record.key === undefined && record.sig === undefined && keyring.ownKeyProtected) return undefined; // kept while the key was locked
     const signed = typeof record.key === 'string' && typeof record.sig === 'string' && keyring.verify(reviewCopyPayload({ id, version, digest: record.digest }), record.sig, record.key) && keyring.trust(record.key)?.kind === 'own';
     return signed ? undefined : `v${version}'s copy and its record do not verify with your approval key`;
   }

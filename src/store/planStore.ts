@@ -1,4 +1,4 @@
-import { Actor, analyze, Analysis, ApprovalKeyring, ApprovalStanding, AttentionFlag, Checkpoint, CreateInput, decodePlanBytes, frontmatterOfPlan, isPlanError, OpContext, OpResult, PlanDocument, PlanError, PlansConfig, PlanStatus, problemFromError } from '../core';
+import { Actor, analyze, Analysis, ApprovalKeyring, ApprovalStanding, AttentionFlag, Checkpoint, CreateInput, DecisionRecord, decodePlanBytes, frontmatterOfPlan, isPlanError, OpContext, OpResult, PlanDocument, PlanError, PlansConfig, PlanStatus, problemFromError } from '../core';
 import { PlanAttention } from './attention';
 import { FolderIndex, PlansChangeEvent } from './folderIndex';
 import { follow, FollowOptions, Following } from './following';
@@ -338,5 +338,10 @@ export class PlanStore {
   /** A person on this machine confirms an approval signed elsewhere (see `PlanAttention.confirmApproval`). */
   confirmApproval(id: string, actor: Actor): Promise<PlanDocument> {
     return this.attentionChecks.confirmApproval(id, actor);
+  }
+
+  /** Records a person's decision on a plan of this store in the user's state (nothing without the approval keys port). */
+  async recordDecision(d: DecisionRecord): Promise<void> {
+    await this.folder.ports.approvals?.recordDecision?.(d);
   }
 }

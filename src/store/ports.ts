@@ -4,7 +4,7 @@
  * Paths are absolute, with "/" separators.
  */
 
-import type { ApprovalKeyring, ApprovalSigner, StepChanges } from '../core';
+import type { ApprovalKeyring, ApprovalSigner, DecisionRecord, StepChanges } from '../core';
 import type { IndexEntry } from './indexEntry';
 
 /** What a path is. Only a `file` is ever opened for reading. */
@@ -188,10 +188,18 @@ export interface IndexHelperPort {
 export interface ApprovalKeysPort {
   /** The keyring as it stands now (own key, trusted approvers, local confirmations). Cheap when nothing changed. */
   keyring(): Promise<ApprovalKeyring>;
-  /** The person's signer, its key made on first use. Refuses (PlanError) when the key cannot be kept safe. */
-  signer(): Promise<ApprovalSigner>;
+  /**
+   * The person's signer, its key made on first use. Refuses (PlanError) when the key cannot be
+   * kept safe, when it is protected and no person unlocks it, and for an agent's own approval
+   * (`forAgent`) while it is protected.
+   */
+  signer(opts?: { forAgent?: boolean }): Promise<ApprovalSigner>;
+  /** A signer for records beside the plans (review copies) when one needs nobody to unlock it; absent: `signer()`. */
+  recordSigner?(): Promise<ApprovalSigner | undefined>;
   /** Records that a person on this machine confirmed the approval signed `signature` (by a key not trusted here). */
   confirm(signature: string, about: { plan: string; approver: string; key: string }): Promise<void>;
+  /** Records a person's decision on a plan of this store, outside the workspace (absent: none are kept, and none void an approval). */
+  recordDecision?(d: DecisionRecord): Promise<void>;
 }
 
 /** Everything the store needs. */

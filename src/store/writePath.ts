@@ -91,7 +91,7 @@ export class PlanWriter {
       // The checkpoint log is checked before anything is written: a log that cannot be appended
       // to (a link, a folder) refuses the update whole, rather than after the plan changed.
       await this.history.checkLog(id);
-      const options: WorkOptions = { ...opts, approvals: await this.approvalContext(opts.sign === true) };
+      const options: WorkOptions = { ...opts, approvals: await this.approvalContext(opts.sign === true, actor === 'agent') };
       return this.writeUnderLock(id, path, actor, op, options);
     });
     const t1 = performance.now();
@@ -357,11 +357,11 @@ export class PlanWriter {
     await this.index.refreshEntries([`${id}.md`]);
   }
 
-  /** What an update checks approvals with (the keyring) and, for an approval, signs with. */
-  private async approvalContext(sign: boolean): Promise<OpContext['approvals']> {
+  /** What an update checks approvals with (the keyring) and, for an approval, signs with (an agent's own approval says so). */
+  private async approvalContext(sign: boolean, forAgent: boolean): Promise<OpContext['approvals']> {
     const port = this.folder.ports.approvals;
     if (!port) return undefined;
-    return { keyring: await port.keyring(), signer: sign ? await port.signer() : undefined };
+    return { keyring: await port.keyring(), signer: sign ? await port.signer({ forAgent }) : undefined };
   }
 }
 

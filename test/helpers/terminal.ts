@@ -7,16 +7,28 @@ export const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
 
 /** Runs `node dist/cli.js ...args` in a pseudo-terminal; types `answer` once a `[y/N]` prompt is on the screen. */
 export function atTerminal(args: readonly string[], env: NodeJS.ProcessEnv, answer: string): Promise<{ code: number; screen: string }> {
+  return atTerminalAnswering(args, env, [[/\[y\/N\] /, answer]]);
+}
+
+/**
+ * Runs `node dist/cli.js ...args` in a pseudo-terminal and answers its prompts in order: each
+ * answer is typed once its prompt's pattern shows on the screen after the last answer.
+ */
+export function atTerminalAnswering(args: readonly string[], env: NodeJS.ProcessEnv, answers: readonly (readonly [RegExp, string])[]): Promise<{ code: number; screen: string }> {
   const command = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const child = spawn('script', ['-qec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let screen = '';
-  let typed = false;
+  let from = 0;
+  let next = 0;
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       screen += d.toString();
-      if (!typed && /\[y\/N\] /.test(screen)) {
-        typed = true;
-        child.stdin.write(`${answer}\n`);
+      while (next < answers.length) {
+        const m = answers[next][0].exec(screen.slice(from));
+        if (!m) break;
+        from += m.index + m[0].length;
+        child.stdin.write(`${answers[next][1]}\n`);
+        next++;
       }
     });
     child.on('error', reject);

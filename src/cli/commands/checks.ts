@@ -2,7 +2,7 @@
 // at a terminal and for CI) and drift (see it, acknowledge it).
 import { driftWords, workFactLines } from '../../core';
 import { acknowledgeDrift, lookForDrift, planWorkFacts, verifyPlan } from '../../node';
-import { CliContext, UsageError } from '../cliContext';
+import { CliContext, needsPerson, personConfirms, UsageError } from '../cliContext';
 
 /** Registers `verify` and `drift`, in that order. */
 export function registerCheckCommands(ctx: CliContext): void {
@@ -31,7 +31,7 @@ function registerVerify({ program, io, store }: CliContext): void {
     });
 }
 
-function registerDrift({ program, io, store }: CliContext): void {
+function registerDrift({ program, io, store, keys }: CliContext): void {
   program
     .command('drift <id>')
     .description('show whether the files an approved plan\'s steps target changed since its approval by anything but its own steps (a pull, another agent, a person); --ack records them as they are now as the new base (a person\'s acknowledgement)')
@@ -42,6 +42,9 @@ function registerDrift({ program, io, store }: CliContext): void {
       const doc = await st.read(id);
       const at = new Date().toISOString();
       if (o.ack) {
+        // A person's acknowledgement: at a terminal, asked (and the key's passphrase where it is protected).
+        if (!io.ask) needsPerson(`${id}: the drift was not acknowledged: that is a person's decision`, `The person runs \`pi-plans drift ${id} --ack\` in their own terminal, or uses Acknowledge Drift in VS Code.`, 'ask the user; do not acknowledge it yourself.');
+        await personConfirms({ io, keys }, `Acknowledge the drift of ${id} "${doc.fm.title}": the targets as they are now become the base? [y/N] `, `${id}: the drift was not acknowledged.`);
         const base = await acknowledgeDrift(st.root, doc, at);
         io.out(base ? `${id}: drift acknowledged; ${Object.keys(base.targets).length} target${Object.keys(base.targets).length === 1 ? '' : 's'} as they are now${base.commit ? ` at ${base.commit.slice(0, 7)}` : ''} are the new base.\n` : `${id}: nothing to acknowledge (no approval, no git, or no file targets).\n`);
         return;

@@ -1,12 +1,11 @@
 // The person's decisions on a plan and on whose approvals count: approve, confirm, key, trust,
 // reject. A decision is made by a person at a terminal, never by whoever merely can run the CLI:
 // `--digest` names the text the person reviewed, and is checked at the terminal, never instead of it.
-import * as path from 'node:path';
 import { contentDigest, KEY_PATTERN, nextStatus, PlanError, progressOf, refuseIfNotSeen, ReviewComment, SeenPlan, shortKey } from '../../core';
-import { NodeApprovalKeys, recordDriftBase, userConfigDir } from '../../node';
+import { recordDriftBase } from '../../node';
 import { approvePlan, confirmApproval, rejectPlan } from '../../service';
 import { PlanStore } from '../../store';
-import { CliContext, CliIo, commentOption, digestOption, NotDone, seenVersionOption, UsageError } from '../cliContext';
+import { CliContext, CliIo, commentOption, digestOption, needsPerson, NotDone, seenVersionOption, UsageError } from '../cliContext';
 
 /** Registers `approve`, `confirm`, `key`, `trust` and `reject`, in that order. */
 export function registerDecisionCommands(ctx: CliContext): void {
@@ -49,26 +48,43 @@ function registerConfirm({ program, io, store }: CliContext): void {
     });
 }
 
-function registerKey({ program, io, root }: CliContext): void {
+function registerKey({ program, io, keys: keysOf }: CliContext): void {
   program
     .command('key')
-    .description('show your approval key (made on first use, kept in your user configuration folder): give it to teammates who trust your approvals')
-    .action(() => {
-      const keys = new NodeApprovalKeys(userConfigDir(), () => [path.resolve(root())]);
+    .description('show your approval key (made on first use, kept in your user configuration folder): give it to teammates who trust your approvals; --protect puts it under a passphrase you type at each approval')
+    .option('--protect', 'encrypt the key under a passphrase (asked twice, at a terminal): no program that reads the file can sign with it')
+    .option('--unprotect', 'remove the passphrase (asked, at a terminal)')
+    .action(async (o: { protect?: boolean; unprotect?: boolean }) => {
+      const keys = keysOf();
       const problem = keys.problem();
       if (problem) throw new PlanError('APPROVAL_INVALID', problem);
+      if (o.protect && o.unprotect) throw new UsageError('--protect and --unprotect: choose one');
+      if (o.protect || o.unprotect) {
+        if (!io.secret) needsPerson('the approval key was not changed: its passphrase is a person\'s', 'The person runs `pi-plans key --protect` (or --unprotect) in their own terminal.', 'ask the user; do not change the key yourself.');
+        if (o.unprotect) {
+          await keys.unprotect();
+          io.out(`Your approval key is no longer protected: any program you run can sign with it (${keys.configDir}).\n`);
+          return;
+        }
+        const first = await io.secret!('New passphrase for your approval key (8 characters or more): ');
+        const again = await io.secret!('The same passphrase again: ');
+        if (first !== again) throw new NotDone('the two passphrases differ: the key was not changed.');
+        const { sealed } = keys.protect(first);
+        io.out(`Your approval key is protected: approvals, confirmations and trusts ask for its passphrase${sealed ? `; the ${sealed} trust or confirmation entr${sealed === 1 ? 'y it held is' : 'ies it held are'} sealed with it` : ''}. A forgotten passphrase cannot be recovered.\n`);
+        return;
+      }
       const me = keys.identity(true);
-      io.out(`${me.key}  ${me.name}\nkept in ${keys.configDir} (never in a workspace); a teammate trusts it with: pi-plans trust ${me.key} --name "${me.name}"\n`);
+      io.out(`${me.key}  ${me.name}${me.protected ? '  (protected by a passphrase)' : ''}\nkept in ${keys.configDir} (never in a workspace); a teammate trusts it with: pi-plans trust ${me.key} --name "${me.name}"\n`);
     });
 }
 
-function registerTrust({ program, io, root }: CliContext): void {
+function registerTrust({ program, io, keys: keysOf }: CliContext): void {
   program
     .command('trust <key>')
     .description('trust another person\'s approval key: their approvals (made on their machine) run here without a confirmation (at a terminal: it names the key and asks)')
     .requiredOption('--name <name>', 'whose key it is')
     .action(async (key: string, o: { name: string }) => {
-      const keys = new NodeApprovalKeys(userConfigDir(), () => [path.resolve(root())]);
+      const keys = keysOf();
       if (!KEY_PATTERN.test(key)) throw new PlanError('INVALID_INPUT', `"${key.slice(0, 60)}" is not an approval key: it is ed25519: and 43 characters, as \`pi-plans key\` prints it`);
       const problem = keys.problem();
       if (problem) throw new PlanError('APPROVAL_INVALID', `the key cannot be trusted: ${problem}`);
@@ -81,7 +97,7 @@ function registerTrust({ program, io, root }: CliContext): void {
       }
       const answer = await io.ask!(`Trust approvals signed by ${shortKey(key)} as ${o.name}'s, on this machine? [y/N] `);
       if (!/^y(es)?$/i.test(answer.trim())) throw new NotDone(`${shortKey(key)} was not trusted.`);
-      keys.trust(key, o.name);
+      await keys.trust(key, o.name);
       io.out(`Approvals signed by ${shortKey(key)} (${o.name}) are trusted on this machine.\n`);
     });
 }
@@ -102,14 +118,6 @@ function registerReject({ program, io, store }: CliContext): void {
     });
 }
 
-/**
- * Refuses a person's decision where no person can be asked (a pipe, a script, an agent's tool
- * call). Worded for the person, never as a recipe for a model: it names what the person does,
- * and tells an agent reading it to ask the user instead.
- */
-function needsPerson(what: string, where: string, agent: string): never {
-  throw new PlanError('HUMAN_ONLY', `${what}, and there is no terminal here to ask one. ${where} An agent reading this: ${agent}`);
-}
 
 /**
  * What the person decides on: the text shown to them at the terminal (title, version, digest)

@@ -1,11 +1,13 @@
 // Commands that move a plan through its life, or mend it: cancel, reopen, retry, resume, withdraw;
 // unlock and clone.
+import { nextStatus, PlanStatus } from '../../core';
 import { clearPlanLock } from '../../node';
 import { changePlanStatus } from '../../service';
-import { CliContext } from '../cliContext';
+import { CliContext, needsPerson, personConfirms } from '../cliContext';
 
-/** Registers `cancel`, `reopen`, `retry`, `resume` and `withdraw`, in that order. */
-export function registerStatusCommands({ program, io, store }: CliContext): void {
+/** Registers `cancel`, `reopen`, `retry`, `resume` and `withdraw`, in that order; all but cancel are a person's decision, asked at a terminal. */
+export function registerStatusCommands(ctx: CliContext): void {
+  const { program, io, store } = ctx;
   for (const [name, action, what] of [
     ['cancel', 'cancel', 'cancel a plan'],
     ['reopen', 'reopen', 'reopen a plan in needs_review as a draft'],
@@ -16,10 +18,25 @@ export function registerStatusCommands({ program, io, store }: CliContext): void
     const cmd = program.command(`${name} <id>`).description(what);
     if (name === 'cancel') cmd.option('--reason <text>', 'why');
     cmd.action(async (id: string, o: { reason?: string }) => {
-      const { doc } = await changePlanStatus({ store: await store({ index: false }) }, id, action, { actor: 'cli', reason: o.reason });
+      const st = await store({ index: false });
+      if (name !== 'cancel') await personDecides(ctx, id, name, (await st.read(id)).fm);
+      const { doc } = await changePlanStatus({ store: st }, id, action, { actor: 'cli', reason: o.reason });
       io.out(`${id} is now ${doc.fm.status} (v${doc.fm.version}).\n`);
     });
   }
+}
+
+/**
+ * A person's verb on a plan: refused first for the plan's status (the same words as without a
+ * terminal), then without a terminal; at one, it names the plan and the move and asks, and a
+ * protected key's passphrase is asked too (what an agent at a pseudo-terminal does not have).
+ */
+async function personDecides({ io, keys }: CliContext, id: string, verb: 'reopen' | 'retry' | 'resume' | 'withdraw', fm: { title: string; status: PlanStatus }): Promise<void> {
+  const to = nextStatus(id, fm.status, verb, 'cli');
+  if (!io.ask) {
+    needsPerson(`${id}: "${verb}" was not done: it is a person's decision`, `The person runs \`pi-plans ${verb} ${id}\` in their own terminal, or uses Pi Plans in VS Code.`, `ask the user; do not ${verb} it yourself.`);
+  }
+  await personConfirms({ io, keys }, `${verb[0].toUpperCase()}${verb.slice(1)} ${id} "${fm.title}" (${fm.status} -> ${to})? [y/N] `, `${id} was left ${fm.status}.`);
 }
 
 /** Registers `unlock` and `clone`, in that order. */

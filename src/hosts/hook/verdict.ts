@@ -14,7 +14,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { cacheHome, realPathOf, userConfigDir } from '../../node/userFolders';
+import { decisionLedgerFile } from '../../node/decisionLedger';
+import { cacheHome, realPathOf, userConfigDir, userStateDir } from '../../node/userFolders';
 
 /** Statuses whose policy is looser than planning's and that only a person's approval reaches (core's APPROVAL_GOVERNS). */
 export const GOVERNED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled', 'failed']);
@@ -35,7 +36,7 @@ export interface VerdictCache {
   put(id: string, sha: string, v: Verdict): void;
 }
 
-/** Size, time and inode of a file, or `-`: a change to the keys, the trust list or the confirmations makes every cached verdict stale. */
+/** Size, time and inode of a file, or `-`: a change to the keys, the trust list, the confirmations or the decisions makes every cached verdict stale. */
 function stamp(file: string): string {
   const st = fs.statSync(file, { throwIfNoEntry: false });
   return st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '-';
@@ -59,7 +60,8 @@ export function verdictCache(root: string, env: NodeJS.ProcessEnv): VerdictCache
   } catch {
     return 'no verdict cache: no approval key in the configuration folder yet';
   }
-  const keys = ['approval-key.pem', 'config.json', 'confirmed-approvals.json'].map((f) => stamp(path.join(configDir, f))).join('|');
+  // The keys, the trust list, the confirmations, and the workspace's record of the person's decisions (a later one voids an approval).
+  const keys = [...['approval-key.pem', 'config.json', 'confirmed-approvals.json'].map((f) => path.join(configDir, f)), decisionLedgerFile(root, userStateDir(env))].map(stamp).join('|');
   const fileOf = (id: string) => path.join(dir, `${createHash('sha256').update(`${realRoot}\0${id}`).digest('hex').slice(0, 40)}.json`);
   const mac = (id: string, sha: string, v: Verdict) => createHmac('sha256', secret).update(JSON.stringify([realRoot, id, sha, keys, v.state, v.detail ?? null, v.openComments ?? null])).digest();
   return {

@@ -70,7 +70,7 @@ async function runChecks(plans: WorkspacePlans, cli: string, arg: CheckTarget): 
 }
 
 /** A person acknowledges a plan's drift: the targets as they are now become its base. */
-async function acknowledge(plans: WorkspacePlans, arg: CheckTarget, ask: boolean): Promise<boolean> {
+async function acknowledge(plans: WorkspacePlans, arg: CheckTarget): Promise<boolean> {
   const t = targetOf(plans, arg);
   if (!t) return false;
   try {
@@ -80,12 +80,10 @@ async function acknowledge(plans: WorkspacePlans, arg: CheckTarget, ask: boolean
       void vscode.window.showInformationMessage(vscode.l10n.t('{0} has not drifted since its approval.', t.id));
       return false;
     }
-    if (ask) {
-      const yes = vscode.l10n.t('Acknowledge');
-      const files = drifted.map((d) => d.path).join(', ');
-      const pick = await vscode.window.showWarningMessage(vscode.l10n.t('{0}: {1} changed since approval by something other than its steps. Acknowledge, so the files as they are now become the base?', t.id, files), { modal: true }, yes);
-      if (pick !== yes) return false;
-    }
+    const yes = vscode.l10n.t('Acknowledge');
+    const files = drifted.map((d) => d.path).join(', ');
+    const pick = await vscode.window.showWarningMessage(vscode.l10n.t('{0}: {1} changed since approval by something other than its steps. Acknowledge, so the files as they are now become the base?', t.id, files), { modal: true }, yes);
+    if (pick !== yes) return false;
     await acknowledgeDrift(t.store.root, doc, new Date().toISOString());
     workFactsChanged(t.id);
     return true;
@@ -100,7 +98,7 @@ export function registerCheckCommands(plans: WorkspacePlans, extensionUri: vscod
   const cli = vscode.Uri.joinPath(extensionUri, 'dist', 'cli.js').fsPath;
   return [
     vscode.commands.registerCommand(COMMANDS.runChecks, (arg?: CheckTarget) => runChecks(plans, cli, arg)),
-    // `{ ask: false }` only from this extension's own tests (the modal question cannot be answered there).
-    vscode.commands.registerCommand(COMMANDS.acknowledgeDrift, (arg?: CheckTarget, opts?: { ask?: boolean }) => acknowledge(plans, arg, opts?.ask !== false)),
+    // Always behind its modal: a person's act, whoever runs the command (an agent can run commands too).
+    vscode.commands.registerCommand(COMMANDS.acknowledgeDrift, (arg?: CheckTarget) => acknowledge(plans, arg)),
   ];
 }

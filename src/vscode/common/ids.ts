@@ -103,6 +103,8 @@ export const SETTINGS = {
   /** User settings the extension writes into Pi Plans' config.json, where `pi-plans hook` reads them (a workspace's may only be stricter). */
   hooksPlanningTerminal: 'hooks.planningTerminal',
   hooksOtherFiles: 'hooks.otherFiles',
+  /** With a passphrase-protected approval key: keep it unlocked for the window's life once the person typed the passphrase. */
+  keepKeyUnlocked: 'approval.keepKeyUnlocked',
 } as const;
 
 /** The `@plans` chat participant (package.json `chatParticipants`). */

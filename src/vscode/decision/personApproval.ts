@@ -81,7 +81,7 @@ export async function confirmForeignApproval(plans: WorkspacePlans, store: PlanS
     trust,
   );
   if (choice === trust) {
-    plans.keys.trust(s.key, s.approver);
+    await plans.keys.trust(s.key, s.approver);
     plans.recheckApprovals();
     return true;
   }

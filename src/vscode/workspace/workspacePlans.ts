@@ -3,6 +3,7 @@ import { AttentionFlag, isPlanError, PlanDocument } from '../../core';
 import { fileIndexCache, NodeApprovalKeys, NodeWatcher, nodePorts, OffThreadParser, userConfigDir } from '../../node';
 import { Following, IndexEntry, PlanStore, StorePorts } from '../../store';
 import { DisposableScope } from '../common/disposable';
+import { SETTINGS } from '../common/ids';
 import { readOnly } from './readOnlyFs';
 import { VsCodeWatcher } from './vscodeWatcher';
 import { dirtyDocumentGuard } from './writeGuard';
@@ -85,7 +86,16 @@ export class WorkspacePlans extends DisposableScope {
    * server): one for every folder's store. A configuration folder inside any workspace folder is
    * refused (no approval holds, none can be signed).
    */
-  readonly keys = new NodeApprovalKeys(userConfigDir(), () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath));
+  readonly keys = new NodeApprovalKeys(userConfigDir(), () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath), false, {
+    // A protected key: the person types its passphrase here; kept unlocked for the window's life unless they said not to.
+    passphrase: (why) =>
+      Promise.resolve(
+        vscode.window.showInputBox({ title: vscode.l10n.t('Pi Plans: your approval key'), prompt: vscode.l10n.t('The passphrase of your approval key, to {0}', why), password: true, ignoreFocusOut: true }),
+      ),
+    get keep() {
+      return vscode.workspace.getConfiguration(SETTINGS.section).get<boolean>(SETTINGS.keepKeyUnlocked, true);
+    },
+  });
 
   constructor(
     private readonly log: vscode.LogOutputChannel,

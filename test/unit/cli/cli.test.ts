@@ -328,7 +328,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
         const r = await atTerminal('y', 'approve', 'PLAN-0000000a', '--digest', await digestOf('PLAN-0000000a'));
         assert.equal(r.code, 0, r.err);
         assert.match(r.out, /\nPLAN-0000000a approved at v3 \(now v4\), signed by Test Person\.\n$/);
-        assert.match(r.err, /^pi-plans: warning: PLAN-0000000a is approved, and that stands; but the reviewed version v3 was not kept for the next comparison \(.+\)\n$/);
+        assert.match(r.err, /^pi-plans: warning: PLAN-0000000a is approved, and that stands; but the reviewed version v3 was not kept for the next comparison \(.+\)\npi-plans: warning: PLAN-0000000a is approved, and that stands; but the decision was not recorded in your state folder \(.+\), so an older copy of the file written back would not be recognised as one\n$/);
         assert.match(file('PLAN-0000000a'), /^status: approved$/m);
         assert.deepEqual(checkpoints('PLAN-0000000a').map((c) => [c.type, c.status]), [['status', 'approved']]);
       } finally {
@@ -620,7 +620,19 @@ describe('pi-plans CLI (in-process, real disk)', function () {
         const text0 = planText('PLAN-0000000a', { status: c.from });
         // A plan resumes only on a person's approval: the record this machine's person signed.
         put('PLAN-0000000a', c.cmd === 'resume' ? sealApproval(parsePlan(text0), await new NodeApprovalKeys(userConfigDir(), () => [root]).signer()).text : text0);
-        const r = await cli(c.cmd, 'PLAN-0000000a', ...(c.extra ?? []));
+        if (c.cmd !== 'cancel') {
+          // A person's decision: without a terminal (an agent's command) nothing moves.
+          const before = file('PLAN-0000000a');
+          const none = await cli(c.cmd, 'PLAN-0000000a');
+          assert.equal(none.code, 1);
+          assert.match(none.err, new RegExp(`PLAN-0000000a: "${c.cmd}" was not done: it is a person's decision, and there is no terminal here to ask one`));
+          assert.equal(file('PLAN-0000000a'), before);
+          const no = await atTerminal('n', c.cmd, 'PLAN-0000000a');
+          assert.equal(no.code, 1);
+          assert.deepEqual(no.asked, [`${c.cmd[0].toUpperCase()}${c.cmd.slice(1)} PLAN-0000000a "Fix the thing" (${c.from} -> ${c.to})? [y/N] `]);
+          assert.equal(file('PLAN-0000000a'), before);
+        }
+        const r = c.cmd === 'cancel' ? await cli(c.cmd, 'PLAN-0000000a', ...(c.extra ?? [])) : await atTerminal('y', c.cmd, 'PLAN-0000000a');
         assert.equal(r.code, 0, r.err);
         assert.equal(r.out, `PLAN-0000000a is now ${c.to} (v4).\n`);
         const text = file('PLAN-0000000a');

@@ -100,7 +100,12 @@ describe('pi-plans verify, show and drift (real repositories, the built CLI)', f
     const facts = readPlanFacts(dir, ID);
     assert.deepEqual(facts.drifted, ['src/health.ts']);
     assert.match(summary([{ facts }], { session: 's' }), /DRIFTED since approval: src\/health\.ts changed by something other than this plan's steps/);
-    const ack = cli('drift', ID, '--ack');
+    // Acknowledging is a person's act: an agent's plain command changes nothing.
+    const agent = cli('drift', ID, '--ack');
+    assert.equal(agent.status, 1);
+    assert.match(agent.stderr, /the drift was not acknowledged: that is a person's decision, and there is no terminal here to ask one/);
+    assert.deepEqual(readPlanFacts(dir, ID).drifted, ['src/health.ts']);
+    const ack = atTerminalSync(CLI, ['--root', dir, 'drift', ID, '--ack'], { cwd: dir });
     assert.match(ack.stdout, /drift acknowledged; 1 target as they are now at [0-9a-f]{7} are the new base/);
     assert.match(cli('drift', ID).stdout, /no drift since the last acknowledgement/);
     assert.equal(readPlanFacts(dir, ID).drifted, undefined);
