@@ -8,8 +8,9 @@ HOSTS="$PWD/.tools/hosts"
 # Exact versions: the tests and test/hosts/README.md state what these versions do.
 PACKAGES=("@anthropic-ai/claude-code@2.1.328" "@openai/codex@0.169.0" "@github/copilot@1.0.102")
 # The workspaces are git repositories (a step's evidence is a git tree); the scripted agent's
-# commands use bash and base64. No host sandbox is used, so none of its packages are needed.
-APT_PACKAGES=(git bash coreutils)
+# commands use bash, base64 and `script` (bsdutils: a pseudo-terminal). Claude Code's sandbox,
+# which sealed.test.mjs runs (`setup --seal`), needs bubblewrap and socat on Linux.
+APT_PACKAGES=(git bash coreutils bsdutils bubblewrap socat)
 # shellcheck source=scripts/debian-packages.sh
 . "$PWD/scripts/debian-packages.sh"
 

@@ -25,6 +25,16 @@ export interface HostProfile {
   answer(p: HookPayload, d: Decision): HookAnswer;
   /** A message for the person with no decision: the host's system message where it has one, and stderr. */
   notice(message: string): HookAnswer;
-  /** The files and edits `pi-plans setup` makes for this host. */
+  /** The files and edits `pi-plans setup` makes for this host (its seal too, given `req.sealPaths`). */
   setupTargets(req: SetupRequest): SetupTarget[];
+  /** The host's own OS sandbox, which `pi-plans setup --seal` configures; absent: the host cannot be sealed. */
+  sandbox?: HostSandbox;
+}
+
+/** Where a host's sandbox runs, and what it needs installed there. */
+export interface HostSandbox {
+  /** Per platform (process.platform's names) it runs on: the programs it needs on the PATH (none: built in), and how to install them. */
+  platforms: Readonly<Partial<Record<string, { programs: readonly string[]; install?: string }>>>;
+  /** What to do on a platform it does not run on. */
+  elsewhere: string;
 }

@@ -29,8 +29,9 @@ const RUN_TIMEOUT_MS = 60_000;
  * with `pi-plans setup --agent <host>` (hooks and MCP server), and a home folder for the host.
  * `capture`: also keep every hook payload the host sends, as JSON lines per event (measuring).
  * `hooks: false`: set up the MCP server only (the same session without the hooks, for the bench).
+ * `seal: true`: `setup --seal` too (the host's own sandbox, set for this workspace's home folders).
  */
-export function makeWorkspace(host, { capture = false, hooks = true } = {}) {
+export function makeWorkspace(host, { capture = false, hooks = true, seal = false } = {}) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `pi-plans-host-${host}-`));
   const home = path.join(tmp, 'home');
   const ws = { host, tmp, dir: path.join(tmp, 'proj'), home, bin: path.join(home, '.local', 'bin'), captured: capture ? path.join(tmp, 'captured') : undefined };
@@ -50,7 +51,7 @@ export function makeWorkspace(host, { capture = false, hooks = true } = {}) {
   git('add', '-A');
   git('-c', 'user.name=Dev', '-c', 'user.email=dev@example.com', 'commit', '-qm', 'init');
   // `hooks: false` (the bench's run without them): the MCP server only.
-  piPlans(ws, 'setup', '--agent', HOSTS[host].agent, ...(hooks ? [] : ['--no-hooks']));
+  piPlans(ws, 'setup', '--agent', HOSTS[host].agent, ...(hooks ? [] : ['--no-hooks']), ...(seal ? ['--seal'] : []));
   if (capture) captureHooks(ws);
   return ws;
 }
@@ -169,15 +170,18 @@ export function captured(ws, event) {
   });
 }
 
-/** The command line of one non-interactive host run; `resume` continues that session. */
-function commandOf(ws, model, prompt, { resume, session }) {
+/**
+ * The command line of one non-interactive host run; `resume` continues that session. `allow`:
+ * more of Claude Code's tools its own prompts let through (`Read`: reads outside the project too).
+ */
+function commandOf(ws, model, prompt, { resume, session, allow = [] }) {
   switch (ws.host) {
     case 'claude':
       return {
         cmd: path.join(BIN, 'claude'),
         // The host's own permission prompts let everything through (acceptEdits, and Bash and our
-        // MCP server allowed), so what stops a call is the hook.
-        args: ['-p', prompt, '--output-format', 'json', '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash', 'mcp__pi-plans', ...(resume ? ['--resume', resume] : [])],
+        // MCP server allowed), so what stops a call is the hook (or, sealed, the host's sandbox and deny rules).
+        args: ['-p', prompt, '--output-format', 'json', '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash', 'mcp__pi-plans', ...allow, ...(resume ? ['--resume', resume] : [])],
         env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-scripted', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1' },
       };
     case 'codex':
@@ -203,9 +207,9 @@ function commandOf(ws, model, prompt, { resume, session }) {
  * exit, output, run time and session id. The process runs in its own process group, killed when
  * it exits or times out (its MCP server and any hook still running go with it).
  */
-export function runHost(ws, model, prompt, { resume, timeoutMs = RUN_TIMEOUT_MS } = {}) {
+export function runHost(ws, model, prompt, { resume, timeoutMs = RUN_TIMEOUT_MS, allow } = {}) {
   const session = resume ?? randomUUID();
-  const { cmd, args, env } = commandOf(ws, model, prompt, { resume, session });
+  const { cmd, args, env } = commandOf(ws, model, prompt, { resume, session, allow });
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: ws.dir, env: { ...ws.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

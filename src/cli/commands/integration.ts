@@ -57,6 +57,7 @@ interface SetupFlags {
   mcp: boolean;
   dryRun?: boolean;
   remove?: boolean;
+  seal?: boolean;
   command?: string;
 }
 
@@ -69,7 +70,8 @@ function registerSetup({ program, io, root }: CliContext): void {
     .option('--no-hooks', 'leave the hooks out')
     .option('--no-mcp', 'leave the MCP server out')
     .option('--dry-run', 'show what would change; write nothing')
-    .option('--remove', 'take out the hooks and the MCP server setup added, nothing else')
+    .option('--seal', 'also set the host\'s own sandbox so the agent\'s tools and commands cannot read Pi Plans\' folders (the approval key) nor write .pi/ or these files (Claude Code; needs bwrap and socat on Linux)')
+    .option('--remove', 'take out the hooks, the MCP server and the seal setup added, nothing else')
     .option('--command <cmd>', 'how the agent should run pi-plans, words separated by spaces, e.g. "pi-plans" when it is on the PATH (default: this Node and this script, by absolute path)')
     .action(async (o: SetupFlags) => {
       const command = o.command !== undefined ? o.command.trim().split(/\s+/).filter(Boolean) : [process.execPath, smallEntry(path.resolve(process.argv[1] ?? 'pi-plans'))];
@@ -77,7 +79,7 @@ function registerSetup({ program, io, root }: CliContext): void {
       // Loaded only for this command: the TOML and JSONC editors stay out of every other command's start-up.
       const { formatSetupReport, runAgentSetup, SetupRefused } = await import('../../hosts/install/apply');
       try {
-        const report = runAgentSetup({ agent: o.agent, scope: o.scope, hooks: o.hooks, mcp: o.mcp, command, workspace: path.resolve(root()), remove: !!o.remove, dryRun: !!o.dryRun });
+        const report = runAgentSetup({ agent: o.agent, scope: o.scope, hooks: o.hooks, mcp: o.mcp, command, workspace: path.resolve(root()), remove: !!o.remove, dryRun: !!o.dryRun, seal: !!o.seal });
         io.out(formatSetupReport(report));
       } catch (e) {
         if (!(e instanceof SetupRefused)) throw e;

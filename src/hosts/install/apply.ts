@@ -7,17 +7,22 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { setupTargets } from '../hosts';
-import { AGENT_HOSTS, AgentHost, HOST_NAMES, SETUP_SCOPES, SetupRequest, SetupScope, SetupTarget } from '../setup/targets';
+import { HOSTS, setupTargets } from '../hosts';
+import { AGENT_HOSTS, AgentHost, HOST_NAMES, SealPaths, SETUP_SCOPES, SetupRequest, SetupScope, SetupTarget } from '../setup/targets';
 import { ConfigFileError, editConfig, hasOurHooks } from '../setup/configEdit';
+import { sealRefusal } from '../setup/seal';
 import { realPathOf } from '../../node/userFolders';
 import { UserFolders, userFolders } from './folders';
+import { nodeSealSystem, SealSystem, sealPaths } from './seal';
 
 export { userFolders, type UserFolders } from './folders';
+export { nodeSealSystem, type SealSystem } from './seal';
 
 export interface SetupOptions extends SetupRequest {
   remove: boolean;
   dryRun: boolean;
+  /** `--seal`: set the host's own sandbox up too (refused where it cannot be); `--remove` takes a seal out with or without it. */
+  seal?: boolean;
 }
 
 /** One file: what setup did (or would do) to it. */
@@ -103,12 +108,33 @@ function deleteFile(file: string, stop: string): void {
   }
 }
 
-/** Plans every file, then (unless a dry run) writes them. Throws SetupRefused with nothing written. */
-export function runAgentSetup(opts: SetupOptions, folders: UserFolders = userFolders()): SetupReport {
+/**
+ * The paths the host's seal names: for `--seal` once the host, scope, platform and the sandbox's
+ * programs allow it (else SetupRefused); for `--remove`, always where the host has a sandbox, so
+ * a seal is taken out with the rest. Undefined: no seal in this run.
+ */
+function sealFor(opts: SetupOptions, folders: UserFolders, system: SealSystem): SealPaths | undefined {
+  const host = HOSTS[opts.agent];
+  if (opts.remove) return host.sandbox && opts.scope === 'workspace' ? sealPaths(opts, folders, system.env) : undefined;
+  if (!opts.seal) return undefined;
+  const why = sealRefusal(host, opts.scope, system.platform, system.onPath);
+  if (why) throw new SetupRefused(why);
+  return sealPaths(opts, folders, system.env);
+}
+
+/**
+ * Plans every file, then (unless a dry run) writes them. Throws SetupRefused with nothing written.
+ * `system`: the environment, platform and PATH a seal is made for (this process's by default).
+ */
+export function runAgentSetup(opts: SetupOptions, folders: UserFolders = userFolders(), system: SealSystem = nodeSealSystem()): SetupReport {
   if (opts.scope === 'workspace' && !fs.statSync(opts.workspace, { throwIfNoEntry: false })?.isDirectory()) {
     throw new SetupRefused(`${opts.workspace} is not a folder: pass the workspace folder with --root, or use --scope user.`);
   }
-  const planned = setupTargets(opts).map((t) => planFile(t, opts, folders));
+  const req = { ...opts, sealPaths: sealFor(opts, folders, system) };
+  // A removal without --seal reports the seal's file only when there was a seal to take out.
+  const planned = setupTargets(req)
+    .map((t) => planFile(t, opts, folders))
+    .filter((p) => !(p.target.kind === 'seal' && opts.remove && !opts.seal && !p.report.changes.length));
   // Two targets can share a file (none do today): each edit must see the one before.
   if (new Set(planned.map((p) => p.real)).size !== planned.length) throw new Error('setup targets share a file');
   if (!opts.dryRun) {

@@ -3,8 +3,9 @@
  * else as it was: JSON and JSONC through jsonc-parser (edits at a path, comments and formatting
  * kept), TOML through @decimalturn/toml-patch (a patch of the parsed document, comments and
  * formatting kept). Pure: text in, text out. An entry is ours by its place and, for hooks, by its
- * command (OUR_HOOK); a removal takes out only ours, then the containers it left empty, and a
- * file left with nothing but what setup put there is deleted (undefined).
+ * command (OUR_HOOK); a setting's list item by its value, a setting's plain value by being the value
+ * setup sets. A removal takes out only ours, then the containers it left empty, and a file left
+ * with nothing but what setup put there is deleted (undefined).
  */
 import { TomlFormat, parse as parseToml, patch as patchToml } from '@decimalturn/toml-patch';
 import { applyEdits, createScanner, findNodeAtLocation, format, FormattingOptions, getNodeValue, modify, Node, ParseError, parseTree, printParseErrorCode, JSONPath } from 'jsonc-parser';
@@ -14,8 +15,13 @@ export type JsonPlace = readonly string[];
 
 /** What setup wants in one file. */
 export interface EntryEdit {
-  /** hookList: a list of hook commands per event; hookGroups: a list of { matcher?, hooks: [...] }; named: one keyed entry. */
-  shape: 'hookList' | 'hookGroups' | 'named';
+  /**
+   * hookList: a list of hook commands per event; hookGroups: a list of { matcher?, hooks: [...] };
+   * named: one keyed entry; settings: values at paths, where a list's items are merged with the
+   * person's (ours appended, only ours removed) and a plain value is set (removed only while it
+   * still holds ours).
+   */
+  shape: 'hookList' | 'hookGroups' | 'named' | 'settings';
   entries: { place: JsonPlace; value: unknown }[];
   /** Keys a file of ours needs at the top (set when missing, never changed). */
   top?: Record<string, unknown>;
@@ -145,12 +151,13 @@ class JsonDoc {
   }
 }
 
-/** The container at `place` must be what the shape needs (or absent): a list for hooks, an object above. */
-function checkShape(doc: JsonDoc, place: JsonPlace, shape: EntryEdit['shape']): void {
+/** The container at `place` must be what the shape needs (or absent): a list for hooks (and a setting's list), an object above. */
+function checkShape(doc: JsonDoc, place: JsonPlace, shape: EntryEdit['shape'], value?: unknown): void {
+  const list = shape === 'hookList' || shape === 'hookGroups' || (shape === 'settings' && Array.isArray(value));
   for (let i = 1; i <= place.length; i++) {
     const n = doc.node(place.slice(0, i) as JSONPath);
     if (!n) return;
-    const wanted = i === place.length ? (shape === 'named' ? undefined : 'array') : 'object';
+    const wanted = i === place.length ? (list ? 'array' : undefined) : 'object';
     if (wanted && n.type !== wanted) throw new ConfigFileError(`"${place.slice(0, i).join('.')}" holds ${n.type === 'array' ? 'a list' : `a${n.type === 'object' ? 'n' : ''} ${n.type}`}, not ${wanted === 'array' ? 'a list' : 'an object'}`);
   }
 }
@@ -206,12 +213,50 @@ function putHook(doc: JsonDoc, place: JsonPlace, value: unknown, shape: EntryEdi
   return 'updated';
 }
 
+/** Puts one setting in: a list's missing items appended (the person's kept), a plain value set. */
+function putSetting(doc: JsonDoc, place: JsonPlace, value: unknown): 'added' | 'updated' | undefined {
+  const n = doc.node(place as JSONPath);
+  if (!Array.isArray(value)) {
+    if (n && sameValue(getNodeValue(n), value)) return undefined;
+    doc.set(place as JSONPath, value);
+    return n ? 'updated' : 'added';
+  }
+  if (!n) {
+    doc.set(place as JSONPath, value);
+    return 'added';
+  }
+  const have = getNodeValue(n) as unknown[];
+  const missing = value.filter((v) => !have.some((h) => sameValue(h, v)));
+  for (const v of missing) doc.set([...place, -1], v, { insert: true });
+  return missing.length ? 'updated' : undefined;
+}
+
+/** Takes one setting out: a list's items of ours (the person's stay), a plain value only while it is ours. Whether anything went. */
+function removeSetting(doc: JsonDoc, place: JsonPlace, value: unknown): boolean {
+  const n = doc.node(place as JSONPath);
+  if (!n) return false;
+  if (!Array.isArray(value)) {
+    if (!sameValue(getNodeValue(n), value)) return false;
+    doc.removeUp(place as JSONPath, 1);
+    return true;
+  }
+  const ours = (n.children ?? []).map((c, i) => (value.some((v) => sameValue(getNodeValue(c), v)) ? i : -1)).filter((i) => i >= 0);
+  // Last first: the indexes before it stay right.
+  for (const i of ours.reverse()) doc.removeUp([...place, i], 1);
+  return ours.length > 0;
+}
+
 function addJson(doc: JsonDoc, edit: EntryEdit): string[] {
   const changed: Record<'added' | 'updated', string[]> = { added: [], updated: [] };
   for (const [key, v] of Object.entries(edit.top ?? {})) if (!doc.node([key])) doc.set([key], v, { first: true });
   for (const { place, value } of edit.entries) {
-    checkShape(doc, place, edit.shape);
-    const name = place[place.length - 1];
+    checkShape(doc, place, edit.shape, value);
+    const name = edit.shape === 'settings' ? place.join('.') : place[place.length - 1];
+    if (edit.shape === 'settings') {
+      const r = putSetting(doc, place, value);
+      if (r) changed[r].push(name);
+      continue;
+    }
     if (edit.shape !== 'named') {
       const r = putHook(doc, place, value, edit.shape);
       if (r) changed[r].push(name);
@@ -227,8 +272,12 @@ function addJson(doc: JsonDoc, edit: EntryEdit): string[] {
 
 function removeJson(doc: JsonDoc, edit: EntryEdit): string[] {
   const removed: string[] = [];
-  for (const { place } of edit.entries) {
-    checkShape(doc, place, edit.shape);
+  for (const { place, value } of edit.entries) {
+    checkShape(doc, place, edit.shape, value);
+    if (edit.shape === 'settings') {
+      if (removeSetting(doc, place, value)) removed.push(place.join('.'));
+      continue;
+    }
     const paths = edit.shape === 'named' ? (doc.node(place as JSONPath) ? [place as JSONPath] : []) : ourHooks(doc, place, edit.shape);
     // Last first: the paths before it stay right.
     for (const p of [...paths].reverse()) doc.removeUp(p, 1);

@@ -17,6 +17,8 @@
  * - Codex: hooks in `.codex/hooks.json`, its MCP server in `[mcp_servers.pi-plans]` of
  *   `.codex/config.toml` (user scope: `~/.codex/`, or CODEX_HOME).
  * - VS Code's MCP servers: `servers` in `.vscode/mcp.json` (user scope: the profile's mcp.json).
+ * - `--seal` (Claude Code only, workspace scope): its sandbox and deny rules in
+ *   `.claude/settings.local.json`, naming the paths in SealPaths (src/hosts/setup/seal.ts).
  */
 import type { EntryEdit, JsonPlace } from './configEdit';
 
@@ -48,7 +50,8 @@ export interface SetupTarget {
   /** Path segments below the base. */
   path: readonly string[];
   format: 'json' | 'toml';
-  kind: 'hooks' | 'mcp';
+  /** seal: the host's sandbox and permission rules (`--seal`). */
+  kind: 'hooks' | 'mcp' | 'seal';
   edit: EntryEdit;
   /** Said once after the file's line (who else reads it, what to do next). */
   note?: string;
@@ -65,6 +68,21 @@ export interface SetupRequest {
   command: readonly string[];
   /** The workspace folder (absolute); the MCP server serves its plans at workspace scope. */
   workspace: string;
+  /** `--seal` (and `--remove`, which takes a seal out): what the host's sandbox keeps the agent from. Only a host with a `sandbox` profile uses it. */
+  sealPaths?: SealPaths;
+}
+
+/**
+ * What a sealed host's agent (its tools and the commands it runs) may not touch, as absolute
+ * paths the caller resolves (src/hosts/install/seal.ts).
+ */
+export interface SealPaths {
+  /** Folders neither read nor written: Pi Plans' configuration (the approval key), state and cache folders. */
+  hiddenFolders: string[];
+  /** Folders read but never written: the workspace's .pi/. */
+  readOnlyFolders: string[];
+  /** Files read but never written: the files setup writes for the host (either scope), .vscode/settings.json. */
+  readOnlyFiles: string[];
 }
 
 /** The events each host gets a hook for, as its configuration names them. */
@@ -133,13 +151,13 @@ export function mcpServer(key: string, value: Record<string, unknown>): EntryEdi
   return { shape: 'named', entries: [{ place: [key, MCP_SERVER_NAME], value }], what: 'MCP server' };
 }
 
-/** A list of targets, with the request's --no-hooks / --no-mcp applied as they are added. */
+/** A list of targets, with the request's --no-hooks / --no-mcp (and whether it seals) applied as they are added. */
 export function targetList(req: SetupRequest): { targets: SetupTarget[]; add(kind: SetupTarget['kind'], target: Omit<SetupTarget, 'kind'>): void } {
   const targets: SetupTarget[] = [];
   return {
     targets,
     add(kind, target) {
-      if (kind === 'hooks' ? req.hooks : req.mcp) targets.push({ ...target, kind });
+      if (kind === 'hooks' ? req.hooks : kind === 'mcp' ? req.mcp : !!req.sealPaths) targets.push({ ...target, kind });
     },
   };
 }
