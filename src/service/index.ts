@@ -154,7 +154,7 @@ export async function approvePlan(p: Place, id: string, act: { actor: Actor; see
     },
     { agentMayApprove: act.agentMayApprove, sign: true },
   );
-  const recorded = await recorded_(p, done.doc, 'approve', done.doc.fm.approval_sig);
+  const recorded = await recordDecisionOf(p, done.doc, 'approve', done.doc.fm.approval_sig);
   return withWarning(withWarning(done, await keepReviewed(p, id, reviewed)), recorded);
 }
 
@@ -168,7 +168,7 @@ export async function rejectPlan(p: Place, id: string, act: { actor: Actor; feed
     reviewed = d;
     return reject(d, act.feedback, c, act.seen ?? act.seenVersion, act.comments);
   });
-  const recorded = await recorded_(p, done.doc, 'reject');
+  const recorded = await recordDecisionOf(p, done.doc, 'reject');
   return withWarning(withWarning(done, await keepReviewed(p, id, reviewed)), recorded);
 }
 
@@ -177,7 +177,7 @@ export async function rejectPlan(p: Place, id: string, act: { actor: Actor; feed
  * undo it (the store's keyring voids an approval a later decision undid). A failure never fails
  * the decision, and is said.
  */
-async function recorded_(p: Place, doc: PlanDocument, decision: DecisionRecord['decision'], signature?: string): Promise<string | undefined> {
+async function recordDecisionOf(p: Place, doc: PlanDocument, decision: DecisionRecord['decision'], signature?: string): Promise<string | undefined> {
   try {
     await p.store.recordDecision({ plan: doc.fm.id, decision, version: doc.fm.version, digest: contentDigest(doc), ...(signature ? { signature } : {}), at: new Date().toISOString() });
     return undefined;
@@ -209,7 +209,7 @@ function withWarning(done: Done, warning: string | undefined): Done {
 export async function confirmApproval(p: Place, id: string, act: { actor: Actor }): Promise<PlanDocument> {
   if (act.actor === 'agent') throw new PlanError('HUMAN_ONLY', `${id}: confirming an approval made elsewhere is a person's decision; ask the user`);
   const doc = await p.store.confirmApproval(id, act.actor);
-  await recorded_(p, doc, 'confirm', doc.fm.approval_sig);
+  await recordDecisionOf(p, doc, 'confirm', doc.fm.approval_sig);
   return doc;
 }
 
@@ -257,7 +257,7 @@ export async function compareWithReviewed(p: Place, id: string, opts: { version?
 export async function changePlanStatus(p: Place, id: string, action: 'cancel' | 'reopen' | 'retry' | 'resume' | 'withdraw', act: Act & { reason?: string }): Promise<Done> {
   const done = await run(p, id, act, (d, c) => changeStatus(d, action, c, act.reason));
   if (action === 'cancel') await p.active?.clear(id);
-  if (action === 'withdraw') return withWarning(done, await recorded_(p, done.doc, 'withdraw'));
+  if (action === 'withdraw') return withWarning(done, await recordDecisionOf(p, done.doc, 'withdraw'));
   return done;
 }
 

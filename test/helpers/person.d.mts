@@ -10,3 +10,4 @@ export interface AtTerminalOptions {
 export function atTerminalSync(cli: string, args: readonly string[], opts?: AtTerminalOptions): SpawnSyncReturns<string>;
 export function personSync(cli: string, args: readonly string[], opts?: Omit<AtTerminalOptions, 'check'>): { status: number | null; stdout: string; stderr: string };
 export function digestIn(shown: string): string;
+export function terminalCommand(cli: string, args: readonly string[]): string;

@@ -6,14 +6,16 @@ import { spawnSync } from 'node:child_process';
 
 const quote = (a) => `'${String(a).replace(/'/g, `'\\''`)}'`;
 
+/** The shell command `script -qec` runs: this Node on the CLI with its arguments, each word quoted. */
+export const terminalCommand = (cli, args) => [process.execPath, cli, ...args].map(quote).join(' ');
+
 /**
  * Runs `node <cli> ...args` in a pseudo-terminal and types `input` (by default a "y" and Enter).
  * Returns what spawnSync returns, with everything the terminal showed as `stdout`; throws, with
  * the screen, when the command fails and `check` is on.
  */
 export function atTerminalSync(cli, args, { env = process.env, cwd, input = 'y\n', check = true } = {}) {
-  const command = [process.execPath, cli, ...args].map(quote).join(' ');
-  const r = spawnSync('script', ['-qec', command, '/dev/null'], { env, cwd, input, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('script', ['-qec', terminalCommand(cli, args), '/dev/null'], { env, cwd, input, encoding: 'utf8', timeout: 60_000 });
   if (check && r.status !== 0) throw new Error(`${args.join(' ')} at a terminal exited ${r.status}:\n${r.stdout}${r.stderr ?? ''}`);
   return r;
 }

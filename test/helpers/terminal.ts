@@ -2,6 +2,7 @@
 // prompt as a person types. What no agent's plain command (a pipe) can be.
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { terminalCommand } from './person.mjs';
 
 export const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
 
@@ -15,8 +16,7 @@ export function atTerminal(args: readonly string[], env: NodeJS.ProcessEnv, answ
  * answer is typed once its prompt's pattern shows on the screen after the last answer.
  */
 export function atTerminalAnswering(args: readonly string[], env: NodeJS.ProcessEnv, answers: readonly (readonly [RegExp, string])[]): Promise<{ code: number; screen: string }> {
-  const command = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qec', terminalCommand(CLI, args), '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let screen = '';
   let from = 0;
   let next = 0;
