@@ -2,14 +2,19 @@
  * Claims: a step in progress belongs to the session that started it. The store writes the claim
  * as the step's record line `> Claimed: <session> at <ISO time>` (see `RECORD_KEYS` in steps.ts),
  * kept once the step is finished as the record of who did it. A claim older than the stall
- * threshold (`executor_timeout_minutes`) may be taken over explicitly; the new claim then says
- * whose it was: `> Claimed: <session> at <ISO time> (taken over from <session>, claimed <ISO time>)`.
+ * threshold (`executor_timeout_minutes`, never below a floor) may be taken over explicitly; the
+ * new claim then says whose it was: `> Claimed: <session> at <ISO time> (taken over from <session>,
+ * claimed <ISO time>)`. The line is text in a file any agent can edit, so the checkpoint log has
+ * the last word where it speaks: a claim's age counts from the step's last event there (a line
+ * back-dated by hand is no older), and an in-progress step whose line is gone is held by the
+ * session the log last saw acting on it.
  */
 import { isFinished } from './policy';
 import { DEFAULT_CONFIG, PlansConfig, StepStatus } from './schema';
 import { oneLine } from './steps';
 import { LIMITS } from './limits';
 import { PlanError } from './errors';
+import type { StepActivity } from './opsShared';
 import { openDependencies, planGraph, PlanGraph, runnableSteps } from './graph';
 
 /** Who holds a step, since when, and whose claim it took over, if any. */
@@ -117,18 +122,29 @@ export function claimChange(
   who: ClaimInput & { person?: boolean },
   now: string,
   config: PlansConfig = DEFAULT_CONFIG,
+  activity?: StepActivity | null,
 ): { text?: string | null; takenOver?: string } {
   const session = cleanSession(who.session);
-  const holder = step.status === 'in_progress' ? parseClaim(held) : undefined;
+  const written = step.status === 'in_progress' ? parseClaim(held) : undefined;
+  // No claim line on a step in progress: the session the log last saw acting on it holds it.
+  const holder = written ?? (step.status === 'in_progress' && activity?.session ? { session: activity.session, at: activity.at } : undefined);
   if (holder && holder.session !== session) {
-    const stalled = claimStalled(holder, now, config);
-    const age = Math.floor(claimAgeMinutes(holder, now));
+    // Its age counts from the later of the line's time and the log's last event of the step.
+    const last = activity && Date.parse(activity.at) > Date.parse(holder.at) ? { ...holder, at: activity.at } : holder;
+    // The log was read and holds no event of the step: its age cannot be told, so it is not stalled (a person may still take it over).
+    const unknownAge = activity === null;
+    const stalled = !unknownAge && claimStalled(last, now, config);
+    const age = Math.floor(claimAgeMinutes(last, now));
     if (!who.takeover || (!stalled && !who.person)) {
       const retake = `pi_plan_execute {"id":"${plan}","op":"mark","step":"${step.id}","status":"${status}","takeover":true}`;
       throw new PlanError(
         'STEP_CLAIMED',
         `${step.id} is in progress, claimed by ${holder.session} at ${holder.at} (${age} min ago): leave it to that session and call pi_plan_execute {"id":"${plan}","op":"next"} for another step${
-          stalled ? `; its claim is older than the stall threshold (${claimStallMinutes(config)} min), so you may take it over with ${retake}` : `; it can be taken over once it is older than ${claimStallMinutes(config)} min without activity`
+          stalled
+            ? `; its claim is older than the stall threshold (${claimStallMinutes(config)} min), so you may take it over with ${retake}`
+            : unknownAge
+              ? '; the checkpoint log has no event of that step, so how long it has been idle cannot be told: only a person can take it over (ask the user)'
+              : `; it can be taken over once it is older than ${claimStallMinutes(config)} min without activity`
         }`,
       );
     }
@@ -137,7 +153,9 @@ export function claimChange(
   }
   // Back to pending: nobody's. The holder goes on (its claim stays), or the step is new to anyone: it is claimed now.
   if (status === 'pending') return { text: held === undefined ? undefined : null };
-  if (holder) return {};
+  if (written) return {};
+  // Held by this session per the log, its line gone: written again.
+  if (holder) return { text: renderClaim({ session, at: holder.at }) };
   if (step.status === 'in_progress' && held !== undefined && parseClaim(held)?.session === session) return {};
   if (isFinished(step.status) && held !== undefined) return {};
   return { text: renderClaim({ session, at: now }) };

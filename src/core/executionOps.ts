@@ -1,6 +1,6 @@
 import { applyEdits, BodyEdit, parsePlan, PlacedStep, PlanDocument, rememberOutline, rememberStepsAfterEdit } from './document';
 import { openDependencies, planGraph, runnableSteps } from './graph';
-import { ClaimInput, claimChange, parseClaim, whyNoneRunnable } from './claims';
+import { ClaimInput, claimChange, cleanSession, parseClaim, whyNoneRunnable } from './claims';
 import { approvalStanding, standingProblem } from './approval';
 import { PlanError } from './errors';
 import { isFinished, isReviewHistoryTitle } from './policy';
@@ -63,7 +63,7 @@ export function markStep(
   if (note !== undefined && note.length > LIMITS.note) throw new PlanError('TOO_LARGE', `the note is over ${LIMITS.note} characters: shorten it`);
   const doc = ensureStepIds(input);
   const s = findStep(doc, stepId);
-  const change = claim ? claimChange(doc.fm.id, s, s.record?.Claimed, status, { ...claim, person: ctx.actor !== 'agent' }, ctx.now, cfg(ctx)) : {};
+  const change = claim ? claimChange(doc.fm.id, s, s.record?.Claimed, status, { ...claim, person: ctx.actor !== 'agent' }, ctx.now, cfg(ctx), ctx.activity ? (ctx.activity.get(s.id) ?? null) : undefined) : {};
   refuseWaiting(doc, s, status, ctx.actor);
   const updated = { ...s, status, note: note !== undefined ? oneLine(note) || undefined : s.note };
   const finishing = isFinished(status) && doc.steps.every((x) => x.id === s.id || isFinished(x.status));
@@ -83,7 +83,7 @@ export function markStep(
   rememberOutline(body, outline, doc.outline);
   rememberStepsAfterEdit(doc.body, body, outline, [s.index]);
   const logged = [updated.note, change.takenOver].filter(Boolean).join('; ') || undefined;
-  return result(input, text, 'step', { step: s.id, stepStatus: status, note: logged, autoCompleted: finishing, ...(change.takenOver ? { takenOver: change.takenOver } : {}) }, doc === input ? input : undefined);
+  return result(input, text, 'step', { step: s.id, stepStatus: status, note: logged, autoCompleted: finishing, ...(change.takenOver ? { takenOver: change.takenOver } : {}), ...(claim ? { session: cleanSession(claim.session) } : {}) }, doc === input ? input : undefined);
 }
 
 /** Why `claimNext` claimed nothing: the plan is complete, or what holds its open steps. */

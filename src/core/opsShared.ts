@@ -25,6 +25,18 @@ export interface OpContext {
    * Without a keyring no approval is ever valid.
    */
   approvals?: { keyring?: ApprovalKeyring; signer?: ApprovalSigner };
+  /**
+   * The last event of each step in the plan's checkpoint log (given to marks that carry a claim):
+   * what a claim's age is measured from, and who holds an in-progress step whose claim line is
+   * gone. Absent: not read.
+   */
+  activity?: ReadonlyMap<string, StepActivity>;
+}
+
+/** A step's last event in the checkpoint log: when, and by which session where the log says. */
+export interface StepActivity {
+  at: string;
+  session?: string;
 }
 
 /**
@@ -52,6 +64,8 @@ export interface OpResult {
   autoCompleted?: boolean;
   /** A mark that took over another session's claim: whose, and since when (the checkpoint logs it too). */
   takenOver?: string;
+  /** The session that acted (a mark or claim with one), for the checkpoint log. */
+  session?: string;
 }
 
 /** Fields of a new step. */

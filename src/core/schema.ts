@@ -121,5 +121,7 @@ export const CheckpointSchema = z.object({
   status: z.optional(z.string().check(z.maxLength(40))),
   note: z.optional(z.string().check(z.maxLength(LIMITS.note))),
   actor: z.optional(z.enum(ACTORS)),
+  /** The session that acted (a mark or claim with one): who holds a step when its claim line is gone. */
+  session: z.optional(z.string().check(z.maxLength(80))),
 });
 export type Checkpoint = z.infer<typeof CheckpointSchema>;

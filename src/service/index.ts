@@ -303,7 +303,7 @@ export async function markPlanStep(p: Place, id: string, step: string, status: S
     else if (was === 'in_progress' && status !== 'in_progress' && status !== 'pending') changed = changedLine(await ev.end(id, step));
     else if (status === 'done' && was === 'pending') changed = changedLine({ recorded: false, why: 'the step was never marked in progress' });
   }
-  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, changed !== undefined ? { Changed: changed } : undefined, claim));
+  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, changed !== undefined ? { Changed: changed } : undefined, claim), { claims: !!claim });
   if (done.result.autoCompleted) await p.active?.clear(id);
   const marked = done.doc.steps.find((s) => s.id === step);
   const flag = marked ? evidenceFlag(marked) : undefined;
@@ -317,7 +317,7 @@ export async function markPlanStep(p: Place, id: string, step: string, status: S
  */
 export async function nextPlanStep(p: Place, id: string, claim: ClaimInput, act: Act): Promise<{ done: Done; none?: undefined } | { done?: undefined; none: NoRunnableStep; doc: PlanDocument }> {
   try {
-    const done = await run(p, id, act, (d, c) => claimNext(d, claim, c));
+    const done = await run(p, id, act, (d, c) => claimNext(d, claim, c), { claims: true });
     // The claimed step is in progress now: its "before" snapshot, as a mark to in_progress takes it.
     const step = done.result.step;
     if (step && p.store.evidence) await p.store.evidence.begin(id, step).catch(() => undefined);

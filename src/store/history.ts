@@ -181,7 +181,7 @@ export class PlanHistory {
     await this.folder.ports.fs.mkdirp(this.folder.sessionsDir);
     const path = `${this.folder.sessionsDir}/${id}.jsonl`;
     const line: Checkpoint = { type: cp.type, plan: id, at: this.folder.ports.clock.now().toISOString() };
-    for (const k of ['version', 'step', 'status', 'note', 'actor'] as const) if (cp[k] !== undefined) (line as Record<string, unknown>)[k] = cp[k];
+    for (const k of ['version', 'step', 'status', 'note', 'actor', 'session'] as const) if (cp[k] !== undefined) (line as Record<string, unknown>)[k] = cp[k];
     let text = JSON.stringify(line) + '\n';
     // A writer that crashed mid-line left no line break: start on a fresh line so both survive.
     // Checked by reading the log only when it is not as our last append left it.

@@ -1,4 +1,4 @@
-import { Actor, clonePlan, createPlanText, CreateInput, decodePlanBytes, LIMITS, nextStatus, OpContext, OpResult, parsePlan, PlanDocument, PlanError } from '../core';
+import { Actor, Checkpoint, clonePlan, createPlanText, CreateInput, decodePlanBytes, LIMITS, nextStatus, OpContext, OpResult, parsePlan, PlanDocument, PlanError, StepActivity } from '../core';
 import type { FolderIndex, OwnWrite } from './folderIndex';
 import type { PlanHistory } from './history';
 import { messageOf, type PlanFolder } from './planFolder';
@@ -16,6 +16,8 @@ export interface UpdateOptions {
   bodies?: (doc: PlanDocument) => readonly string[];
   /** The operation signs an approval: the person's signer is fetched (and made on first use) first. */
   sign?: boolean;
+  /** The operation checks a step's claim: the checkpoint log's last event of each step is read first (OpContext.activity). */
+  claims?: boolean;
 }
 
 /**
@@ -91,7 +93,7 @@ export class PlanWriter {
       // The checkpoint log is checked before anything is written: a log that cannot be appended
       // to (a link, a folder) refuses the update whole, rather than after the plan changed.
       await this.history.checkLog(id);
-      const options: WorkOptions = { ...opts, approvals: await this.approvalContext(opts.sign === true, actor === 'agent') };
+      const options: WorkOptions = { ...opts, approvals: await this.approvalContext(opts.sign === true, actor === 'agent'), ...(opts.claims ? { activity: await this.stepActivity(id) } : {}) };
       return this.writeUnderLock(id, path, actor, op, options);
     });
     const t1 = performance.now();
@@ -101,7 +103,7 @@ export class PlanWriter {
     try {
       // A mark logs the step's status (as the format documents); a mark that completes the plan
       // is two events, the mark and the plan's completion.
-      await this.history.checkpoint(id, { type: result.event, step: result.step, status: result.stepStatus ?? result.status, note: result.note, actor, version: doc.fm.version });
+      await this.history.checkpoint(id, { type: result.event, step: result.step, status: result.stepStatus ?? result.status, note: result.note, actor, version: doc.fm.version, session: result.session });
       if (result.autoCompleted) await this.history.checkpoint(id, { type: 'status', status: result.status, actor, version: doc.fm.version });
     } catch (e) {
       warnings.push(`the change was written, but its checkpoint could not be logged (${messageOf(e)})`);
@@ -259,6 +261,14 @@ export class PlanWriter {
     return parsePlan(text, this.folder.rel(path));
   }
 
+  /** The last event of each step in the plan's checkpoint log, and the session of it where the log says (a log that cannot be read: none). */
+  private async stepActivity(id: string): Promise<Map<string, StepActivity>> {
+    const out = new Map<string, StepActivity>();
+    const log = await this.history.readCheckpoints(id).catch(() => [] as Checkpoint[]);
+    for (const c of log) if (c.step) out.set(c.step, { at: c.at, ...(c.session ? { session: c.session } : {}) });
+    return out;
+  }
+
   /**
    * An update's work on the document it starts from: the version check, the operation, the parse
    * of what it would write (the operation's own document, or a parse of exactly its text), and
@@ -276,7 +286,7 @@ export class PlanWriter {
       const parser = this.folder.ports.parser;
       await Promise.all(opts.bodies(before).map((b) => parser.prepareBody!(b).catch(() => undefined)));
     }
-    const result = op(before, { ...this.folder.ctx(actor), agentMayApprove: opts.agentMayApprove, approvals: opts.approvals });
+    const result = op(before, { ...this.folder.ctx(actor), agentMayApprove: opts.agentMayApprove, approvals: opts.approvals, activity: opts.activity });
     // What is written is checked by a parse of exactly that text (the operation's own, or a new one).
     let doc: PlanDocument;
     if (result.doc && result.doc.text === result.text) doc = result.doc;
@@ -368,6 +378,7 @@ export class PlanWriter {
 /** An update's options, with what it checks and signs approvals with (fetched once per update). */
 interface WorkOptions extends UpdateOptions {
   approvals?: OpContext['approvals'];
+  activity?: OpContext['activity'];
 }
 
 /** What an update writes: the operation's result, the document it gives, and its bytes. */

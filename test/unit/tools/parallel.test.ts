@@ -129,4 +129,45 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
     m.advance(6 * 60_000);
     assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress', takeover: true }), /taken over from agent-a/);
   });
+  it('the claim line is text any agent can edit: back-dated, its age still counts from the log; deleted, the log\'s last session still holds the step', async () => {
+    const m = memoryPorts();
+    const store = await PlanStore.open('/work/ws', m.ports);
+    const as = (session: string): ToolContext => ({ stores: { folders: () => [{ name: 'ws', store }] }, active: { list: () => [], set: () => undefined, clear: () => undefined }, settings: { agentMayApprove: false, gating: 'always', waitForReview: false }, session });
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
+    const file = `/work/ws/.pi/plans/${id}.md`;
+    const text = () => m.ports.fs.text(file)!;
+    assert.equal((await store.readCheckpoints(id)).at(-1)?.session, 'agent-a', 'the log says which session claimed it');
+    // Back-dated by a day, by hand (the version kept, as a file edit would).
+    m.ports.fs.put(file, text().replace(/> Claimed: agent-a at \S+/, '> Claimed: agent-a at 2020-01-01T00:00:00.000Z'));
+    await store.rescan();
+    const early = await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress', takeover: true });
+    assert.match(early, /claimed by agent-a at 2020-01-01T00:00:00\.000Z \(0 min ago\).*can be taken over once it is older than 30 min/);
+    // Deleted: the log's last session on S001 holds it still.
+    m.ports.fs.put(file, text().replace(/\n +> Claimed: [^\n]*/, ''));
+    await store.rescan();
+    assert.doesNotMatch(text(), /Claimed/);
+    assert.match(await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' }), /S001 is in progress, claimed by agent-a/);
+    // Its own session goes on, and the line is written again.
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
+    assert.match(text(), /> Claimed: agent-a at /);
+  });
+
+  it('a claimed step with no event in the checkpoint log (the log removed): its age cannot be told, so no agent takes it over; a person may', async () => {
+    const m = memoryPorts();
+    const store = await PlanStore.open('/work/ws', m.ports);
+    const advance = m.advance;
+    const as = (session: string): ToolContext => ({ stores: { folders: () => [{ name: 'ws', store }] }, active: { list: () => [], set: () => undefined, clear: () => undefined }, settings: { agentMayApprove: false, gating: 'always', waitForReview: false }, session });
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
+    const log = `/work/ws/.pi/plans/sessions/${id}.jsonl`;
+    await m.ports.fs.removeFile(log);
+    advance(120 * 60_000);
+    assert.match(await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress', takeover: true }), /the checkpoint log has no event of that step.*only a person can take it over/);
+    const { markPlanStep } = await import('../../../src/service');
+    await markPlanStep({ store }, id, 'S001', 'in_progress', undefined, { actor: 'user' }, { session: 'person', takeover: true });
+    assert.match((await store.read(id)).text, /> Claimed: person at \S+ \(taken over from agent-a/);
+  });
 });
