@@ -14,7 +14,7 @@ import { terminalAsk, terminalSecret } from '../node/terminal';
 
 export type { CliIo } from './cliContext';
 /** The store's acts `pi-plans hook` (dist/hook.js) loads from this bundle when it needs them. */
-export { addCollectedStep, approvalVerdict, markStalled } from '../hosts/hook/heavy';
+export { addCollectedStep, approvalVerdict, markStalled, personUnlocks, protection } from '../hosts/hook/heavy';
 
 /** The package version, set by the bundler (the CLI is built with esbuild). */
 declare const __PI_PLANS_VERSION__: string | undefined;

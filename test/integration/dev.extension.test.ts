@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { editStep, isPlanError, markStep, startExecution } from '../../src/core';
 import { hooksSetUp } from '../../src/hosts/install/apply';
 import { listBindings, removeBinding } from '../../src/hosts/hook/sessions';
-import { api, approveInTerminal, EXTENSION_ID, folder, runCli, say, until } from './helpers';
+import { api, approveInTerminal, EXTENSION_ID, folder, personAtTerminal, runCli, say, until } from './helpers';
 
 const plansDir = () => path.join(folder().uri.fsPath, '.pi', 'plans');
 const planFile = (id: string) => path.join(plansDir(), `${id}.md`);
@@ -421,13 +421,18 @@ describe('Pi Plans in a real VS Code', function () {
     assert.match(bound.tooltip, /Bound to 1 agent session/);
     assert.match(bound.tooltip, /Claude Code 7e57b1d0/);
     // Hooks the person set up in their home count too: on a machine with none, the tooltip says so.
-    if (!hooksSetUp(folder().uri.fsPath).length) assert.match(bound.tooltip, /No agent hooks set up: run Pi Plans: Set Up an Agent/);
-    // Set up Claude Code's hooks in the workspace: the tooltip says the plan is enforced.
+    if (!hooksSetUp(folder().uri.fsPath).length) {
+      assert.match(bound.tooltip, /No agent hooks set up: run Pi Plans: Set Up an Agent/);
+      assert.match(bound.tooltip, /Claude Code 7e57b1d0[^\n]*: unprotected \(no Pi Plans hook set up for its host\)/);
+    }
+    // Set up Claude Code's hooks in the workspace: the tooltip says the plan is enforced, by hooks only.
     await runCli('setup', '--agent', 'claude', '--no-mcp');
     try {
-      assert.match((await row())!.tooltip, /Enforced by hooks for [^.]*Claude Code/);
+      const tip = (await row())!.tooltip;
+      assert.match(tip, /Enforced by hooks for [^.]*Claude Code/);
+      assert.match(tip, /Claude Code 7e57b1d0[^\n]*: hooks only \(the hook checks each call\)/);
     } finally {
-      await runCli('setup', '--agent', 'claude', '--no-mcp', '--remove');
+      await personAtTerminal('setup', '--agent', 'claude', '--no-mcp', '--remove');
     }
     // The session ends: its binding stays (a resumed session is the same session), and so does the mark.
     hook({ hook_event_name: 'SessionEnd', reason: 'exit' });

@@ -53,20 +53,24 @@ export async function runCli(...args: string[]): Promise<string> {
   return stdout;
 }
 
-/**
- * A person approves in a terminal: the real `pi-plans approve` in another process, in a
- * pseudo-terminal (util-linux `script`) where they answer "y", on the text `pi-plans show` printed
- * (its digest) at the version they saw. What the terminal showed is returned.
- */
-export async function approveInTerminal(id: string, seenVersion: number): Promise<string> {
-  const digest = /^digest: (sha256:[0-9a-f]{64})$/m.exec(await runCli('show', id))![1];
+/** A person runs the real CLI at their terminal: a pseudo-terminal (util-linux `script`) where they answer "y". What the terminal showed is returned. */
+export async function personAtTerminal(...args: string[]): Promise<string> {
   const cli = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
-  const command = [process.execPath, cli, '--root', folder().uri.fsPath, 'approve', id, '--digest', digest, '--seen-version', String(seenVersion)].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const command = [process.execPath, cli, '--root', folder().uri.fsPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
   let screen = '';
   child.stdout.on('data', (d: Buffer) => (screen += d.toString()));
   child.stdin.end('y\n');
   const code = await new Promise<number | null>((resolve, reject) => child.on('error', reject).on('exit', resolve));
-  if (code !== 0) throw new Error(`pi-plans approve ${id} at a terminal exited ${code}:\n${screen}`);
+  if (code !== 0) throw new Error(`pi-plans ${args.join(' ')} at a terminal exited ${code}:\n${screen}`);
   return screen;
+}
+
+/**
+ * A person approves in a terminal: the real `pi-plans approve` at their terminal, on the text
+ * `pi-plans show` printed (its digest) at the version they saw.
+ */
+export async function approveInTerminal(id: string, seenVersion: number): Promise<string> {
+  const digest = /^digest: (sha256:[0-9a-f]{64})$/m.exec(await runCli('show', id))![1];
+  return personAtTerminal('approve', id, '--digest', digest, '--seen-version', String(seenVersion));
 }

@@ -3,11 +3,11 @@
 import { Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AGENT_HOSTS, AgentHost, SETUP_SCOPES, SetupScope } from '../../hosts/setup/targets';
+import { AGENT_HOSTS, AgentHost, HOST_NAMES, SETUP_SCOPES, SetupScope } from '../../hosts/setup/targets';
 import { gitSetup, runMergeDriver } from '../git';
 import { readStdin, runHookCommand } from '../../hosts/hook/command';
 import * as shellReader from '../../hosts/policy/commands';
-import { CliContext, UsageError, wholeNumber } from '../cliContext';
+import { CliContext, needsPerson, personConfirms, UsageError, wholeNumber } from '../cliContext';
 
 /** Registers `mcp`, `setup`, `merge-driver`, `git-setup` and `hook`, in that order. */
 export function registerIntegrationCommands(ctx: CliContext): void {
@@ -61,7 +61,8 @@ interface SetupFlags {
   command?: string;
 }
 
-function registerSetup({ program, io, root }: CliContext): void {
+function registerSetup(ctx: CliContext): void {
+  const { program, io, root } = ctx;
   program
     .command('setup')
     .description('write the MCP server entry and the hooks for an agent host into its configuration files, kept with everything else in them; idempotent; --remove takes out only what setup added')
@@ -79,7 +80,23 @@ function registerSetup({ program, io, root }: CliContext): void {
       // Loaded only for this command: the TOML and JSONC editors stay out of every other command's start-up.
       const { formatSetupReport, runAgentSetup, SetupRefused } = await import('../../hosts/install/apply');
       try {
-        const report = runAgentSetup({ agent: o.agent, scope: o.scope, hooks: o.hooks, mcp: o.mcp, command, workspace: path.resolve(root()), remove: !!o.remove, dryRun: !!o.dryRun, seal: !!o.seal });
+        const opts = { agent: o.agent, scope: o.scope, hooks: o.hooks, mcp: o.mcp, command, workspace: path.resolve(root()), remove: !!o.remove, dryRun: !!o.dryRun, seal: !!o.seal };
+        // Taking hooks or a seal out loosens what every agent of the host may do: a person's act.
+        if (opts.remove && !opts.dryRun) {
+          const would = runAgentSetup({ ...opts, dryRun: true }).files.filter((f) => f.changes.length && f.kind !== 'mcp');
+          if (would.length) {
+            const what = would.map((f) => f.shown).join(', ');
+            if (!io.ask) {
+              needsPerson(
+                `Taking Pi Plans' hooks or seal out of ${what} frees every ${HOST_NAMES[o.agent]} session from its plan: a person decides that`,
+                'The person runs this at their own terminal (it asks).',
+                'ask the user; do not try to remove the hooks that hold you to the plan.',
+              );
+            }
+            await personConfirms(ctx, `Remove Pi Plans' hooks${opts.seal || would.some((f) => f.kind === 'seal') ? ' and seal' : ''} from ${what}, so ${HOST_NAMES[o.agent]} is no longer held to its plans? [y/N] `, 'Nothing was removed.');
+          }
+        }
+        const report = runAgentSetup(opts);
         io.out(formatSetupReport(report));
       } catch (e) {
         if (!(e instanceof SetupRefused)) throw e;

@@ -13,6 +13,7 @@ import { eventOf, hostOf } from '../policy/payload';
 import { HeavyActs, HookOptions, runHook, withApproval } from './run';
 import { Binding, findBindings, listBindings, readBinding, removeBinding, writeBinding } from './sessions';
 import { GOVERNED } from './verdict';
+import { PROTECTION_WORDS } from '../setup/protection';
 import { workModePlan } from './workMode';
 import { hasPlan, PlanUnreadable, readPlanFacts, readPlanFile, readSettings, SettingsBroken } from './workspace';
 
@@ -85,7 +86,9 @@ async function status(root: string, now: number, json: boolean, io: HookIo, heav
     settingsProblem = e.message;
   }
   const rows = [];
-  for (const b of listBindings(now, { root: realPathOf(root), prune: true })) {
+  const bindings = listBindings(now, { root: realPathOf(root), prune: true });
+  const guard = bindings.length ? (await heavy()).protection(root) : undefined;
+  for (const b of bindings) {
     const plans = await checkedPlans(b, heavy);
     rows.push({
       session: b.session,
@@ -93,14 +96,14 @@ async function status(root: string, now: number, json: boolean, io: HookIo, heav
       plans: plans.map((p) => ('facts' in p ? { id: p.facts.id, status: p.facts.status, ...(p.facts.approval ? { approval: { ...p.facts.approval } } : {}) } : { id: p.id, problem: p.problem })),
       collecting: b.collecting ?? null,
       idleMinutes: Math.floor((now - Date.parse(b.seenAt)) / 60_000),
-      protection: 'hooks only',
+      protection: guard?.byHost[b.host] ?? 'unprotected',
       may: settings ? mayDo(plans, settings) : `read and use the plan tools only: the hook settings cannot be read (${settingsProblem})`,
       words: plans.map(planWords).join(', ') || 'a plan being created',
     });
   }
   const workMode = workModePlan(root);
   if (json) {
-    io.out(`${JSON.stringify({ root, sessions: rows.map(({ words, ...r }) => (void words, r)), ...(workMode ? { workMode } : {}) }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ root, sessions: rows.map(({ words, ...r }) => (void words, r)), ...(guard ? { keyProtected: guard.keyProtected } : {}), ...(workMode ? { workMode } : {}) }, null, 2)}\n`);
     return 0;
   }
   if (workMode) io.out(`VS Code's plan work mode is on ${workMode}: it binds every VS Code agent session no plan tool call has bound.\n`);
@@ -111,6 +114,9 @@ async function status(root: string, now: number, json: boolean, io: HookIo, heav
   for (const r of rows) {
     io.out(`${r.host} session ${shortSession(r.session)}, idle ${r.idleMinutes} min, ${r.protection}: ${r.words}${r.collecting ? `, collecting into ${r.collecting}` : ''}\n  may: ${r.may}\n`);
   }
+  const shown = new Set(rows.map((r) => r.protection));
+  for (const p of ['sealed', 'hooks only', 'unprotected'] as const) if (shown.has(p)) io.out(`${PROTECTION_WORDS[p]}\n`);
+  io.out(guard?.keyProtected ? 'The approval key is protected with a passphrase: an agent that reads it cannot sign.\n' : 'The approval key is not protected: an agent that can read it and run a terminal could sign with it. Protect it: pi-plans key --protect\n');
   return 0;
 }
 
@@ -145,7 +151,7 @@ function collect(root: string, id: string | undefined, session: string | undefin
  * `hook release SESSION`: frees an agent session from its plans, a person's act. At a terminal
  * only: it shows the session and its plans and asks; an agent's command (no terminal) is refused.
  */
-async function release(root: string, prefix: string | undefined, agent: HookHost | undefined, now: number, io: HookIo): Promise<number> {
+async function release(root: string, prefix: string | undefined, agent: HookHost | undefined, now: number, io: HookIo, heavy: () => Promise<HeavyActs>): Promise<number> {
   if (!prefix) {
     io.err('pi-plans hook release: name the session (its id or the first characters of it, as pi-plans hook status shows it)\n');
     return 2;
@@ -168,6 +174,12 @@ async function release(root: string, prefix: string | undefined, agent: HookHost
   const answer = await io.ask('Free this session, so its plans no longer restrict what it does? [y/N] ');
   if (!/^y(es)?$/i.test(answer.trim())) {
     io.out('Not freed.\n');
+    return 1;
+  }
+  try {
+    await (await heavy()).personUnlocks();
+  } catch (e) {
+    io.err(`pi-plans hook release: not freed: ${(e as Error).message}\n`);
     return 1;
   }
   removeBinding(b.host, b.session);
@@ -201,7 +213,7 @@ export async function runHookCommand(argv: readonly string[], root: string | und
   }
   if (sub === 'status') return status(dir(), now, !!v.json, io, heavy);
   if (sub === 'collect') return collect(dir(), arg, v.session, agent ?? 'claude', now, io);
-  if (sub === 'release') return release(dir(), arg, agent, now, io);
+  if (sub === 'release') return release(dir(), arg, agent, now, io, heavy);
   if (sub !== undefined) {
     io.err(`pi-plans hook: unknown "${sub}": run pi-plans hook (a payload on stdin), pi-plans hook status, pi-plans hook collect PLAN-… or pi-plans hook release SESSION\n`);
     return 2;

@@ -4,8 +4,28 @@
 // open, and recording a collected call as a step of a draft. Loaded only when needed: the store is no part of the hook's start-up.
 // In the built CLI these are exported by dist/cli.js, which dist/hook.js loads for them.
 import { changeStatus, decodePlanBytes, isPlanError, openReview, parsePlan } from '../../core';
-import { openNodeStore } from '../../node';
+import { NodeApprovalKeys, openNodeStore, userConfigDir } from '../../node';
+import { terminalSecret } from '../../node/terminal';
 import { editPlanStep } from '../../service';
+import { approvalKeyProtected, protectionByHost } from '../install/protection';
+import type { HookHost } from '../host';
+import type { Protection } from '../setup/protection';
+
+/**
+ * A person's act at a terminal (the hook's release): where the approval key is protected, its
+ * passphrase is asked and must unlock it (what an agent typing into a pseudo-terminal does not
+ * have). Throws a PlanError when it does not; nothing asked while the key is plain.
+ */
+export async function personUnlocks(): Promise<void> {
+  const secret = terminalSecret();
+  const keys = new NodeApprovalKeys(userConfigDir(), () => [], true, secret ? { passphrase: (why) => secret(`Passphrase of your approval key (to ${why}): `) } : undefined);
+  if (keys.identity(false).protected) await keys.signer();
+}
+
+/** How each host's sessions in the workspace are kept to their plans (install/protection.ts), and whether the approval key is protected. */
+export function protection(root: string): { byHost: Record<HookHost, Protection>; keyProtected: boolean } {
+  return { byHost: protectionByHost(root), keyProtected: approvalKeyProtected() };
+}
 
 /** Marks an executing plan stalled with the reason (under the lock; refused quietly when it is no longer executing). Returns the new status, or why not. */
 export async function markStalled(root: string, id: string, reason: string): Promise<string> {

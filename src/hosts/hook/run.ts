@@ -16,6 +16,7 @@ import type { classifyCommand, Finding } from '../policy/commands';
 import { BoundPlan, CONTEXT_EVENTS, decideStop, decideTool, Decision, FINISHED, JudgedCall, levelOf, nextStep, PlanFacts, summary } from '../policy/decide';
 import { HookEvent, HookPayload, readPayload, type HookHost } from '../policy/payload';
 import type { Protected } from '../policy/paths';
+import type { Protection } from '../setup/protection';
 import { classifyTool, ToolCall } from '../policy/tools';
 import { callKey, once } from './once';
 import { Binding, MAX_PLANS, readBinding, readSeenVersion, writeBinding, writeSeenVersion } from './sessions';
@@ -28,6 +29,10 @@ export interface HeavyActs {
   markStalled(root: string, id: string, reason: string): Promise<string>;
   addCollectedStep(root: string, id: string, step: { text: string; tool?: string; operation?: string; target?: string }): Promise<string>;
   approvalVerdict(root: string, id: string, bytes: Uint8Array): Promise<Verdict>;
+  /** `hook status`: how each host's sessions in the workspace are kept to their plans, and whether the approval key is protected. */
+  protection(root: string): { byHost: Record<HookHost, Protection>; keyProtected: boolean };
+  /** `hook release`, after the person's yes: the approval key's passphrase where it is protected (throws when not given). */
+  personUnlocks(): Promise<void>;
 }
 
 export interface HookOptions {

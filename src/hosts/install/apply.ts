@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { HOSTS, setupTargets } from '../hosts';
 import { AGENT_HOSTS, AgentHost, HOST_NAMES, SealPaths, SETUP_SCOPES, SetupRequest, SetupScope, SetupTarget } from '../setup/targets';
 import { ConfigFileError, editConfig, hasOurHooks } from '../setup/configEdit';
-import { sealRefusal } from '../setup/seal';
+import { PROTECT_KEY, sealRefusal } from '../setup/seal';
 import { realPathOf } from '../../node/userFolders';
 import { UserFolders, userFolders } from './folders';
 import { nodeSealSystem, SealSystem, sealPaths } from './seal';
@@ -43,6 +43,8 @@ export interface SetupReport {
   scope: SetupRequest['scope'];
   dryRun: boolean;
   remove: boolean;
+  /** The hooks set up: whether the host is sealed too, could be (`--seal`), or cannot be by Pi Plans. */
+  seal: 'sealed' | 'not sealed' | 'cannot';
   files: FileReport[];
 }
 
@@ -144,7 +146,8 @@ export function runAgentSetup(opts: SetupOptions, folders: UserFolders = userFol
       else writeAtomic(p.real, p.text);
     }
   }
-  return { agent: opts.agent, scope: opts.scope, dryRun: opts.dryRun, remove: opts.remove, files: planned.map((p) => p.report) };
+  const seal = req.sealPaths && !opts.remove ? 'sealed' : HOSTS[opts.agent].sandbox ? 'not sealed' : 'cannot';
+  return { agent: opts.agent, scope: opts.scope, dryRun: opts.dryRun, remove: opts.remove, seal, files: planned.map((p) => p.report) };
 }
 
 const WOULD: Record<string, string> = { added: 'would add', updated: 'would update', removed: 'would remove' };
@@ -166,8 +169,18 @@ export function formatSetupReport(r: SetupReport): string {
   else if (!changed.length) lines.push(r.remove ? 'Nothing to remove.' : 'Already set up: nothing to change.');
   else if (r.dryRun) lines.push('Dry run: run the same command without --dry-run to write these changes.');
   else if (!r.remove) lines.push(`Done. Restart ${HOST_NAMES[r.agent]} (or start a new session) to load the changes.`);
+  // What holds the agent to its plans, said once the hooks went in: the seal, or why not and what else to do.
+  if (!r.remove && changed.some((f) => f.kind === 'hooks')) lines.push(SEAL_WORDS[r.seal](r.agent));
   return `${lines.join('\n')}\n`;
 }
+
+const SEAL_WORDS: Record<SetupReport['seal'], (agent: AgentHost) => string> = {
+  sealed: (a) => `Sealed: ${HOST_NAMES[a]}'s own sandbox keeps the agent from your approval key and from writing .pi/; the hooks hold it to its plan.`,
+  'not sealed': (a) => `Not sealed: only the hooks hold ${HOST_NAMES[a]} to its plans, and an agent with a shell may find a way past them. Seal it: pi-plans setup --agent ${a} --seal; and protect your approval key: ${PROTECT_KEY}.`,
+  cannot: (a) => `${HOST_NAMES[a]} cannot be sealed by Pi Plans (its sandbox cannot be set to keep the agent from your approval key and .pi/): only the hooks hold it to its plans. Protect your approval key with a passphrase, so an agent that reads it cannot sign: ${PROTECT_KEY}.`,
+};
+
+
 
 /** A host whose hook file holds Pi Plans' hooks: the hooks enforce bound plans in its sessions. */
 export interface HooksSetUp {

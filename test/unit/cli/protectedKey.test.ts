@@ -139,4 +139,40 @@ describe('a protected approval key (pi-plans key --protect): no route of an agen
     assert.equal(wrong.code, 1);
     assert.match(fs.readFileSync(path.join(config(), 'approval-key.pem'), 'utf8'), /^Pi-Plans-Key: protected/);
   });
+  it('hook release at a terminal: yes alone frees nothing while the key is protected; with its passphrase the session is free', async () => {
+    const BIN = path.join(path.dirname(CLI), 'bin.js');
+    const session = '0b9c2f4e-0000-4000-8000-00000000re1e';
+    const payload = { session_id: session, hook_event_name: 'PostToolUse', tool_name: 'mcp__pi-plans__pi_plan_get', tool_input: { id: ID }, tool_response: `${ID} (proposed, v3)`, cwd: root };
+    const hook = spawnSync(process.execPath, [BIN, 'hook', '--agent', 'claude'], { input: JSON.stringify(payload), env: { ...env(), CLAUDE_PROJECT_DIR: '' }, encoding: 'utf8' });
+    assert.equal(hook.status, 0, hook.stderr);
+    const bound = () => spawnSync(process.execPath, [BIN, '--root', root, 'hook', 'status'], { env: env(), encoding: 'utf8' }).stdout;
+    assert.match(bound(), /claude session 0b9c2f4e/);
+    // The agent's pseudo-terminal: it can type "y", not the passphrase.
+    const guess = await atTerminalAnswering(['--root', root, 'hook', 'release', '0b9c2f4e'], env(), [[/\[y\/N\] /, 'y'], [/Passphrase of your approval key/, 'guess']]);
+    assert.equal(guess.code, 1, guess.screen);
+    assert.match(guess.screen, /not freed: .*not the passphrase of your approval key/);
+    assert.match(bound(), /claude session 0b9c2f4e/, 'still bound');
+    const person = await atTerminalAnswering(['--root', root, 'hook', 'release', '0b9c2f4e'], env(), [[/\[y\/N\] /, 'y'], [/Passphrase of your approval key/, PASS]]);
+    assert.equal(person.code, 0, person.screen);
+    assert.match(person.screen, /Freed: the Claude Code session is no longer bound/);
+    assert.match(bound(), /No agent session is bound/);
+  });
+
+  it('setup --remove loosens every session of the host: refused without a terminal (nothing removed), asks yes and the passphrase at one', async () => {
+    const settings = path.join(root, '.claude', 'settings.json');
+    assert.equal(cli('setup', '--agent', 'claude', '--no-mcp').status, 0);
+    const hooks = fs.readFileSync(settings, 'utf8');
+    const agent = cli('setup', '--agent', 'claude', '--remove');
+    assert.equal(agent.status, 1);
+    assert.match(agent.stderr, /frees every Claude Code session from its plan: a person decides that.*An agent reading this: ask the user/s);
+    assert.equal(fs.readFileSync(settings, 'utf8'), hooks, 'nothing removed');
+    assert.equal(cli('setup', '--agent', 'claude', '--remove', '--dry-run').status, 0, 'a dry run changes nothing: anyone may look');
+    const guess = await atTerminal([[/\[y\/N\] /, 'y'], [/Passphrase of your approval key/, 'guess']], 'setup', '--agent', 'claude', '--remove');
+    assert.equal(guess.code, 1, guess.screen);
+    assert.equal(fs.readFileSync(settings, 'utf8'), hooks, 'nothing removed on a wrong passphrase');
+    const person = await atTerminal([[/Remove Pi Plans' hooks from \.claude\/settings\.json.*\[y\/N\] /, 'y'], [/Passphrase of your approval key/, PASS]], 'setup', '--agent', 'claude', '--remove');
+    assert.equal(person.code, 0, person.screen);
+    assert.equal(fs.existsSync(settings), false, 'the file setup made is gone');
+    assert.match(cli('setup', '--agent', 'claude', '--remove').stdout, /Nothing to remove\./, 'nothing to take out: no person needed');
+  });
 });

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
+import { atTerminalSync } from '../../helpers/person.mjs';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -14,11 +15,12 @@ describe('pi-plans setup (the built CLI)', function () {
   this.timeout(60_000);
   let ws: string;
   let home: string;
-  const cli = (...args: string[]) => {
+  const envOf = () => {
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, USERPROFILE: home };
     for (const k of ['CODEX_HOME', 'COPILOT_HOME', 'CLAUDE_CONFIG_DIR']) delete env[k];
-    return spawnSync(process.execPath, [CLI, '--root', ws, ...args], { cwd: ws, encoding: 'utf8', env });
+    return env;
   };
+  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, '--root', ws, ...args], { cwd: ws, encoding: 'utf8', env: envOf() });
   const read = (...p: string[]) => fs.readFileSync(path.join(ws, ...p), 'utf8');
 
   beforeEach(() => {
@@ -44,8 +46,9 @@ describe('pi-plans setup (the built CLI)', function () {
     const second = cli('setup', '--agent', 'claude');
     assert.equal(second.status, 0);
     assert.match(second.stdout, /Already set up: nothing to change\.\n$/);
-    const removed = cli('setup', '--agent', 'claude', '--remove');
-    assert.equal(removed.status, 0, removed.stderr);
+    // Taking the hooks out is the person's act: at their terminal (a plain key: their yes is enough).
+    const removed = atTerminalSync(CLI, ['--root', ws, 'setup', '--agent', 'claude', '--remove'], { env: envOf(), cwd: ws });
+    assert.match(removed.stdout, /Remove Pi Plans' hooks from \.claude\/settings\.json, so Claude Code is no longer held to its plans\? \[y\/N\]/);
     assert.equal(read('.claude', 'settings.json'), mine);
     assert.equal(fs.existsSync(path.join(ws, '.mcp.json')), false);
     assert.match(cli('setup', '--agent', 'claude', '--remove').stdout, /Nothing to remove\./);

@@ -275,11 +275,49 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
       assert.equal(decision(claude, hook(payload(claude, claude.files.target, (p) => (p.session_id = session))).out).decision, 'deny');
     });
 
-    it('hook status lists the bound sessions, their plans and what each may do now', () => {
+    it('hook status lists the bound sessions, their plans, what each may do now and how it is kept to them: unprotected, hooks only, sealed', () => {
       bind(claude);
-      const r = spawnSync(process.execPath, [BIN, '--root', root, 'hook', 'status'], { encoding: 'utf8' });
-      assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stdout, /^claude session 0b9c2f4e-6a1d-4e8b-9f3a-2c7d5e1a8b40, idle 0 min, hooks only: PLAN-0000b00d \(proposed\)\n {2}may: read and use the plan tools; file edits denied; terminal commands: ask\n$/);
+      // The person's home and PATH as the status command sees them: no host files but the workspace's;
+      // the seal's two programs stand on the PATH (setup checks only that they are there).
+      const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-home-'));
+      const bin = path.join(home, 'bin');
+      fs.mkdirSync(bin);
+      for (const p of ['bwrap', 'socat']) fs.writeFileSync(path.join(bin, p), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      const env = { ...process.env, HOME: home, PATH: `${bin}${path.delimiter}${process.env.PATH}` };
+      const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, '--root', root, ...args], { encoding: 'utf8', env });
+      try {
+        const line = (protection: string) => new RegExp(`^claude session 0b9c2f4e-6a1d-4e8b-9f3a-2c7d5e1a8b40, idle 0 min, ${protection}: PLAN-0000b00d \\(proposed\\)\n {2}may: read and use the plan tools; file edits denied; terminal commands: ask\n`);
+        let r = cli('hook', 'status');
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, line('unprotected'), 'no hook of ours in any Claude Code file: nothing checks its calls');
+        assert.match(r.stdout, /unprotected: no hook of Pi Plans' is set up for this host/);
+        assert.match(r.stdout, /The approval key is not protected: .*pi-plans key --protect\n$/);
+        assert.equal(cli('setup', '--agent', 'claude').status, 0);
+        r = cli('hook', 'status');
+        assert.match(r.stdout, line('hooks only'));
+        assert.match(r.stdout, /hooks only: the hook checks each call; an agent with a shell may find a way past it/);
+        assert.equal(JSON.parse(cli('hook', 'status', '--json').stdout).sessions[0].protection, 'hooks only');
+        const sealed = cli('setup', '--agent', 'claude', '--seal');
+        assert.equal(sealed.status, 0, sealed.stderr);
+        r = cli('hook', 'status');
+        assert.match(r.stdout, line('sealed'));
+        assert.match(r.stdout, /sealed: the host's sandbox keeps the agent from the approval key/);
+        // A seal that no longer names every path (one deny taken out by hand) is not a seal.
+        const local = path.join(root, '.claude', 'settings.local.json');
+        const settings = JSON.parse(fs.readFileSync(local, 'utf8'));
+        settings.sandbox.filesystem.denyRead = settings.sandbox.filesystem.denyRead.slice(1);
+        fs.writeFileSync(local, JSON.stringify(settings));
+        assert.match(cli('hook', 'status').stdout, line('hooks only'), 'a seal with a hole in it');
+        settings.sandbox.filesystem.denyRead = [];
+        fs.writeFileSync(local, JSON.stringify({ ...settings, sandbox: { ...settings.sandbox } }));
+        assert.equal(cli('setup', '--agent', 'claude', '--seal').status, 0);
+        assert.match(cli('hook', 'status').stdout, line('sealed'), 'sealed again');
+        // Without its programs the sandbox cannot start: not sealed, whatever the file says.
+        const noBin = spawnSync(process.execPath, [BIN, '--root', root, 'hook', 'status'], { encoding: 'utf8', env: { ...env, PATH: path.join(home, 'nothing') } });
+        assert.match(noBin.stdout, line('hooks only'), noBin.stderr);
+      } finally {
+        fs.rmSync(home, { recursive: true, force: true });
+      }
     });
 
     it('the settings: the user\'s own (config.json "hooks") decide; the workspace\'s .vscode/settings.json (JSONC) makes them stricter, never looser', async () => {

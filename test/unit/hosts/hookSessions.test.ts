@@ -144,14 +144,14 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
         fs.writeFileSync(planFile(NEW), createPlanText({ id: NEW, title: 'Collected', goal: 'Plan by trying.', status: 'draft' }, '2026-11-01T00:00:00.000Z'));
         assert.equal(runHook(root, created(host, { title: 'Collected', collect: true })).stdout, '');
         const status = hookCommand(root, 'status');
-        assert.match(status.stdout, new RegExp(`^\\S+ session \\S+, idle 0 min, hooks only: ${NEW} \\(draft\\), collecting into ${NEW}\n`), status.stdout);
+        assert.match(status.stdout, new RegExp(`^\\S+ session \\S+, idle 0 min, unprotected: ${NEW} \\(draft\\), collecting into ${NEW}\n`), status.stdout);
         const edit = runHook(root, fixture(root, host, host === 'claude' ? 'PreToolUse.edit' : 'PreToolUse.replace_string_in_file'));
         assert.equal(edit.out?.hookSpecificOutput?.permissionDecision, 'deny', edit.stdout + edit.stderr);
         assert.match(edit.out?.hookSpecificOutput?.permissionDecisionReason, new RegExp(`recorded as S001 of ${NEW} .*\\(collect mode\\)`));
         assert.match(fs.readFileSync(planFile(NEW), 'utf8'), /^1\. \[ \] S001 Edit src\/app\.ts/m);
         const submit = fixture(root, host, host === 'claude' ? 'PostToolUse.write' : 'PostToolUse', (p) => Object.assign(p, { tool_name: host === 'claude' ? 'mcp__pi-plans__pi_plan_submit' : 'pi_plan_submit', tool_input: { id: NEW }, tool_response: 'Submitted.' }));
         runHook(root, submit);
-        assert.match(hookCommand(root, 'status').stdout, new RegExp(`hooks only: ${NEW} \\(draft\\)\n`), 'collect mode ended with the submission');
+        assert.match(hookCommand(root, 'status').stdout, new RegExp(`unprotected: ${NEW} \\(draft\\)\n`), 'collect mode ended with the submission');
       });
     }
 
@@ -160,7 +160,7 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
       runHook(root, created('claude', { title: 'Collected', collect: true }));
       fs.writeFileSync(planFile('PLAN-0000c012'), planText('PLAN-0000c012', 'draft'));
       runHook(root, fixture(root, 'claude', 'PostToolUse.write', (p) => Object.assign(p, { tool_name: 'mcp__pi-plans__pi_plan_create', tool_input: { title: 'Plain' }, tool_response: 'Created **PLAN-0000c012** (version: 1, draft).' })));
-      assert.match(hookCommand(root, 'status').stdout, /hooks only: PLAN-0000c011 \(draft\), PLAN-0000c012 \(draft\)\n/, 'both bound, neither collecting');
+      assert.match(hookCommand(root, 'status').stdout, /unprotected: PLAN-0000c011 \(draft\), PLAN-0000c012 \(draft\)\n/, 'both bound, neither collecting');
       const edit = runHook(root, claude('PreToolUse.edit'));
       assert.match(edit.out?.hookSpecificOutput?.permissionDecisionReason, /is not run: PLAN-0000c011 .* is not approved: it is a draft/);
     });
@@ -176,7 +176,7 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
         assert.match(edit.out?.hookSpecificOutput?.permissionDecisionReason, new RegExp(`says ${status}, but its approval is not valid .*call pi_plan_submit with id ${ID}`));
         const text = hookCommand(root, 'status');
         assert.equal(text.code, 0, text.stderr);
-        assert.match(text.stdout, new RegExp(`^claude session \\S+, idle 0 min, hooks only: ${ID} \\(${status}, approval not valid\\)\n`));
+        assert.match(text.stdout, new RegExp(`^claude session \\S+, idle 0 min, unprotected: ${ID} \\(${status}, approval not valid\\)\n`));
         assert.match(text.stdout, /may: read and use the plan tools; file edits denied, because PLAN-0000b00d .* says \w+, but its approval is not valid/);
         assert.doesNotMatch(text.stdout, /edit the steps' targets|until pi_plan_execute start/);
         const json = JSON.parse(hookCommand(root, 'status', '--json').stdout) as Json;
@@ -188,9 +188,9 @@ describe('pi-plans hook: sessions across calls (the built command)', function ()
     it('a person\'s real approval, then start: hook status says the session may edit the steps\' targets', async () => {
       bindClaude();
       fs.writeFileSync(planFile(), await sealedByUser(fs.readFileSync(planFile(), 'utf8').replace(/^status: proposed$/m, 'status: approved'), root));
-      assert.match(hookCommand(root, 'status').stdout, /hooks only: PLAN-0000b00d \(approved\)\n {2}may: read; file edits denied until pi_plan_execute start\n$/);
+      assert.match(hookCommand(root, 'status').stdout, /unprotected: PLAN-0000b00d \(approved\)\n {2}may: read; file edits denied until pi_plan_execute start\n/);
       await startPlan({ store: await openNodeStore(root, { index: false }) }, ID, { actor: 'agent' });
-      assert.match(hookCommand(root, 'status').stdout, /hooks only: PLAN-0000b00d \(executing\)\n {2}may: edit the steps' targets; other files: ask/);
+      assert.match(hookCommand(root, 'status').stdout, /unprotected: PLAN-0000b00d \(executing\)\n {2}may: edit the steps' targets; other files: ask/);
     });
   });
 });
