@@ -7,6 +7,7 @@ import { PlanDiagnostics } from './editor/diagnostics';
 import { PlanCodeLens } from './editor/codeLens';
 import { PlanFileDecorations } from './explorer/fileDecorations';
 import { PlanNotifications } from './shell/notifications';
+import { AgentApprovalWarning } from './shell/agentApprovalWarning';
 import { registerPlanCommands } from './shell/planCommands';
 import { PlanExplorer } from './explorer/planTree';
 import { ReleaseSessionCommand } from './explorer/releaseSession';
@@ -88,7 +89,7 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
   const editor = new PlanEditorProvider(context.extensionUri, plans, active, comments);
   context.subscriptions.push(editor);
   context.subscriptions.push(new PlanFileDecorations(plans));
-  context.subscriptions.push(new PlanNotifications(plans, active));
+  context.subscriptions.push(new PlanNotifications(plans, active), new AgentApprovalWarning());
   context.subscriptions.push(new PlansChat(plans, active, context.extensionUri));
   const mcp = new McpConfig(context, String(context.extension.packageJSON.version ?? '0'), (what, e) => plans.logError(what, e));
   context.subscriptions.push(mcp, new AgentSetupCommand(context, mcp.ready, log));

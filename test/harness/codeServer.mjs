@@ -70,10 +70,10 @@ export function sampleApprovers() {
  * `testDriver` turns on VS Code's smoke-test driver (extension tests in the URL; no toasts).
  * `signal` aborts a start under way (nothing is left behind). `userConfig` is the person's Pi Plans
  * configuration ($XDG_CONFIG_HOME/pi-plans/config.json): by default they are Ana and trust the
- * sample approver.
+ * sample approver. `env`: more of the environment code-server (and the extension host) runs with.
  * Returns { port, url(folder, payload), stop(), log }.
  */
-export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true, trust = false, port: wanted, settings = {}, signal, testDriver = false, userConfig } = {}) {
+export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet = true, trust = false, port: wanted, settings = {}, signal, testDriver = false, userConfig, env: extraEnv = {} } = {}) {
   checkSetup();
   const home = tmp('home');
   const created = [home];
@@ -124,6 +124,7 @@ export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet 
       TMPDIR: path.join(home, 'tmp'),
       XDG_RUNTIME_DIR: path.join(home, 'run'),
       PI_PLANS_CACHE_DIR: path.join(home, 'pi-plans-cache'),
+      ...extraEnv,
     };
     delete env.NODE_OPTIONS;
     for (const file of [vsix ?? []].flat()) {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { HOST_NAMES } from '../../hosts/setup/targets';
-import { hooksSetUp } from '../../hosts/install/apply';
+import { AGENT_HOSTS, HOST_NAMES } from '../../hosts/setup/targets';
+import { protectionByHost, type Protection } from '../../hosts/install/protection';
 import * as path from 'node:path';
 import { Binding, listBindings } from '../../hosts/hook/sessions';
 import { ownFolder } from '../../node/stateFiles';
@@ -112,25 +112,35 @@ export function sessionsMark(sessions: readonly Binding[]): string {
   return sessions.length === 1 ? vscode.l10n.t('1 agent') : vscode.l10n.t('{0} agents', sessions.length);
 }
 
+/** What each protection reads as in the tooltip, after the session. */
+const PROTECTION_SHORT: Record<Protection, string> = {
+  sealed: "sealed (its host's sandbox keeps the agent from the approval key and from writing .pi/)",
+  'hooks only': 'hooks only (the hook checks each call)',
+  unprotected: 'unprotected (no Pi Plans hook set up for its host)',
+};
+
 /**
  * The tooltip's lines about a plan's sessions: each one (host, short session id, when last seen,
- * collecting), then whether hooks enforce the plan and for which hosts.
+ * collecting, how it is kept to the plan: sealed, hooks only or unprotected), then whether hooks
+ * enforce the plan and for which hosts.
  */
 export function sessionsTooltip(folder: vscode.Uri, sessions: readonly Binding[], now = Date.now()): string[] {
   if (!sessions.length) return [];
+  let byHost: Partial<Record<string, Protection>> = {};
+  let hosts: string[] = [];
+  try {
+    byHost = protectionByHost(folder.fsPath);
+    hosts = AGENT_HOSTS.filter((h) => byHost[h] !== 'unprotected').map((h) => HOST_NAMES[h]);
+  } catch {
+    // the user's folders could not be resolved: said as no hooks
+  }
   const lines = [sessions.length === 1 ? vscode.l10n.t('Bound to 1 agent session:') : vscode.l10n.t('Bound to {0} agent sessions:', sessions.length)];
   for (const b of sessions) {
     const short = b.session.length > 8 ? `${b.session.slice(0, 8)}…` : b.session;
     const seen = relativeTime(b.seenAt, now);
-    lines.push(`- ${HOST_NAMES[b.host] ?? b.host} ${short}${seen ? `, ${vscode.l10n.t('last active {0}', seen)}` : ''}${b.collecting ? `, ${vscode.l10n.t('collecting steps')}` : ''}`);
-  }
-  let hosts: string[] = [];
-  try {
-    hosts = [...new Set(hooksSetUp(folder.fsPath).map((h) => HOST_NAMES[h.host]))];
-  } catch {
-    // the user's folders could not be resolved: said as no hooks
+    const guard = byHost[b.host] ?? 'unprotected';
+    lines.push(`- ${HOST_NAMES[b.host] ?? b.host} ${short}${seen ? `, ${vscode.l10n.t('last active {0}', seen)}` : ''}${b.collecting ? `, ${vscode.l10n.t('collecting steps')}` : ''}: ${vscode.l10n.t(PROTECTION_SHORT[guard])}`);
   }
   lines.push(hosts.length ? vscode.l10n.t('Enforced by hooks for {0}.', hosts.join(', ')) : vscode.l10n.t('No agent hooks set up: run Pi Plans: Set Up an Agent… to enforce the plan.'));
   return lines;
 }
-

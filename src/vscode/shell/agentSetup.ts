@@ -18,7 +18,7 @@ export class AgentSetupCommand implements vscode.Disposable {
     private readonly cli: Promise<vscode.Uri | undefined>,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.disposable = vscode.commands.registerCommand(COMMANDS.setUpAgent, (agent?: AgentHost, scope?: SetupScope, folder?: vscode.Uri) => this.run(agent, scope, folder));
+    this.disposable = vscode.commands.registerCommand(COMMANDS.setUpAgent, (agent?: AgentHost, scope?: SetupScope, folder?: vscode.Uri, seal?: boolean) => this.run(agent, scope, folder, seal));
   }
 
   dispose(): void {
@@ -50,7 +50,25 @@ export class AgentSetupCommand implements vscode.Disposable {
     return folder;
   }
 
-  private async run(givenAgent?: AgentHost, givenScope?: SetupScope, givenFolder?: vscode.Uri): Promise<SetupReport | undefined> {
+  /**
+   * Sealed or hooks only, for a host whose sandbox Pi Plans can set (at workspace scope): sealed is
+   * the first and recommended choice; where this machine lacks what the sandbox needs, that choice
+   * says what to install. Undefined: dismissed.
+   */
+  private async pickSeal(agent: AgentHost, refusal: string | undefined): Promise<boolean | undefined> {
+    const items: (vscode.QuickPickItem & { seal: boolean })[] = [
+      {
+        label: vscode.l10n.t('Sealed (recommended)'),
+        description: refusal ? vscode.l10n.t('cannot be set up on this machine yet') : vscode.l10n.t("the host's own sandbox keeps the agent from your approval key and from writing .pi/"),
+        detail: refusal,
+        seal: true,
+      },
+      { label: vscode.l10n.t('Hooks only'), description: vscode.l10n.t('the hooks check each call; an agent with a shell may find a way past them'), seal: false },
+    ];
+    return (await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('How should {0} be held to its plan?', HOST_NAMES[agent]) }))?.seal;
+  }
+
+  private async run(givenAgent?: AgentHost, givenScope?: SetupScope, givenFolder?: vscode.Uri, givenSeal?: boolean): Promise<SetupReport | undefined> {
     const agent = givenAgent ?? (await this.pickAgent());
     if (!agent) return undefined;
     const scope = givenScope ?? (await this.pickScope());
@@ -59,6 +77,17 @@ export class AgentSetupCommand implements vscode.Disposable {
     if (!folder) {
       void vscode.window.showInformationMessage(vscode.l10n.t('Open a local folder first: the agent\'s hooks read the plans of a folder on this machine.'));
       return undefined;
+    }
+    const { HOSTS } = await import('../../hosts/hosts');
+    const { sealRefusal } = await import('../../hosts/setup/seal');
+    const { nodeSealSystem } = await import('../../hosts/install/seal');
+    const system = nodeSealSystem();
+    const sealable = !!HOSTS[agent].sandbox && scope === 'workspace';
+    let seal = givenSeal ?? false;
+    if (givenSeal === undefined && givenAgent === undefined && sealable) {
+      const picked = await this.pickSeal(agent, sealRefusal(HOSTS[agent], scope, system.platform, system.onPath));
+      if (picked === undefined) return undefined;
+      seal = picked;
     }
     const cli = await this.cli;
     if (!cli) {
@@ -71,18 +100,19 @@ export class AgentSetupCommand implements vscode.Disposable {
     const folders = { ...userFolders(), vscodeUser: path.dirname(path.dirname(this.context.globalStorageUri.fsPath)) };
     let report: SetupReport;
     try {
-      report = runAgentSetup({ agent, scope, hooks: true, mcp: agent !== 'copilot', command: ['node', cli.fsPath], workspace: folder.fsPath, remove: false, dryRun: false }, folders);
+      report = runAgentSetup({ agent, scope, hooks: true, mcp: agent !== 'copilot', command: ['node', cli.fsPath], workspace: folder.fsPath, remove: false, dryRun: false, seal }, folders, system);
     } catch (e) {
       if (!(e instanceof SetupRefused)) throw e;
       void vscode.window.showErrorMessage(e.message);
       return undefined;
     }
     this.log.info(formatSetupReport(report).trimEnd());
-    void this.tell(report);
+    void this.tell(report, sealable && !seal ? 'not sealed' : !sealable ? 'cannot' : undefined);
     return report;
   }
 
-  private async tell(report: SetupReport): Promise<void> {
+  /** `unsealed`: why the host is not sealed (it cannot be, or the person chose hooks only): the message then says what protects the key. */
+  private async tell(report: SetupReport, unsealed?: 'cannot' | 'not sealed'): Promise<void> {
     const changed = report.files.filter((f) => f.changes.length && f.status !== 'deleted');
     const name = HOST_NAMES[report.agent];
     if (!changed.length) {
@@ -90,7 +120,13 @@ export class AgentSetupCommand implements vscode.Disposable {
       return;
     }
     const what = changed.map((f) => `${f.shown} (${f.changes.join('; ')})`).join(', ');
-    const notes = [...new Set(changed.map((f) => f.note).filter((n): n is string => !!n))].map((n) => ` ${n}.`).join('');
+    const notes =
+      [...new Set(changed.map((f) => f.note).filter((n): n is string => !!n))].map((n) => ` ${n}.`).join('') +
+      (unsealed === 'cannot'
+        ? ` ${vscode.l10n.t('{0} cannot be sealed by Pi Plans: only the hooks hold it to its plan. Protect your approval key with a passphrase (pi-plans key --protect in a terminal), so an agent that reads it cannot sign.', name)}`
+        : unsealed === 'not sealed'
+          ? ` ${vscode.l10n.t('Not sealed: run Set Up an Agent… again and choose Sealed, or protect your approval key (pi-plans key --protect).')}`
+          : '');
     const show = vscode.l10n.t('Show');
     const answer = await vscode.window.showInformationMessage(vscode.l10n.t('Set up {0}: {1}.{2} Node.js 20 or later must be on the PATH.', name, what, notes), show);
     if (answer !== show) return;
