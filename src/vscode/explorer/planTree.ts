@@ -213,6 +213,10 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
   private refreshSoon(all = false): void {
     const now = performance.now();
     this.timings.lastChange = now;
+    // The rows VS Code asks for meanwhile (the view just shown, a group opened) are read anew: a
+    // snapshot from before the change (before the first stalled plans were known, say) would draw
+    // groups that the redraw then moves under the person's pointer.
+    this.snapshot = undefined;
     this.redrawAll ||= all;
     if (!this.burstStart) this.burstStart = now;
     clearTimeout(this.refreshTimer);
