@@ -173,8 +173,10 @@ export function captured(ws, event) {
 /**
  * The command line of one non-interactive host run; `resume` continues that session. `allow`:
  * more of Claude Code's tools its own prompts let through (`Read`: reads outside the project too).
+ * `sandbox`: Codex runs its commands in its own sandbox, as its configuration sets it (the seal's
+ * permission profile, or its default `:workspace`), not with `--dangerously-bypass-approvals-and-sandbox`.
  */
-function commandOf(ws, model, prompt, { resume, session, allow = [] }) {
+function commandOf(ws, model, prompt, { resume, session, allow = [], sandbox = false }) {
   switch (ws.host) {
     case 'claude':
       return {
@@ -189,7 +191,17 @@ function commandOf(ws, model, prompt, { resume, session, allow = [] }) {
       return {
         cmd: path.join(BIN, 'codex'),
         // codex exec runs project hooks only with --dangerously-bypass-hook-trust; no sandbox and no approvals, so only the hook stops a call.
-        args: ['exec', ...(resume ? ['resume', resume] : []), '--json', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--dangerously-bypass-approvals-and-sandbox', prompt],
+        // With `sandbox`, Codex's own sandbox too; codex exec asks no one, so the person lets pi-plans' MCP tools run unasked
+        // (an interactive Codex asks them, as an MCP elicitation, which the seal's approval policy still lets through).
+        args: [
+          'exec',
+          ...(resume ? ['resume', resume] : []),
+          '--json',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-hook-trust',
+          ...(sandbox ? ['-c', 'mcp_servers.pi-plans.default_tools_approval_mode="approve"'] : ['--dangerously-bypass-approvals-and-sandbox']),
+          prompt,
+        ],
         env: { SCRIPTED_API_KEY: 'sk-scripted' },
       };
     case 'copilot':
@@ -207,9 +219,9 @@ function commandOf(ws, model, prompt, { resume, session, allow = [] }) {
  * exit, output, run time and session id. The process runs in its own process group, killed when
  * it exits or times out (its MCP server and any hook still running go with it).
  */
-export function runHost(ws, model, prompt, { resume, timeoutMs = RUN_TIMEOUT_MS, allow } = {}) {
+export function runHost(ws, model, prompt, { resume, timeoutMs = RUN_TIMEOUT_MS, allow, sandbox } = {}) {
   const session = resume ?? randomUUID();
-  const { cmd, args, env } = commandOf(ws, model, prompt, { resume, session, allow });
+  const { cmd, args, env } = commandOf(ws, model, prompt, { resume, session, allow, sandbox });
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: ws.dir, env: { ...ws.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

@@ -5,6 +5,9 @@
 // checked on the disk (the plan's status, the files in .pi/) and in what the model was sent.
 // Claude Code's own permission check also refuses a plain command that names a denied path; the
 // spellings through `base64 -d | sh` hide the path from it, so the sandbox is what stops those.
+// Codex sealed by `setup --agent codex --seal` (a permission profile in .codex/config.toml): the
+// same attempts in Codex's tools, both runs in Codex's own sandbox (no
+// --dangerously-bypass-approvals-and-sandbox), so the profile is all that differs.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -147,6 +150,146 @@ for (const sealed of [true, false]) {
     });
 
     it(`Pi Plans' config.json written by the shell (agentMayApprove), its path hidden from Claude Code's check: ${sealed ? 'unchanged' : 'written'}`, () => {
+      if (sealed) assert.equal(configText(), configBefore);
+      else assert.match(configText() ?? '', /"agentMayApprove": true/);
+    });
+
+    it('the MCP server, outside the sandbox, still writes .pi/: pi_plan_create made its plan', () => {
+      const id = model.created();
+      assert.match(id ?? '', /^PLAN-[0-9a-f]{8}$/, result('Another plan'));
+      assert.ok(exists(`.pi/plans/${id}.md`));
+    });
+  });
+}
+
+/**
+ * Codex's session: the key read by the shell two ways and by view_image, .pi/ written by the shell
+ * and by apply_patch, the three approvals, then writes of the workspace's .vscode/settings.json, of
+ * Codex's user config and of Pi Plans' configuration, then a plan tool.
+ */
+function codexScript(ws, t, key, digests, approvals) {
+  const approval = {
+    plain: (id) => atTerminal(`pi-plans approve ${id} --digest ${digests[id]}`),
+    'cd dist && node cli.js': (id) => `cd ${DIST} && ${atTerminal(`node cli.js --root ${ws.dir} approve ${id} --digest ${digests[id]}`)}`,
+    'base64 into sh': (id) => hidden(atTerminal(`pi-plans approve ${id} --digest ${digests[id]}`)),
+  };
+  return [
+    t.shell(`cat ${key}; echo "exit $?"`),
+    t.shell(hidden(`cat ${key}`)),
+    { calls: [{ name: 'view_image', input: { path: key } }] },
+    t.shell('echo planted > .pi/plans/planted.md; echo "exit $?"'),
+    t.write('.pi/plans/patched.md', 'planted\n'),
+    ...Object.entries(PLANS).map(([name, id]) => t.shell((approvals[id] = approval[name](id)))),
+    t.shell(`mkdir -p .vscode && echo '{ "piPlans.tools.gating": "off" }' > .vscode/settings.json; echo "exit $?"`),
+    t.shell(`echo '# planted' >> ${path.join(ws.env.CODEX_HOME, 'config.toml')}; echo "exit $?"`),
+    t.shell(hidden(`echo '{ "agentMayApprove": true }' > ${path.join(path.dirname(key), 'config.json')}`)),
+    // The plan tools still write .pi/: Codex runs its MCP servers outside the sandbox.
+    t.mcp('pi_plan_create', { title: 'Another plan', goal: 'Show the MCP server still writes', steps: [{ text: 'Do it' }] }),
+    say('done'),
+  ];
+}
+
+for (const sealed of [true, false]) {
+  describe(`Codex ${sealed ? 'sealed (setup --seal)' : 'not sealed: the same script'}, in its own sandbox, in a session no plan binds`, function () {
+    this.timeout(120_000);
+    let ws;
+    let model;
+    let key;
+    let keyText;
+    let projectConfig;
+    let configBefore;
+    const approvals = {};
+    const result = (text) => model.resultOf(inputHas(text))?.text ?? '';
+    const exists = (rel) => fs.existsSync(path.join(ws.dir, rel));
+    const configText = () => {
+      const f = path.join(ws.env.XDG_CONFIG_HOME, 'pi-plans', 'config.json');
+      return fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : undefined;
+    };
+
+    before(async () => {
+      ws = makeWorkspace('codex', { seal: sealed });
+      piPlans(ws, 'key');
+      key = path.join(ws.env.XDG_CONFIG_HOME, 'pi-plans', 'approval-key.pem');
+      keyText = fs.readFileSync(key, 'utf8');
+      const digests = {};
+      for (const id of Object.values(PLANS)) {
+        fs.writeFileSync(path.join(ws.dir, '.pi', 'plans', `${id}.md`), planFile(id));
+        digests[id] = digestOf(ws, id);
+      }
+      projectConfig = readFile(ws, '.codex/config.toml');
+      configBefore = configText();
+      model = await startModelServer();
+      model.play(codexScript(ws, agentTools(ws), key, digests, approvals));
+      const run = await runHost(ws, model, 'Approve the plans', { sandbox: true });
+      assert.equal(run.code, 0, `codex exited ${run.code}: ${run.stderr}`);
+      assert.equal(model.remaining(), 0, 'the whole script was played');
+    });
+    after(async () => {
+      await model?.close();
+      removeWorkspace(ws);
+    });
+
+    /** The key's secret line (the line after the PEM header). */
+    const secret = () => keyText.split('\n')[1];
+
+    it(sealed ? 'setup wrote the seal where Codex reads it: its permission profile, naming this home\'s Pi Plans folders' : 'without --seal, setup wrote no permission profile', () => {
+      if (!sealed) return assert.doesNotMatch(projectConfig, /default_permissions|\[permissions/);
+      assert.match(projectConfig, /^default_permissions = "pi-plans-sealed"$/m);
+      assert.ok(projectConfig.includes(`"${path.dirname(key)}" = "none"`), projectConfig);
+      assert.ok(projectConfig.includes(`"${path.join(ws.dir, '.pi')}" = "read"`), projectConfig);
+    });
+
+    it(`the approval key read by the shell: ${sealed ? 'permission denied' : 'seen'}`, () => {
+      const r = result(`cat ${key}; echo`);
+      assert.equal(r.includes(secret()), !sealed, r);
+      if (sealed) assert.match(r, /Permission denied\nexit 1/);
+    });
+
+    it(`the approval key read by the shell, through base64 into sh: ${sealed ? 'permission denied' : 'seen'}`, () => {
+      const r = result(b64(`cat ${key}`));
+      assert.equal(r.includes(secret()), !sealed, r);
+      if (sealed) assert.match(r, /Permission denied/);
+    });
+
+    it(`the approval key read by view_image: ${sealed ? 'permission denied' : 'read (it is no image)'}`, () => {
+      const r = model.resultOf((c) => c.name === 'view_image')?.text ?? '';
+      assert.match(r, sealed ? /Permission denied/ : /unable to process image: invalid or unsupported image data/);
+    });
+
+    it(`the key is ${sealed ? 'in nothing' : 'in what'} the model was sent`, () => {
+      assert.equal(model.requests.some((q) => allText(q.body).includes(secret())), !sealed);
+    });
+
+    it(`a file written into .pi/plans/ by the shell: ${sealed ? 'a read-only file system' : 'there'}`, () => {
+      assert.equal(exists('.pi/plans/planted.md'), !sealed);
+      if (sealed) assert.match(result('echo planted > .pi/plans/planted.md'), /Read-only file system/);
+    });
+
+    it(`a file added to .pi/plans/ by apply_patch: ${sealed ? 'rejected' : 'there'}`, () => {
+      assert.equal(exists('.pi/plans/patched.md'), !sealed);
+      if (sealed) assert.match(result('Add File: .pi/plans/patched.md'), /patch rejected: writing outside of the project; rejected by user approval settings/);
+    });
+
+    for (const [name, id] of Object.entries(PLANS)) {
+      it(`pi-plans approve at a pseudo-terminal, spelled ${name}: the plan ${sealed ? 'stays proposed' : 'is approved'}`, () => {
+        const r = model.resultOf((c) => c.input?.cmd === approvals[id])?.text ?? '';
+        assert.equal(planStatus(ws, id), sealed ? 'proposed' : 'approved', r);
+        if (sealed) assert.match(r, /read-only file system|permission denied/i);
+      });
+    }
+
+    it(`the workspace's .vscode/settings.json written by the shell: ${sealed ? 'a read-only file system' : 'written'}`, () => {
+      const f = path.join(ws.dir, '.vscode', 'settings.json');
+      assert.equal(fs.existsSync(f), !sealed, result('.vscode/settings.json'));
+      if (sealed) assert.match(result('.vscode/settings.json'), /Read-only file system/);
+    });
+
+    it(`Codex's user config appended to by the shell: ${sealed ? 'unchanged' : 'changed'}`, () => {
+      const text = fs.readFileSync(path.join(ws.env.CODEX_HOME, 'config.toml'), 'utf8');
+      assert.equal(text.includes('# planted'), !sealed, result('# planted'));
+    });
+
+    it(`Pi Plans' config.json written by the shell (agentMayApprove): ${sealed ? 'unchanged' : 'written'}`, () => {
       if (sealed) assert.equal(configText(), configBefore);
       else assert.match(configText() ?? '', /"agentMayApprove": true/);
     });

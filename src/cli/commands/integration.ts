@@ -71,7 +71,7 @@ function registerSetup(ctx: CliContext): void {
     .option('--no-hooks', 'leave the hooks out')
     .option('--no-mcp', 'leave the MCP server out')
     .option('--dry-run', 'show what would change; write nothing')
-    .option('--seal', 'also set the host\'s own sandbox so the agent\'s tools and commands cannot read Pi Plans\' folders (the approval key) nor write .pi/ or these files (Claude Code; needs bwrap and socat on Linux)')
+    .option('--seal', 'also set the host\'s own sandbox so the agent\'s tools and commands cannot read Pi Plans\' folders (the approval key) nor write .pi/ or these files (Claude Code: needs bwrap and socat on Linux; Codex: a permission profile, on Linux)')
     .option('--remove', 'take out the hooks, the MCP server and the seal setup added, nothing else')
     .option('--command <cmd>', 'how the agent should run pi-plans, words separated by spaces, e.g. "pi-plans" when it is on the PATH (default: this Node and this script, by absolute path)')
     .action(async (o: SetupFlags) => {

@@ -62,15 +62,23 @@ interface Planned {
   /** Where the text is written (the real path: a link inside the workspace stays a link). */
   real: string;
   text: string | undefined;
+  /** Whether this edit changes the file's text. */
+  edited: boolean;
+  /** The folders the file's settings name that are not there yet (created when it is written). */
+  missing: NonNullable<SetupTarget['folders']>;
 }
 
 function showPath(file: string, opts: SetupOptions, folders: UserFolders): string {
-  if (opts.scope === 'workspace') return path.relative(opts.workspace, file).split(path.sep).join('/');
+  if (opts.scope === 'workspace' && inside(opts.workspace, file)) return path.relative(opts.workspace, file).split(path.sep).join('/');
   return inside(folders.home, file) ? `~/${path.relative(folders.home, file).split(path.sep).join('/')}` : file;
 }
 
-/** Reads one file and computes its edit; refuses a link out of the workspace, a folder, or a file that does not parse. */
-function planFile(target: SetupTarget, opts: SetupOptions, folders: UserFolders): Planned {
+/**
+ * Reads one file (or takes its text as an edit before this one in the run left it: `texts`, by
+ * real path) and computes its edit; refuses a link out of the workspace, a folder, or a file that
+ * does not parse, and a folder the settings name that is something else.
+ */
+function planFile(target: SetupTarget, opts: SetupOptions, folders: UserFolders, texts: Map<string, string | undefined>): Planned {
   const base = target.base === 'workspace' ? opts.workspace : folders[target.base];
   const file = path.join(base, ...target.path);
   const shown = showPath(file, opts, folders);
@@ -78,9 +86,14 @@ function planFile(target: SetupTarget, opts: SetupOptions, folders: UserFolders)
   if (opts.scope === 'workspace' && !inside(realPathOf(opts.workspace), real)) {
     throw new SetupRefused(`${shown} leads out of the workspace through a link (to ${real}): setup does not write there at workspace scope. Replace the link with a file, or run setup with --scope user.`);
   }
-  const stat = fs.statSync(real, { throwIfNoEntry: false });
-  if (stat && !stat.isFile()) throw new SetupRefused(`${shown} is not a file: move it aside, then run setup again. Nothing was written.`);
-  const before = stat ? fs.readFileSync(real, 'utf8') : undefined;
+  let before: string | undefined;
+  if (texts.has(real)) {
+    before = texts.get(real);
+  } else {
+    const stat = fs.statSync(real, { throwIfNoEntry: false });
+    if (stat && !stat.isFile()) throw new SetupRefused(`${shown} is not a file: move it aside, then run setup again. Nothing was written.`);
+    before = stat ? fs.readFileSync(real, 'utf8') : undefined;
+  }
   let out;
   try {
     out = editConfig(target.format, before, target.edit, opts.remove);
@@ -88,8 +101,16 @@ function planFile(target: SetupTarget, opts: SetupOptions, folders: UserFolders)
     if (!(e instanceof ConfigFileError)) throw e;
     throw new SetupRefused(`${shown}: ${e.message}. Fix the file (or move it aside), then run setup again. Nothing was written.`);
   }
-  const status = !out.changes.length ? 'unchanged' : before === undefined ? 'created' : out.text === undefined ? 'deleted' : 'updated';
-  return { target, real, text: out.text, report: { file, shown, kind: target.kind, status, changes: out.changes, note: target.note, removeNote: target.removeNote } };
+  // Not the folder that holds the file itself: writing the file makes it.
+  const missing = opts.remove ? [] : (target.folders ?? []).filter((f) => {
+    if (inside(f.path, file)) return false;
+    const st = fs.statSync(f.path, { throwIfNoEntry: false });
+    if (st && !st.isDirectory()) throw new SetupRefused(`${showPath(f.path, opts, folders)} is not a folder, and ${shown} names it as one: move it aside, then run setup again. Nothing was written.`);
+    return !st;
+  });
+  const changes = [...out.changes, ...(missing.length ? [`created the folder${missing.length > 1 ? 's' : ''} it names that ${missing.length > 1 ? 'were' : 'was'} not there: ${missing.map((f) => showPath(f.path, opts, folders)).join(', ')}`] : [])];
+  const status = !changes.length ? 'unchanged' : before === undefined ? 'created' : out.text === undefined ? 'deleted' : 'updated';
+  return { target, real, text: out.text, edited: out.changes.length > 0, missing, report: { file, shown, kind: target.kind, status, changes, note: target.note, removeNote: target.removeNote } };
 }
 
 /** Writes beside and renames (a host reading meanwhile never sees half a file), keeping the file's mode. */
@@ -133,24 +154,30 @@ export function runAgentSetup(opts: SetupOptions, folders: UserFolders = userFol
     throw new SetupRefused(`${opts.workspace} is not a folder: pass the workspace folder with --root, or use --scope user.`);
   }
   const req = { ...opts, sealPaths: sealFor(opts, folders, system) };
+  // Two targets can share a file (Codex's MCP server and seal, in .codex/config.toml): each edit sees the one before.
+  const texts = new Map<string, string | undefined>();
+  const planned = setupTargets(req).map((t) => {
+    const p = planFile(t, opts, folders, texts);
+    texts.set(p.real, p.text);
+    return p;
+  });
   // A removal without --seal reports the seal's file only when there was a seal to take out.
-  const planned = setupTargets(req)
-    .map((t) => planFile(t, opts, folders))
-    .filter((p) => !(p.target.kind === 'seal' && opts.remove && !opts.seal && !p.report.changes.length));
-  // Two targets can share a file (none do today): each edit must see the one before.
-  if (new Set(planned.map((p) => p.real)).size !== planned.length) throw new Error('setup targets share a file');
+  const reported = planned.filter((p) => !(p.target.kind === 'seal' && opts.remove && !opts.seal && !p.report.changes.length));
   if (!opts.dryRun) {
-    for (const p of planned) {
-      if (!p.report.changes.length) continue;
+    for (const f of planned.flatMap((p) => p.missing)) fs.mkdirSync(f.path, { recursive: true, ...(f.private ? { mode: 0o700 } : {}) });
+    // Each file once, as its last edit left it, where any edit changed it.
+    const last = new Map(planned.map((p) => [p.real, p]));
+    for (const [real, p] of last) {
+      if (!planned.some((q) => q.real === real && q.edited)) continue;
       if (p.text === undefined) deleteFile(p.report.file, p.target.base === 'workspace' ? opts.workspace : folders[p.target.base]);
-      else writeAtomic(p.real, p.text);
+      else writeAtomic(real, p.text);
     }
   }
   const seal = req.sealPaths && !opts.remove ? 'sealed' : HOSTS[opts.agent].sandbox ? 'not sealed' : 'cannot';
-  return { agent: opts.agent, scope: opts.scope, dryRun: opts.dryRun, remove: opts.remove, seal, files: planned.map((p) => p.report) };
+  return { agent: opts.agent, scope: opts.scope, dryRun: opts.dryRun, remove: opts.remove, seal, files: reported.map((p) => p.report) };
 }
 
-const WOULD: Record<string, string> = { added: 'would add', updated: 'would update', removed: 'would remove' };
+const WOULD: Record<string, string> = { added: 'would add', updated: 'would update', removed: 'would remove', created: 'would create' };
 
 /** The report as the CLI prints it: one line per file, its notes, then what to do next. */
 export function formatSetupReport(r: SetupReport): string {
@@ -158,7 +185,7 @@ export function formatSetupReport(r: SetupReport): string {
   const head = `${r.remove ? 'Removing Pi Plans from' : 'Setting up'} ${HOST_NAMES[r.agent]} (${r.scope} scope)${r.dryRun ? ', dry run: nothing is written' : ''}:`;
   const lines = [head];
   for (const f of r.files) {
-    const would = (c: string) => (r.dryRun ? c.replace(/^(added|updated|removed)/, (v: string) => WOULD[v]) : c);
+    const would = (c: string) => (r.dryRun ? c.replace(/^(added|updated|removed|created)/, (v: string) => WOULD[v]) : c);
     const what = f.changes.length ? f.changes.map(would).join('; ') : r.remove ? 'nothing of Pi Plans\' in it' : 'already set up';
     const status = f.status === 'created' ? ' (new file)' : f.status === 'deleted' ? ' (file deleted: nothing else was in it)' : '';
     lines.push(`  ${f.shown}${status}: ${what}`);

@@ -18,11 +18,12 @@ export interface EntryEdit {
   /**
    * hookList: a list of hook commands per event; hookGroups: a list of { matcher?, hooks: [...] };
    * named: one keyed entry; settings: values at paths, where a list's items are merged with the
-   * person's (ours appended, only ours removed) and a plain value is set (removed only while it
-   * still holds ours).
+   * person's (ours appended, only ours removed; in JSON) and a plain value is set (removed only
+   * while it still holds ours; in TOML every value is a plain one, a table too).
    */
   shape: 'hookList' | 'hookGroups' | 'named' | 'settings';
-  entries: { place: JsonPlace; value: unknown }[];
+  /** `byPlace` (TOML settings): ours by its place alone, a table named for Pi Plans, taken out whatever it holds. */
+  entries: { place: JsonPlace; value: unknown; byPlace?: boolean }[];
   /** Keys a file of ours needs at the top (set when missing, never changed). */
   top?: Record<string, unknown>;
   /** What the entries are, for the report ("hooks", "MCP server"). */
@@ -318,15 +319,34 @@ function tomlFormat(text: string): TomlFormat {
   return fmt;
 }
 
-function editToml(text: string | undefined, edit: EntryEdit, remove: boolean): EditOutcome {
-  if (edit.shape !== 'named') throw new Error('TOML files take named entries only');
-  const before = text ?? '';
-  const doc = readToml(before);
+/** A TOML table (an inline one too), as @decimalturn/toml-patch parses it: not a value, a list or a date. */
+function isTable(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** The table that holds `place`'s last key (the tables on the way made when `make`), or undefined; ConfigFileError where a key on the way holds a value. */
+function tomlTableOf(doc: Record<string, unknown>, place: JsonPlace, make: boolean): Record<string, unknown> | undefined {
+  let t = doc;
+  for (let i = 0; i < place.length - 1; i++) {
+    const v = t[place[i]];
+    if (v === undefined) {
+      if (!make) return undefined;
+      t[place[i]] = {};
+    } else if (!isTable(v)) {
+      throw new ConfigFileError(`"${place.slice(0, i + 1).join('.')}" holds a value, not a table`);
+    }
+    t = t[place[i]] as Record<string, unknown>;
+  }
+  return t;
+}
+
+/** Named entries: `[key.name]` put in whole (replaced when it differs), taken out by its name. */
+function namedToml(doc: Record<string, unknown>, edit: EntryEdit, remove: boolean): string[] {
   const changes: string[] = [];
   for (const { place, value } of edit.entries) {
     const [key, name] = place;
     const table = doc[key];
-    if (table !== undefined && (typeof table !== 'object' || table === null || Array.isArray(table))) throw new ConfigFileError(`"${key}" holds a value, not a table`);
+    if (table !== undefined && !isTable(table)) throw new ConfigFileError(`"${key}" holds a value, not a table`);
     const t = (table ?? {}) as Record<string, unknown>;
     if (remove) {
       if (!(name in t)) continue;
@@ -340,6 +360,43 @@ function editToml(text: string | undefined, edit: EntryEdit, remove: boolean): E
       doc[key] = t;
     }
   }
+  return changes;
+}
+
+/**
+ * Settings: a value (a table too) set at its place, and taken out only while it still holds what
+ * setup set, with the tables it leaves empty; the person's keys beside it are left as they are.
+ */
+function settingsToml(doc: Record<string, unknown>, edit: EntryEdit, remove: boolean): string[] {
+  const changed: Record<'added' | 'updated' | 'removed', string[]> = { added: [], updated: [], removed: [] };
+  for (const { place, value, byPlace } of edit.entries) {
+    const key = place[place.length - 1];
+    const t = tomlTableOf(doc, place, !remove);
+    if (remove) {
+      if (!t || !(key in t) || !(byPlace || sameValue(t[key], value))) continue;
+      delete t[key];
+      // The tables it leaves empty go too, innermost first.
+      for (let up = place.length - 1; up > 0; up--) {
+        const parent = tomlTableOf(doc, place.slice(0, up), false);
+        const name = place[up - 1];
+        if (!parent || !isTable(parent[name]) || Object.keys(parent[name] as object).length) break;
+        delete parent[name];
+      }
+      changed.removed.push(place.join('.'));
+      continue;
+    }
+    if (sameValue(t![key], value)) continue;
+    changed[key in t! ? 'updated' : 'added'].push(place.join('.'));
+    t![key] = value;
+  }
+  return (['added', 'updated', 'removed'] as const).filter((k) => changed[k].length).map((k) => `${k} ${edit.what} ${changed[k].join(', ')}`);
+}
+
+function editToml(text: string | undefined, edit: EntryEdit, remove: boolean): EditOutcome {
+  if (edit.shape !== 'named' && edit.shape !== 'settings') throw new Error('TOML files take named entries and settings only');
+  const before = text ?? '';
+  const doc = readToml(before);
+  const changes = edit.shape === 'named' ? namedToml(doc, edit, remove) : settingsToml(doc, edit, remove);
   if (!changes.length) return { text, changes };
   const after = patchToml(before, doc, tomlFormat(before));
   if (remove && !after.trim()) return { text: undefined, changes };

@@ -17,8 +17,10 @@
  * - Codex: hooks in `.codex/hooks.json`, its MCP server in `[mcp_servers.pi-plans]` of
  *   `.codex/config.toml` (user scope: `~/.codex/`, or CODEX_HOME).
  * - VS Code's MCP servers: `servers` in `.vscode/mcp.json` (user scope: the profile's mcp.json).
- * - `--seal` (Claude Code only, workspace scope): its sandbox and deny rules in
- *   `.claude/settings.local.json`, naming the paths in SealPaths (src/hosts/setup/seal.ts).
+ * - `--seal` (workspace scope), naming the paths in SealPaths (src/hosts/setup/seal.ts): for Claude
+ *   Code its sandbox and deny rules in `.claude/settings.local.json`; for Codex a permission
+ *   profile and an approval policy in `.codex/config.toml`, beside the MCP server (two targets, one
+ *   file: each edit sees the one before).
  */
 import type { EntryEdit, JsonPlace } from './configEdit';
 
@@ -57,6 +59,13 @@ export interface SetupTarget {
   note?: string;
   /** Said after the file's line when setup's entries are taken out of it. */
   removeNote?: string;
+  /**
+   * Folders the file's settings name that must be there for the host to start (Codex does not
+   * start a session while a path its permission profile names is missing): setup creates the
+   * missing ones when it writes the file (`private`: for the person alone, mode 0700), and a dry
+   * run counts them as changes. Absolute paths.
+   */
+  folders?: readonly { path: string; private?: boolean }[];
 }
 
 /** How to run pi-plans: a program and its first arguments, e.g. [node, /path/to/cli.js] or ['pi-plans']. */
