@@ -4,6 +4,9 @@
  * `refs/pi-plans/evidence/<plan>/<step>/before` when the step goes to in_progress; the "after"
  * tree beside it when the step leaves in_progress, and the difference is the step's change. No
  * state file: a step started from VS Code and finished from the CLI records the same way.
+ * The tree as of the plan's last mark (its start, then each step's end) is pinned too, at
+ * `refs/pi-plans/evidence/<plan>/last-mark/after`: a step marked done straight from pending (the
+ * shortest path an agent takes) counts its change from there.
  */
 import type { FileChange, StepChanges } from '../core';
 import type { EvidencePort } from '../store';
@@ -17,7 +20,12 @@ export interface SessionReports {
   reported(plan: string, step: string): { files: Set<string>; ranCommand: boolean } | undefined;
 }
 
+/** The pin of the tree as of a plan's last mark (not a step id: no step is named so). */
+const LAST_MARK = 'last-mark';
+
 export class NodeEvidence implements EvidencePort {
+  /** The tree as of each plan's last mark this process made (another process's is read from its ref). */
+  private readonly lastMark = new Map<string, string>();
   /** The repository, once found (a folder that is not in one is asked again next time). */
   private repo?: GitEvidence;
   /** The "before" trees this process took, by plan and step (another process's are read from their refs). */
@@ -65,11 +73,49 @@ export class NodeEvidence implements EvidencePort {
       const pin = g.pin(plan, step, 'after', now.tree).catch(() => undefined);
       this.pending.add(pin);
       void pin.finally(() => this.pending.delete(pin));
+      this.markAt(g, plan, now.tree);
       const files: FileChange[] = now.changes;
       return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files, g.top) };
     } catch (e) {
-      return { recorded: false, why: e instanceof NotRecorded ? e.message : `git failed: ${(e as Error).message.split('\n')[0].slice(0, 200)}` };
+      return notRecorded(e);
     }
+  }
+
+  async planStarted(plan: string): Promise<void> {
+    const g = await this.git().catch((e) => {
+      if (e instanceof NotRecorded) return undefined;
+      throw e;
+    });
+    if (!g) return;
+    const tree = await g.snapshot();
+    this.lastMark.set(plan, tree);
+    await g.pin(plan, LAST_MARK, 'after', tree);
+  }
+
+  async endSinceLastMark(plan: string, step: string): Promise<StepChanges> {
+    try {
+      const g = await this.git();
+      const before = this.lastMark.get(plan) ?? (await g.pinned(plan, LAST_MARK, 'after'));
+      if (!before) return { recorded: false, why: "the step was never marked in progress, and neither the plan's start nor an earlier mark was recorded" };
+      const now = await g.snapshotSince(before);
+      await g.pin(plan, step, 'before', before);
+      const pin = g.pin(plan, step, 'after', now.tree).catch(() => undefined);
+      this.pending.add(pin);
+      void pin.finally(() => this.pending.delete(pin));
+      this.markAt(g, plan, now.tree);
+      const files: FileChange[] = now.changes;
+      return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files, g.top) };
+    } catch (e) {
+      return notRecorded(e);
+    }
+  }
+
+  /** The tree as of the plan's last mark, kept here and pinned (the mark does not wait for the pin). */
+  private markAt(g: GitEvidence, plan: string, tree: string): void {
+    this.lastMark.set(plan, tree);
+    const pin = g.pin(plan, LAST_MARK, 'after', tree).catch(() => undefined);
+    this.pending.add(pin);
+    void pin.finally(() => this.pending.delete(pin));
   }
 
   /** Files changed while the step ran that the bound sessions did not report, when hooks reported anything and no session ran a command. */
@@ -82,6 +128,11 @@ export class NodeEvidence implements EvidencePort {
     const others = files.map((f) => f.path).filter((f) => !reported.has(f));
     return others.length ? others : undefined;
   }
+}
+
+/** A step's change that could not be recorded: git's own words, or why there was nothing to count from. */
+function notRecorded(e: unknown): StepChanges {
+  return { recorded: false, why: e instanceof NotRecorded ? e.message : `git failed: ${(e as Error).message.split('\n')[0].slice(0, 200)}` };
 }
 
 /**

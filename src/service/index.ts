@@ -273,6 +273,8 @@ export async function archivePlan(p: Place, id: string, act: Act): Promise<{ pat
 /** Starts an approved plan; it becomes the active plan of its folder. `session`: who started it (`execution_session`). */
 export async function startPlan(p: Place, id: string, act: Act, session?: string): Promise<Done> {
   const done = await run(p, id, act, (d, c) => startExecution(d, c, session));
+  // The tree a step marked done straight from pending counts its change from (best effort: the plan started either way).
+  await p.store.evidence?.planStarted?.(id).catch(() => undefined);
   await p.active?.set(id, p.folder ?? '');
   return done;
 }
@@ -301,7 +303,7 @@ export async function markPlanStep(p: Place, id: string, step: string, status: S
     const was = (await p.store.read(id)).steps.find((s) => s.id === step)?.status;
     if (status === 'in_progress' && was !== 'in_progress') problem = await ev.begin(id, step).then(() => undefined, (e: Error) => `its start could not be recorded: ${e.message}`);
     else if (was === 'in_progress' && status !== 'in_progress' && status !== 'pending') changed = changedLine(await ev.end(id, step));
-    else if (status === 'done' && was === 'pending') changed = changedLine({ recorded: false, why: 'the step was never marked in progress' });
+    else if (status === 'done' && was === 'pending') changed = changedLine(ev.endSinceLastMark ? await ev.endSinceLastMark(id, step) : { recorded: false, why: 'the step was never marked in progress' });
   }
   const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, changed !== undefined ? { Changed: changed } : undefined, claim), { claims: !!claim });
   if (done.result.autoCompleted) await p.active?.clear(id);

@@ -211,6 +211,10 @@ export interface ApprovalKeysPort {
 export interface EvidencePort {
   begin(plan: string, step: string): Promise<void>;
   end(plan: string, step: string): Promise<StepChanges>;
+  /** The plan started: the tree a step marked done without being marked in progress counts from, until a step is marked. */
+  planStarted?(plan: string): Promise<void>;
+  /** A step marked done straight from pending: what changed since the plan's last mark (or its start). */
+  endSinceLastMark?(plan: string, step: string): Promise<StepChanges>;
 }
 
 export interface StorePorts {

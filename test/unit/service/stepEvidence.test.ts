@@ -82,7 +82,7 @@ describe('step evidence: what each step changed (markPlanStep, real repositories
     assert.deepEqual(readChangedLine(c).shown.map((s) => s.path).sort(), ['gone.md', 'logo.png', 'new.ts', 'notes/todo.txt']);
   });
 
-  it('a step done with nothing changed is flagged "no evidence" until a note says why; one never started is "not recorded"', async () => {
+  it('a step done with nothing changed is flagged "no evidence" until a note says why; one never started counts from the last mark', async () => {
     const { mark, store, id } = await executing(dir);
     await mark('S001', 'in_progress');
     const r = await mark('S001', 'done');
@@ -92,8 +92,43 @@ describe('step evidence: what each step changed (markPlanStep, real repositories
     assert.equal(explained.evidence!.flag, 'no change, explained');
     assert.equal(explained.evidence!.changed, r.evidence!.changed, 're-marking keeps the recorded change');
     const skipped = await mark('S002', 'done');
-    assert.equal(skipped.evidence!.changed, 'not recorded (the step was never marked in progress)');
+    assert.match(skipped.evidence!.changed!, /^nothing · tree ([0-9a-f]{10})\.\.\1$/, 'nothing changed since S001 ended');
     assert.equal(evidenceFlag((await store.read(id)).steps[1]), 'no evidence');
+  });
+
+  it('the shortest path (each step marked done straight from pending, as "Next:" says) records each step\'s own files', async () => {
+    const { mark, store, id } = await executing(dir);
+    write('src/one.ts', 'export const one = 1;\n');
+    assert.match((await mark('S001', 'done')).evidence!.changed!, /^src\/one\.ts \(new, \+1 −0\) · 1 file \+1 −0 · tree /, 'counted from the plan\'s start');
+    write('src/two.ts', 'export const two = 2;\n');
+    fs.appendFileSync(path.join(dir, 'src', 'one.ts'), 'export const also = 1;\n');
+    const two = (await mark('S002', 'done')).evidence!.changed!;
+    assert.deepEqual(readChangedLine(two).shown.map((f) => f.path).sort(), ['src/one.ts', 'src/two.ts'], 'only what changed since S001 was marked');
+    assert.match(two, /src\/one\.ts \(\+1 −0\)/);
+    write('README.md', 'hi\n');
+    const three = (await mark('S003', 'done')).evidence!.changed!;
+    assert.deepEqual(readChangedLine(three).shown.map((f) => f.path), ['README.md']);
+    const doc = await store.read(id);
+    assert.deepEqual(doc.steps.map((s) => evidenceFlag(s)), ['changed', 'changed', 'changed']);
+    // The trees chain: each step starts where the one before ended.
+    const trees = doc.steps.map((s) => readChangedLine(s.record!.Changed!));
+    assert.equal(trees[1].before, trees[0].after);
+    assert.equal(trees[2].before, trees[1].after);
+  });
+
+  it('a step marked done straight from pending in another process counts from the last mark\'s pinned tree', async () => {
+    const { mark, id, store } = await executing(dir);
+    write('a.ts', 'a\n');
+    await mark('S001', 'done');
+    await Promise.all(ports.map((p) => p.settled()));
+    // A second process (the CLI, another window) on the same repository: no memory of the first one's marks.
+    const other = new NodeEvidence(dir);
+    ports.push(other);
+    write('b.ts', 'b\n');
+    const r = await other.endSinceLastMark(id, 'S002');
+    assert.ok(r.recorded, JSON.stringify(r));
+    assert.deepEqual(r.recorded && r.files.map((f) => f.path), ['b.ts']);
+    void store;
   });
 
   it('a folder outside any repository records "not recorded (not a git repository)"', async () => {
