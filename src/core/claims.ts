@@ -125,6 +125,14 @@ export function claimChange(
   activity?: StepActivity | null,
 ): { text?: string | null; takenOver?: string } {
   const session = cleanSession(who.session);
+  // A finished step is the record of who did it: only that session, or a person, reopens it.
+  const doneBy = isFinished(step.status) && status !== step.status ? parseClaim(held) : undefined;
+  if (doneBy && doneBy.session !== session && !who.person) {
+    throw new PlanError(
+      'STEP_CLAIMED',
+      `${step.id} is ${step.status}, done by ${doneBy.session}: only that session or a person reopens it. Call pi_plan_execute {"id":"${plan}","op":"next"} for a step that can run now, or ask the user if ${step.id} must be done again`,
+    );
+  }
   const written = step.status === 'in_progress' ? parseClaim(held) : undefined;
   // No claim line on a step in progress: the session the log last saw acting on it holds it.
   const holder = written ?? (step.status === 'in_progress' && activity?.session ? { session: activity.session, at: activity.at } : undefined);

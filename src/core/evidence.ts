@@ -121,7 +121,7 @@ export function evidenceFlag(step: Pick<Step, 'status' | 'record' | 'note'>): Ev
 /** What the mark result and pi_plan_get tell the agent about a step flagged "no evidence" (`open`: its plan still executes, so the step can be marked again). */
 export function noEvidenceAdvice(plan: string, step: string, open = true): string {
   if (!open) return `${step} is done with no recorded change ("no evidence"), and the plan is finished, so the flag stays for the reviewer: next time, when a step needs no change, mark it done with a note saying why.`;
-  return `${step} is done with no recorded change ("no evidence"): if nothing had to change, say why: call pi_plan_execute {"id":"${plan}","op":"mark","step":"${step}","status":"done","note":"<why nothing had to change>"}; otherwise mark it in_progress, do the work, and mark it done again.`;
+  return `${step} is done with no recorded change ("no evidence"): if nothing had to change, say why: call pi_plan_execute {"id":"${plan}","op":"mark","step":"${step}","status":"done","note":"<why nothing had to change>"}; otherwise reopen it with the reason (pi_plan_execute {"id":"${plan}","op":"mark","step":"${step}","status":"in_progress","note":"<what is left to do>"}), do the work, and mark it done again.`;
 }
 
 /** A finished plan's summary of its steps' evidence. */

@@ -64,6 +64,13 @@ export function markStep(
   const doc = ensureStepIds(input);
   const s = findStep(doc, stepId);
   const change = claim ? claimChange(doc.fm.id, s, s.record?.Claimed, status, { ...claim, person: ctx.actor !== 'agent' }, ctx.now, cfg(ctx), ctx.activity ? (ctx.activity.get(s.id) ?? null) : undefined) : {};
+  // Reopening a finished step undoes recorded work: it is said why, and the log keeps the reason.
+  if (isFinished(s.status) && !isFinished(status) && ctx.actor === 'agent' && !note?.trim()) {
+    throw new PlanError(
+      'INVALID_INPUT',
+      `${s.id} is ${s.status}: reopening it (to ${status}) needs the reason, which the checkpoint log keeps: call pi_plan_execute {"id":"${doc.fm.id}","op":"mark","step":"${s.id}","status":"${status}","note":"<why ${s.id} must be done again>"}`,
+    );
+  }
   refuseWaiting(doc, s, status, ctx.actor);
   const updated = { ...s, status, note: note !== undefined ? oneLine(note) || undefined : s.note };
   const finishing = isFinished(status) && doc.steps.every((x) => x.id === s.id || isFinished(x.status));
@@ -150,6 +157,18 @@ export function finishExecution(doc: PlanDocument, outcome: 'complete' | 'fail',
   const to = nextStatus(doc.fm.id, doc.fm.status, outcome, ctx.actor);
   // Failing is always possible (it stops the run); completing claims the approved work was done.
   if (outcome === 'complete') requireApproval(doc, ctx, 'completed');
+  // An agent completes only the work it did: every step done, or skipped with the reason said.
+  if (outcome === 'complete' && ctx.actor === 'agent') {
+    const open = doc.steps.filter((s) => !isFinished(s.status)).map((s) => `${s.id} (${s.status.replace('_', ' ')})`);
+    const unexplained = doc.steps.filter((s) => s.status === 'skipped' && !(s.note ?? s.record?.Note)).map((s) => s.id);
+    if (open.length || unexplained.length) {
+      const first = doc.steps.find((s) => !isFinished(s.status)) ?? doc.steps.find((s) => unexplained.includes(s.id))!;
+      throw new PlanError(
+        'INVALID_TRANSITION',
+        `${doc.fm.id} cannot be completed: ${[open.length ? `${open.join(', ')} ${open.length === 1 ? 'is' : 'are'} not done` : '', unexplained.length ? `${unexplained.join(', ')} ${unexplained.length === 1 ? 'was' : 'were'} skipped without a reason` : ''].filter(Boolean).join('; ')}. Mark ${first.id} first: pi_plan_execute {"id":"${doc.fm.id}","op":"mark","step":"${first.id}","status":"done"} (or "skipped" with "note": why); marking the last open step completes the plan by itself`,
+      );
+    }
+  }
   const s = summary ? oneLine(summary) : '';
   if (outcome === 'fail' && !s) throw new PlanError('INVALID_INPUT', 'say why the plan failed: give a summary');
   if (s.length > LIMITS.resultSummary) throw new PlanError('TOO_LARGE', `the summary is over ${LIMITS.resultSummary} characters: shorten it`);

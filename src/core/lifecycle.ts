@@ -66,6 +66,21 @@ const NEXT_HINT: Record<PlanStatus, string> = {
   superseded: 'it was replaced by its revision: work on the plan named in superseded_by (a person may archive this one)',
 };
 
+/** What an agent does next from each status: the call that works now, with the plan's id. */
+const AGENT_NEXT: Record<PlanStatus, (id: string) => string> = {
+  draft: (id) => `send it for review: call pi_plan_submit {"id":"${id}"}`,
+  proposed: (id) => `it waits for the person's decision: call pi_plan_submit {"id":"${id}"} to wait for it`,
+  rejected: (id) => `read the feedback (pi_plan_get {"id":"${id}"}), revise it with pi_plan_step or pi_plan_set_content, then call pi_plan_submit {"id":"${id}"}`,
+  needs_review: () => 'it was rejected three times: ask the user to reopen it (back to draft) or cancel it',
+  approved: (id) => `start it first: call pi_plan_execute {"id":"${id}","op":"start"}`,
+  executing: (id) => `call pi_plan_execute {"id":"${id}","op":"next"} for a step to do, or mark one with op=mark`,
+  failed: () => 'ask the user: a person may retry or resume it',
+  stalled: () => 'ask the user: a person may resume or retry it',
+  completed: () => 'it is finished: for more work, create a new plan with pi_plan_create',
+  cancelled: () => 'it is finished: for more work, create a new plan with pi_plan_create',
+  superseded: (id) => `it was replaced by its revision: call pi_plan_get {"id":"${id}"} for the plan named in superseded_by, and work on that one`,
+};
+
 /**
  * The status after `action`, or a PlanError that says why not and what to do instead.
  * `agentMayApprove` is the user's explicit, application-scoped opt-in.
@@ -88,7 +103,7 @@ export function nextStatus(
   if (!to) {
     throw new PlanError(
       'INVALID_TRANSITION',
-      `${planId} is ${status}: "${action.replace('_', ' ')}" is not possible now; ${NEXT_HINT[status]}`,
+      `${planId} is ${status}: "${action.replace('_', ' ')}" is not possible now; ${actor === 'agent' ? AGENT_NEXT[status](planId) : NEXT_HINT[status]}`,
     );
   }
   if (action === 'reject' && (opts.rejectionCount ?? 0) + 1 >= 3) return 'needs_review';

@@ -61,6 +61,11 @@ export const executePlanTool = defineTool({
         const unverified = unverifiedWords(id, r.step ?? i.step, facts);
         return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${taken}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, changed, flag, unverified, problem, runnableLine(doc));
       }
+      // The plan completed by itself (its last step marked): completing it again is what was asked, done.
+      if (i.op === 'complete') {
+        const now = await store.read(id);
+        if (now.fm.status === 'completed') return result(now, 'Already completed: every step is done or skipped. Nothing is left to call for this plan.');
+      }
       const { doc } = await finishPlan(place, id, i.op, i.summary, act);
       return result(doc, i.op === 'complete' ? 'Completed.' : 'Marked failed; the user may retry or resume it.');
     }),

@@ -10,7 +10,7 @@ export const submitPlanTool = defineTool({
   toolReferenceName: 'planSubmit',
   userDescription: 'Submit a draft for the user\'s review and (by default) wait for the decision.',
   modelDescription:
-    'Finalize a draft: validates it (goal, at least one step, required sections) and moves it to proposed for the user\'s review; problems come back as a list to fix. A plan with no steps is cancelled. Depending on the user\'s setting it waits for the decision and returns it (approved, or rejected with feedback), or returns "awaiting review".',
+    'Finalize a draft: validates it (goal, a step, required sections) and moves it to proposed for the user\'s review; problems come back as a list to fix. A plan with no steps is cancelled. Per the user\'s setting it waits for the decision (approved, or rejected with feedback) or returns "awaiting review". On a proposed plan it waits again.',
   icon: '$(check)',
   gated: false,
   schema: argsObject({ id: z.optional(idField), version: z.optional(versionField), wait: z.optional(z.boolean()) }),
@@ -18,12 +18,15 @@ export const submitPlanTool = defineTool({
   run: (i, ctx) =>
     guarded(i.id, async () => {
       const { store, id } = locate(ctx, i.id);
-      const { doc, cancelled, untouched } = await submitPlan(placeOf(ctx, store), id, { actor: 'agent', expectedVersion: i.version });
+      // Submitted already (a wait that ended, a restart): waiting again for the decision is what is asked.
+      const current = await store.read(id);
+      const again = current.fm.status === 'proposed' && (i.version === undefined || i.version === current.fm.version);
+      const { doc, cancelled, untouched } = again ? { doc: current, cancelled: false, untouched: [] } : await submitPlan(placeOf(ctx, store), id, { actor: 'agent', expectedVersion: i.version });
       if (cancelled) return result(doc, `${id} had no steps (in collect mode: no edit or command was recorded), so it was cancelled, not submitted: there is nothing to review. Create a new plan when there is work to plan.`);
       // Comments of the last rejection on steps or sections this revision did not change.
       const unaddressed = untouched.length ? [`Not changed since the rejection (the reviewer may ask again):`, ...commentLines(doc, untouched)].join('\n') : undefined;
       const wait = (i.wait ?? ctx.settings.waitForReview) && ctx.review;
-      if (!wait) return result(doc, 'Submitted: awaiting the user\'s review.', unaddressed);
+      if (!wait) return result(doc, again ? `${id} is submitted already: awaiting the user's review.` : 'Submitted: awaiting the user\'s review.', unaddressed);
       const outcome: ReviewOutcome = await ctx.review!.awaitDecision(store, id, ctx.signal ?? new AbortController().signal);
       const now = await store.read(id);
       switch (outcome.kind) {
@@ -46,7 +49,7 @@ export const submitPlanTool = defineTool({
         case 'changed':
           return result(now, `The review ended: the plan is now ${outcome.status}.`, unaddressed);
         case 'waiting':
-          return result(now, `Still awaiting the user's review after ${Math.round(outcome.afterMs / 1000)} s; nothing changed. Call pi_plan_get later to see the decision.`, unaddressed);
+          return result(now, `Still awaiting the user's review after ${Math.round(outcome.afterMs / 1000)} s; nothing changed. To wait again, call pi_plan_submit {"id":"${id}"}.`, unaddressed);
         default:
           return result(now, 'Stopped waiting (the request was cancelled); the plan stays proposed and the user can still decide.', unaddressed);
       }

@@ -70,7 +70,8 @@ function hint(e: PlanError, id?: string): string {
     case 'INVALID_ID':
       return 'Call pi_plan_list to see the ids.';
     case 'INVALID_TRANSITION':
-      return `Call ${get} to see its status.`;
+      // The core's refusal to an agent names the call that works from this status.
+      return /\bpi_plan_\w+/.test(e.message) ? '' : `Call ${get} to see its status.`;
     case 'HUMAN_ONLY':
       return 'Ask the user to decide in the editor (Approve/Reject on the plan) and wait.';
     case 'STEP_WAITING':

@@ -227,7 +227,7 @@ describe('merging plan files by step id (the git merge driver)', () => {
               expected.set(id, null);
             } else if (c.kind === 'status') {
               // Marked as an executing plan is (the status line stays a draft's, so the content edits stay allowed).
-              t = unsealed(markStep(sealApproval(doc(t.replace(/^status: draft$/m, 'status: executing'))), id, c.status, agent(day)).text).replace(/^status: executing$/m, 'status: draft');
+              t = unsealed(markStep(sealApproval(doc(t.replace(/^status: draft$/m, 'status: executing'))), id, c.status, user(day)).text).replace(/^status: executing$/m, 'status: draft');
             } else if (c.kind === 'text') {
               t = editStep(d, { op: 'update', id, text: `${id} text ${c.n}` }, agent(day)).text;
             } else {

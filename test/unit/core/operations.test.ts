@@ -288,7 +288,7 @@ describe('operations: editStep', () => {
   it('is refused on executing and terminal plans', () => {
     const e = executing();
     assert.equal(errorOf(() => editStep(e, { op: 'add', text: 'x' }, agent(5))).code, 'INVALID_TRANSITION');
-    const done = parsePlan(finishExecution(e, 'complete', undefined, agent(5)).text);
+    const done = parsePlan(finishExecution(e, 'complete', undefined, user(5)).text);
     assert.equal(errorOf(() => editStep(done, { op: 'remove', id: 'S001' }, user(6))).code, 'INVALID_TRANSITION');
   });
 });
@@ -465,7 +465,7 @@ describe('operations: setContent', () => {
   });
 
   it('terminal plans are refused', () => {
-    const done = parsePlan(finishExecution(executing(), 'complete', 'ok', agent(5)).text);
+    const done = parsePlan(finishExecution(executing(), 'complete', 'ok', user(5)).text);
     const cancelled = parsePlan(changeStatus(draft(), 'cancel', user(2)).text);
     const superseded = parsePlan(setContent(executing(), NEW_MD, agent(5), { revisionId: 'PLAN-0000beef' }).text);
     for (const d of [done, cancelled, superseded]) {
@@ -700,7 +700,7 @@ describe('operations: changeStatus', () => {
   it('refuses what the table refuses', () => {
     assert.equal(errorOf(() => changeStatus(draft(), 'stall', agent(2))).code, 'INVALID_TRANSITION');
     assert.equal(errorOf(() => changeStatus(draft(), 'retry', user(2))).code, 'INVALID_TRANSITION');
-    const done = parsePlan(finishExecution(executing(), 'complete', undefined, agent(5)).text);
+    const done = parsePlan(finishExecution(executing(), 'complete', undefined, user(5)).text);
     assert.equal(errorOf(() => changeStatus(done, 'cancel', user(6))).code, 'INVALID_TRANSITION');
   });
 });
@@ -826,11 +826,13 @@ describe('operations: finishExecution', () => {
   });
 
   it('complete works with or without a summary', () => {
-    const d1 = parsePlan(finishExecution(executing(), 'complete', undefined, agent(5)).text);
+    const d1 = parsePlan(finishExecution(executing(), 'complete', undefined, user(5)).text);
     assert.equal(d1.fm.status, 'completed');
     assert.equal(d1.fm.result_summary, undefined);
-    const d2 = parsePlan(finishExecution(executing(), 'complete', 'shipped', agent(5)).text);
+    const d2 = parsePlan(finishExecution(executing(), 'complete', 'shipped', user(5)).text);
     assert.equal(d2.fm.result_summary, 'shipped');
+    // An agent completes only finished work: its steps are still open here.
+    assert.match(errorOf(() => finishExecution(executing(), 'complete', undefined, agent(5))).message, /cannot be completed: S001 \(pending\)/);
   });
 
   it('is refused outside executing', () => {

@@ -10,6 +10,7 @@ import { applyTextEdits, editStep, ensureStepIds, markStep, OpContext, parsePlan
 
 const NOW = '2026-02-01T10:00:00.000Z';
 const agent: OpContext = { now: NOW, actor: 'agent', approvals: TEST_APPROVALS };
+const person: OpContext = { now: NOW, actor: 'user', approvals: TEST_APPROVALS };
 
 /** Detail lines a person might write under a step (indented into the item by the generator). */
 const DETAIL_LINES = [
@@ -128,7 +129,8 @@ describe('properties: step operations on hostile Markdown', () => {
         const text = sealApproval(fresh(raw)).text;
         const before = fresh(text);
         const id = before.steps[pick % before.steps.length].id;
-        const r = markStep(before, id, status, agent, note);
+        // A person's mark: an agent's reopening of a finished step needs a reason (checked elsewhere); these are about the text.
+        const r = markStep(before, id, status, person, note);
         const after = fresh(r.text);
         assert.deepEqual(ids(after), ids(before), 'same steps, same ids, same order');
         const expected = before.steps.map((s) => (s.id === id ? status : s.status));
@@ -143,7 +145,7 @@ describe('properties: step operations on hostile Markdown', () => {
         assert.deepEqual(parsePlan(r.text).outline, after.outline, 'the cached outline is a fresh one (after is a fresh parse)');
         // Marked on a cached parse, the steps kept for the new text (only the marked one read
         // again, the rest carried over) are a fresh parse's.
-        const viaCache = markStep(parsePlan(text), id, status, agent, note);
+        const viaCache = markStep(parsePlan(text), id, status, person, note);
         assert.equal(viaCache.text, r.text);
         assert.deepEqual(parsePlan(viaCache.text).steps, after.steps, 'the cached steps are a fresh parse\'s');
         // The edits an editor would apply: they give the same text, and replace only the lines the mark owns.

@@ -108,7 +108,7 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
     const created = await call('pi_plan_create', { title: 'Waits', goal: 'G', steps: [{ text: 'a' }], verification: ['v'] });
     const id = /\*\*(PLAN-[0-9a-f]{8})\*\*/.exec(textOf(created))![1];
     const r = await call('pi_plan_submit', { id });
-    assert.match(textOf(r), /Still awaiting the user's review after 1 s; nothing changed\. Call pi_plan_get later/);
+    assert.match(textOf(r), /Still awaiting the user's review after 1 s; nothing changed\. To wait again, call pi_plan_submit \{"id":"PLAN-[0-9a-f]{8}"\}/);
     assert.match(fs.readFileSync(path.join(root, '.pi', 'plans', `${id}.md`), 'utf8'), /^status: proposed$/m);
     // A cancelled request: the client stops waiting; the server ends the wait; nothing changes.
     await client.close();

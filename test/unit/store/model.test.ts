@@ -229,6 +229,8 @@ class Complete extends OnPlan {
   async apply(_m: Model, r: Real, id: string, p: ModelPlan) {
     const op = (d: PlanDocument, ctx: OpContext) => finishExecution(d, 'complete', 'done', ctx);
     if (p.status !== 'executing') return refused(r, id, 'INVALID_TRANSITION', 'agent', op);
+    // An agent completes only finished work (its last mark completes the plan by itself).
+    if (p.steps.some((s) => !s.done)) return refused(r, id, 'INVALID_TRANSITION', 'agent', op);
     await r.store.update(id, 'agent', op);
     p.status = 'completed';
     p.version++;

@@ -3,7 +3,10 @@
 // op=next claiming for each session, claims held against other sessions and taken over once stalled.
 import { strict as assert } from 'node:assert';
 import { seenNow } from '../../helpers/approvals';
-import { approve } from '../../../src/core';
+import { approve, markStep, OpContext, PlanDocument } from '../../../src/core';
+
+/** A person skips a step (no reason given: a person's mark needs none). */
+const markStepAsPerson = (d: PlanDocument, step: string, c: OpContext) => markStep(d, step, 'skipped', c);
 import { PlanStore } from '../../../src/store';
 import { ALL_TOOLS, PlanTool, ToolContext } from '../../../src/tools';
 import { memoryPorts } from '../../helpers/memoryPorts';
@@ -169,5 +172,48 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
     const { markPlanStep } = await import('../../../src/service');
     await markPlanStep({ store }, id, 'S001', 'in_progress', undefined, { actor: 'user' }, { session: 'person', takeover: true });
     assert.match((await store.read(id)).text, /> Claimed: person at \S+ \(taken over from agent-a/);
+  });
+  it('a done step is the record of who did it: another session cannot set it back; its own session reopens it only with the reason, which the log keeps', async () => {
+    const { store, as } = await setup();
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
+    const other = await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'pending' });
+    assert.match(other, /^S001 is done, done by agent-a: only that session or a person reopens it\. Call pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"next"\}/);
+    assert.equal((await store.read(id)).steps[0].status, 'done', 'nothing changed');
+    const bare = await refused(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress' });
+    assert.match(bare, /S001 is done: reopening it \(to in_progress\) needs the reason, which the checkpoint log keeps: call pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"mark","step":"S001","status":"in_progress","note":"<why S001 must be done again>"\}/);
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress', note: 'the parser misses nested lists' });
+    const log = await store.readCheckpoints(id);
+    assert.deepEqual(
+      log.filter((c) => c.step === 'S001' && c.type === 'step').map((c) => [c.status, c.session, c.note]),
+      [
+        ['in_progress', 'agent-a', undefined],
+        ['done', 'agent-a', undefined],
+        ['in_progress', 'agent-a', 'the parser misses nested lists'],
+      ],
+    );
+  });
+  it('op=complete: refused while steps are open or skipped without a reason, naming them and the mark to make', async () => {
+    const { store, as } = await setup();
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    const early = await refused(as('A'), 'pi_plan_execute', { id, op: 'complete' });
+    assert.match(early, /^PLAN-[0-9a-f]{8} cannot be completed: S001 \(pending\), S002 \(pending\), S003 \(pending\), S004 \(pending\) are not done\. Mark S001 first: pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"mark","step":"S001","status":"done"\}/);
+    assert.equal((await store.read(id)).fm.status, 'executing');
+    for (const step of ['S001', 'S002']) await call(as('A'), 'pi_plan_execute', { id, op: 'mark', step, status: 'done' });
+    await store.update(id, 'user', (d, c) => markStepAsPerson(d, 'S003', c));
+    const unexplained = await refused(as('A'), 'pi_plan_execute', { id, op: 'complete' });
+    assert.match(unexplained, /cannot be completed: S004 \(pending\) is not done; S003 was skipped without a reason\. Mark S004 first/);
+  });
+
+  it('op=complete on a plan its last mark completed: "Already completed", not a refusal', async () => {
+    const { store, as } = await setup();
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    for (const step of ['S001', 'S002', 'S003', 'S004']) await call(as('A'), 'pi_plan_execute', { id, op: 'mark', step, status: 'done' });
+    assert.equal((await store.read(id)).fm.status, 'completed');
+    assert.match(await call(as('A'), 'pi_plan_execute', { id, op: 'complete' }), /Already completed/);
   });
 });

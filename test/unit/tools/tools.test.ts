@@ -268,10 +268,15 @@ describe('agent tools (handlers on in-memory stores)', () => {
     const bounded: ToolContext = { ...ctx, review: { awaitDecision: (st, id, signal) => waitForDecision(st, id, signal, { timeoutMs: 30 }) } };
     const id = idOf(await call(bounded, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'a' }] }));
     const text = await call(bounded, 'pi_plan_submit', {});
-    assert.match(text, /Still awaiting the user's review after 0 s; nothing changed\. Call pi_plan_get later/);
+    assert.match(text, /Still awaiting the user's review after 0 s; nothing changed\. To wait again, call pi_plan_submit \{"id":"PLAN-[0-9a-f]{8}"\}/);
     const doc = await store.read(id);
     assert.equal(doc.fm.status, 'proposed');
+    // The call it names waits again (the plan stays as it is), and sees a decision made meanwhile.
+    assert.match(await call(bounded, 'pi_plan_submit', { id }), /Still awaiting the user's review after 0 s/);
+    assert.equal((await store.read(id)).fm.version, doc.fm.version, 'waiting again wrote nothing');
+    const waiting = call(ctx, 'pi_plan_submit', { id });
     await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
+    assert.match(await waiting, /^Approved by /m);
     assert.match(await call(bounded, 'pi_plan_get', { id }), /approved/);
   });
 
@@ -290,13 +295,33 @@ describe('agent tools (handlers on in-memory stores)', () => {
     assert.doesNotMatch(await call(ctx, 'pi_plan_list', {}), /stalled/, 'activity ends it');
   });
 
+  it('a refusal for the plan\'s status names a call that works now, and making that call as named is not refused (draft, approved, executing)', async () => {
+    const { ctx, store } = await setup();
+    const id = idOf(await call(ctx, 'pi_plan_create', { title: 'T', goal: 'G', verification: ['v'], steps: [{ text: 'a' }, { text: 'b' }] }));
+    /** The call a refusal names, parsed from its text and made as named. */
+    const follow = async (message: string) => {
+      const m = /call (pi_plan_\w+) (\{[^}]*\})/.exec(message);
+      assert.ok(m, `no call named in: ${message}`);
+      return call(ctx, m[1], JSON.parse(m[2]) as Record<string, unknown>);
+    };
+    // draft: start is refused, the named call submits it.
+    await follow(await refused(ctx, 'pi_plan_execute', { id, op: 'start' }, /is draft/));
+    assert.equal((await store.read(id)).fm.status, 'proposed');
+    await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
+    // approved: next and mark are refused, the named call starts it.
+    await follow(await refused(ctx, 'pi_plan_execute', { id, op: 'next' }, /is approved/));
+    assert.equal((await store.read(id)).fm.status, 'executing');
+    // executing: submitting again is refused, the named call hands out a step.
+    assert.match(await follow(await refused(ctx, 'pi_plan_submit', { id }, /is executing/)), /^S001 is yours/m);
+  });
+
   it('refusals: unknown id, bad id, wrong status, approve without the setting, gated tool outside plan work, oversize input; nothing changes', async () => {
     const { ctx, store, bytes } = await setup({ gating: 'activePlan' });
     const id = idOf(await call(ctx, 'pi_plan_create', { title: 'T', goal: 'G', steps: [{ text: 'a' }] }));
     const before = bytes();
     await refused(ctx, 'pi_plan_get', { id: 'PLAN-deadbeef' }, /not in any workspace folder.*pi_plan_list/);
     await assert.rejects(call(ctx, 'pi_plan_get', { id: '../../etc/passwd' }), /schema: id:/);
-    await refused(ctx, 'pi_plan_execute', { id, op: 'start' }, /is draft: "start" is not possible now.*Call pi_plan_get/);
+    await refused(ctx, 'pi_plan_execute', { id, op: 'start' }, /is draft: "start" is not possible now; send it for review: call pi_plan_submit \{"id":"PLAN-[0-9a-f]{8}"\}$/);
     await refused(ctx, 'pi_plan_approve', { id, digest: contentDigest(await store.read(id)) }, /agent approval is off.*Ask the user/);
     ctx.active.clear(id);
     await refused(ctx, 'pi_plan_step', { op: 'add', text: 'x' }, /Plan work mode is not active/);
