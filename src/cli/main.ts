@@ -63,8 +63,26 @@ export function buildProgram(io: CliIo = realIo): Command {
   return program;
 }
 
+/**
+ * A reader that stops early (`pi-plans show ID | head -1`) closes the pipe: what is left to print
+ * has no one to read it. The process ends quietly with its exit code, as `cat` does, instead of
+ * an EPIPE stack trace.
+ */
+let pipeWatched = false;
+function endQuietlyOnClosedPipe(): void {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      process.exit(Number(process.exitCode ?? 0));
+    });
+  }
+}
+
 /** Runs the CLI; resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIo = realIo): Promise<number> {
+  if (io === realIo) endQuietlyOnClosedPipe();
   const program = buildProgram(io);
   process.exitCode = 0;
   try {

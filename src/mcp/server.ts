@@ -20,6 +20,7 @@ import {
   ClientRequestSchema,
   ErrorCode,
   isJSONRPCRequest,
+  JSONRPCMessageSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -457,6 +458,55 @@ export async function serveMcp(opts: McpOptions, transport: Transport, input: No
   };
   const end = () => void server.close();
   input?.once('end', end);
-  await server.connect(checkedRequests(transport));
-  await closed;
+  const checked = checkedRequests(transport);
+  await server.connect(checked);
+  // A line the SDK cannot read as JSON-RPC is dropped with an error to its log, and the client
+  // would wait for its own timeout: the specification's answer is sent instead.
+  const lines = input ? answerUnreadable(input, (m) => transport.send(m).catch(() => undefined)) : undefined;
+  await closed.finally(() => lines?.());
+}
+
+/** Lines longer than this are left to the SDK's reader (which gives up over 10 MB): none is a request worth answering. */
+const MAX_CHECKED_LINE = 1024 * 1024;
+
+/**
+ * Reads the same lines as the stdio transport and answers those it cannot read: JSON that is no
+ * JSON-RPC message but names an id gets an invalid request error (-32600) for that id. Returns
+ * the function that stops listening.
+ */
+function answerUnreadable(input: NodeJS.ReadableStream, send: (m: JSONRPCMessage) => void): () => void {
+  let pending = '';
+  /** The line under way is over the limit: its rest is skipped up to its end. */
+  let skipping = false;
+  const onData = (chunk: Buffer | string) => {
+    pending += chunk.toString();
+    for (let nl = pending.indexOf('\n'); nl !== -1; nl = pending.indexOf('\n')) {
+      const line = pending.slice(0, nl).replace(/\r$/, '');
+      pending = pending.slice(nl + 1);
+      if (!skipping && line.trim()) check(line);
+      skipping = false;
+    }
+    if (pending.length > MAX_CHECKED_LINE) {
+      pending = '';
+      skipping = true;
+    }
+  };
+  const check = (line: string) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return; // no id to answer (a reply with id null is one the SDK's own clients cannot read): the SDK logs it
+    }
+    if (JSONRPCMessageSchema.safeParse(value).success) return;
+    const id = (value as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 request ("jsonrpc": "2.0", an "id", a "method" string and, when given, "params" as an object)' } });
+  };
+  input.on('data', onData);
+  return () => {
+    input.off('data', onData);
+    // The transport paused stdin when it stopped reading only if no one else was: it is this reader's turn.
+    if (!input.listenerCount('data')) input.pause();
+  };
 }

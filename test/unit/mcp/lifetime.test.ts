@@ -63,4 +63,19 @@ describe('MCP server lifetime (the built CLI as a bare process)', function () {
     assert.notEqual(code, 0, server.stderr);
     assert.match(server.stderr, /request line .*longer than the limit of 10 MB \(10485760 bytes\)/);
   });
+  it('a line of JSON that is not JSON-RPC but names an id is answered as the specification says (-32600 for that id), and the server goes on', async () => {
+    server = new ServerProcess(sandbox, []);
+    await server.initialize();
+    const invalid = server.next((m) => 'error' in m && (m as { id?: unknown }).id === 7);
+    server.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 5 }) + '\n');
+    const answer = (await invalid) as { error: { code: number; message: string } };
+    assert.equal(answer.error.code, -32600);
+    assert.match(answer.error.message, /^Invalid Request: /);
+    const params = server.next((m) => 'error' in m && (m as { id?: unknown }).id === 'eight');
+    server.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 'eight', method: 'tools/list', params: 'all' }) + '\n');
+    assert.equal(((await params) as { error: { code: number } }).error.code, -32600);
+    // Still serving.
+    const listed = (await server.request('tools/call', { name: 'pi_plan_list', arguments: {} })) as { result: unknown };
+    assert.match(textOf(listed.result), /No plans|plans/i);
+  });
 });
