@@ -141,3 +141,21 @@ export function evidenceSummary(steps: readonly Pick<Step, 'status' | 'record' |
   }
   return s;
 }
+
+/** What a `> Changed:` line reads as when its trees are not the snapshots pinned for its step (written by hand). */
+export const CONTRADICTED_CHANGE = 'not recorded (the line does not match the snapshot)';
+
+/** The recorded `> Changed:` lines of a plan's steps, with the trees they name: what a reader checks against the pinned snapshots. */
+export function changedTrees(steps: readonly Pick<Step, 'id' | 'record'>[]): { step: string; before: string; after: string }[] {
+  const out: { step: string; before: string; after: string }[] = [];
+  for (const s of steps) {
+    const c = s.record?.Changed ? readChangedLine(s.record.Changed) : undefined;
+    if (c?.recorded && c.before && c.after) out.push({ step: s.id, before: c.before, after: c.after });
+  }
+  return out;
+}
+
+/** The steps as a reader should see them: a line that the snapshots contradict reads as not recorded. */
+export function withContradicted<T extends Pick<Step, 'id' | 'record'>>(steps: readonly T[], contradicted: ReadonlySet<string>): T[] {
+  return steps.map((s) => (contradicted.has(s.id) && s.record?.Changed ? { ...s, record: { ...s.record, Changed: CONTRADICTED_CHANGE } } : s));
+}

@@ -24,7 +24,7 @@ import { type ApprovalStanding, contentDigest, standingProblem } from './approva
 import { type Checkpoint, STEP_STATUSES } from './schema';
 import { planGraph, runnableSteps, wavesOf } from './graph';
 import { RECORD_KEYS, type Step, type StepRecord } from './steps';
-import { evidenceFlag, evidenceSummary, readChangedLine } from './evidence';
+import { evidenceFlag, evidenceSummary, readChangedLine, withContradicted } from './evidence';
 import { driftWords, formatCheckRecord, type PlanWorkFacts, stepCheck } from './checks';
 
 /** remark, GFM, what Markdown would draw as nothing made visible (markdownShown.ts), HTML, sanitized. */
@@ -182,6 +182,8 @@ export interface PlanViewContext {
   facts?: PlanWorkFacts;
   /** The last output lines of each step's check, by step id. */
   checkTails?: Readonly<Record<string, readonly string[]>>;
+  /** Steps whose `> Changed:` line the pinned snapshots contradict (the face looks in git): drawn as not recorded. */
+  contradicted?: ReadonlySet<string>;
 }
 
 /** Statuses a plan's checks may run in: its approval governs it, or it finished under one. */
@@ -210,6 +212,7 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     if (!isPlanError(e)) throw e;
     return { kind: 'invalid', message: e.message, ...(e.details.line !== undefined ? { line: e.details.line } : {}) };
   }
+  if (ctx.contradicted?.size) doc = { ...doc, steps: withContradicted(doc.steps, ctx.contradicted) };
   const fm = doc.fm;
   const { sections, stepsSection } = doc.outline;
   const bodyOf = (s: (typeof sections)[number]) => doc.body.slice(s.headingEnd, s.end).trim();

@@ -227,6 +227,19 @@ export class GitEvidence {
     return git(this.cwd, ['cat-file', 'blob', `${tree}:${file}`]).catch(() => undefined);
   }
 
+  /** Every tree pinned for a plan's steps, by `<step>/<end>` (one git call). */
+  async pinsOf(plan: string): Promise<Map<string, string>> {
+    pinRef(plan, 'S001', 'before'); // the id checked as a pin names it
+    const prefix = `${PIN_NAMESPACE}/${plan}/`;
+    const out = await git(this.cwd, ['for-each-ref', '--format=%(refname) %(objectname)', prefix]).catch(() => '');
+    const pins = new Map<string, string>();
+    for (const line of out.split('\n')) {
+      const [ref, sha] = line.split(' ');
+      if (ref?.startsWith(prefix) && sha && SHA.test(sha)) pins.set(ref.slice(prefix.length), sha);
+    }
+    return pins;
+  }
+
   /** The tree a ref pins (`pinRef(plan, step, end)`); undefined when none. */
   async pinned(plan: string, step: string, end: 'before' | 'after'): Promise<string | undefined> {
     const out = await git(this.cwd, ['rev-parse', '-q', '--verify', `${pinRef(plan, step, end)}^{tree}`]).catch(() => '');

@@ -110,6 +110,18 @@ export class NodeEvidence implements EvidencePort {
     }
   }
 
+  async contradicted(plan: string, lines: readonly { step: string; before: string; after: string }[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    if (!lines.length) return out;
+    const g = await this.git().catch(() => undefined);
+    if (!g) return out;
+    const pins = await g.pinsOf(plan);
+    // The line abbreviates each tree; a pin is the whole name. A step with neither pin cannot be judged here.
+    const differs = (pin: string | undefined, shown: string) => pin !== undefined && !pin.startsWith(shown);
+    for (const l of lines) if (differs(pins.get(`${l.step}/before`), l.before) || differs(pins.get(`${l.step}/after`), l.after)) out.add(l.step);
+    return out;
+  }
+
   /** The tree as of the plan's last mark, kept here and pinned (the mark does not wait for the pin). */
   private markAt(g: GitEvidence, plan: string, tree: string): void {
     this.lastMark.set(plan, tree);

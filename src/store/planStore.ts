@@ -1,4 +1,4 @@
-import { Actor, analyze, Analysis, ApprovalKeyring, ApprovalStanding, AttentionFlag, Checkpoint, CreateInput, DecisionRecord, decodePlanBytes, frontmatterOfPlan, isPlanError, OpContext, OpResult, PlanDocument, PlanError, PlansConfig, PlanStatus, problemFromError } from '../core';
+import { Actor, analyze, Analysis, ApprovalKeyring, ApprovalStanding, AttentionFlag, changedTrees, Checkpoint, CreateInput, DecisionRecord, decodePlanBytes, frontmatterOfPlan, isPlanError, OpContext, OpResult, PlanDocument, PlanError, PlansConfig, PlanStatus, problemFromError, withContradicted } from '../core';
 import { PlanAttention } from './attention';
 import { FolderIndex, PlansChangeEvent } from './folderIndex';
 import { follow, FollowOptions, Following } from './following';
@@ -182,6 +182,22 @@ export class PlanStore {
   /** Resolves once the queue is empty and no follower has a timer pending (tests and the bench wait on it). */
   settled(): Promise<void> {
     return this.index.settled();
+  }
+
+  /**
+   * The steps whose `> Changed:` line the snapshots pinned for them contradict (a line written by
+   * hand), asked of the evidence port; none where there is no port or nothing to check.
+   */
+  async contradicted(doc: PlanDocument): Promise<Set<string>> {
+    const lines = this.evidence?.contradicted ? changedTrees(doc.steps) : [];
+    if (!lines.length) return new Set();
+    return this.evidence!.contradicted!(doc.fm.id, lines).catch(() => new Set<string>());
+  }
+
+  /** The plan as a reader should see it: `> Changed:` lines the snapshots contradict read as not recorded. */
+  async withEvidenceChecked(doc: PlanDocument): Promise<PlanDocument> {
+    const bad = await this.contradicted(doc);
+    return bad.size ? { ...doc, steps: withContradicted(doc.steps, bad) } : doc;
   }
 
   /** Writes the warm-start index through the cache port, if there is one. */

@@ -215,6 +215,11 @@ export interface EvidencePort {
   planStarted?(plan: string): Promise<void>;
   /** A step marked done straight from pending: what changed since the plan's last mark (or its start). */
   endSinceLastMark?(plan: string, step: string): Promise<StepChanges>;
+  /**
+   * The steps whose `> Changed:` trees disagree with the snapshots pinned for them (a line written
+   * by hand); a step with no pins here (the plan came from another machine) is not among them.
+   */
+  contradicted?(plan: string, lines: readonly { step: string; before: string; after: string }[]): Promise<Set<string>>;
 }
 
 export interface StorePorts {

@@ -41,7 +41,8 @@ function registerShow({ program, io, store }: CliContext): void {
       const st = await store({ index: false });
       const doc = await st.read(id);
       const standing = await st.approvalStanding(doc);
-      const evidence = o.evidence ? await evidenceReport(doc, st.root) : undefined;
+      // A `> Changed:` line the pinned snapshots contradict (written by hand) reads as not recorded.
+      const evidence = o.evidence ? await evidenceReport(await st.withEvidenceChecked(doc), st.root) : undefined;
       if (o.json) {
         // Checks and drift, when the plan has any (issue 30).
         const facts = await planWorkFacts(st.root, doc);

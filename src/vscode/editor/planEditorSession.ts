@@ -108,6 +108,7 @@ export class PlanEditorSession {
     const reviewed = id && s ? await reviewedFor(s, id, text) : undefined;
     const standing = s ? await standingOf(s, text) : undefined;
     const facts = id && s ? await factsOf(s, text) : undefined;
+    const contradicted = id && s ? await contradictedIn(s, text) : undefined;
     return {
       flag: folder && id ? plans.attention(folder.uri, `${id}.md`) : undefined,
       active: !!id && active.list().some((a) => a.id === id),
@@ -118,6 +119,7 @@ export class PlanEditorSession {
       reviewed,
       standing,
       ...facts,
+      ...(contradicted?.size ? { contradicted } : {}),
       isFile: (t) => {
         if (!this.targets.has(t)) unknown.push(t);
         return this.targets.get(t) ?? false;
@@ -180,4 +182,15 @@ async function standingOf(store: PlanStore, text: string): Promise<ApprovalStand
   } catch {
     return undefined;
   }
+}
+
+/** The steps whose `> Changed:` line the pinned snapshots contradict, for the text shown (none when it does not parse). */
+async function contradictedIn(s: PlanStore, text: string): Promise<Set<string> | undefined> {
+  let doc;
+  try {
+    doc = parsePlan(text);
+  } catch {
+    return undefined;
+  }
+  return s.contradicted(doc);
 }

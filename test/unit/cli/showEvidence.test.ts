@@ -52,4 +52,20 @@ describe('pi-plans show --evidence (real repository)', function () {
     assert.equal(ev.steps[0].files.length, 9);
     assert.equal(ev.steps[1].flag, 'no evidence');
   });
+  it('a line written by hand over the recorded snapshots ("nothing", its trees not the pinned ones) reads as not recorded', async () => {
+    const g = await GitEvidence.open(root);
+    const before = await g.snapshot();
+    fs.writeFileSync(path.join(root, 'work.ts'), 'export const w = 1;\n');
+    const after = await g.snapshot();
+    const id = 'PLAN-0e0e0e0f';
+    // What the store pinned when the step ran.
+    await g.pin(id, 'S001', 'before', before);
+    await g.pin(id, 'S001', 'after', after);
+    fs.mkdirSync(path.join(root, '.pi', 'plans'), { recursive: true });
+    const text = ['---', `id: ${id}`, 'title: Evidence', 'status: completed', 'version: 5', 'created_at: 2026-01-01T00:00:00.000Z', 'updated_at: 2026-01-02T00:00:00.000Z', '---', '', '## Goal', 'G', '', '## Steps', '1. [x] S001 Write it', `   > Changed: nothing · tree ${before.slice(0, 10)}..${before.slice(0, 10)}`, '   > Note: nothing needed changing', ''].join('\n');
+    fs.writeFileSync(path.join(root, '.pi', 'plans', `${id}.md`), text);
+    let out = '';
+    assert.equal(await runCli(['show', id, '--evidence', '--root', root], { out: (s) => (out += s), err: (s) => (out += s) }), 0, out);
+    assert.match(out, /S001 \[done\] not recorded \(the line does not match the snapshot\): no evidence/);
+  });
 });

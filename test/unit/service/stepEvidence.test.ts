@@ -47,7 +47,7 @@ describe('step evidence: what each step changed (markPlanStep, real repositories
     await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, 2) });
     await startPlan(place, id, { actor: 'agent' });
     const mark = (step: string, status: 'in_progress' | 'done' | 'blocked', note?: string) => markPlanStep(place, id, step, status, note, { actor: 'agent' });
-    return { store, id, mark };
+    return { store, id, mark, memory };
   }
 
   it('attributes to the step a file a terminal command edited, with its line counts and trees', async () => {
@@ -129,6 +129,25 @@ describe('step evidence: what each step changed (markPlanStep, real repositories
     assert.ok(r.recorded, JSON.stringify(r));
     assert.deepEqual(r.recorded && r.files.map((f) => f.path), ['b.ts']);
     void store;
+  });
+
+  it('a "> Changed:" line written by hand whose trees are not the pinned snapshots reads as not recorded, never as "nothing changed"', async () => {
+    const { mark, store, id, memory } = await executing(dir);
+    await mark('S001', 'in_progress');
+    write('src/health.ts', 'export const ok = false;\n');
+    const real = (await mark('S001', 'done')).evidence!.changed!;
+    await Promise.all(ports.map((p) => p.settled()));
+    const facts = readChangedLine(real);
+    assert.equal((await store.withEvidenceChecked(await store.read(id))).steps[0].record!.Changed, real, 'the recorded line holds');
+    // The agent rewrites its line by hand: "nothing", between the tree before and itself.
+    const file = `/ws/.pi/plans/${id}.md`;
+    memory.fs.put(file, memory.fs.text(file)!.replace(real, `nothing · tree ${facts.before}..${facts.before}`));
+    await store.rescan();
+    const forged = await store.read(id);
+    assert.match(forged.steps[0].record!.Changed!, /^nothing · tree /);
+    const seen = await store.withEvidenceChecked(forged);
+    assert.equal(seen.steps[0].record!.Changed, 'not recorded (the line does not match the snapshot)');
+    assert.equal(evidenceFlag(seen.steps[0]), 'no evidence');
   });
 
   it('a folder outside any repository records "not recorded (not a git repository)"', async () => {
