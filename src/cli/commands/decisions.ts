@@ -6,6 +6,7 @@ import { recordDriftBase } from '../../node';
 import { approvePlan, confirmApproval, rejectPlan } from '../../service';
 import { PlanStore } from '../../store';
 import { CliContext, CliIo, commentOption, digestOption, needsPerson, NotDone, seenVersionOption, UsageError } from '../cliContext';
+import { approvalReading, paged, printable } from '../planShown';
 
 /** Registers `approve`, `confirm`, `key`, `trust` and `reject`, in that order. */
 export function registerDecisionCommands(ctx: CliContext): void {
@@ -19,7 +20,7 @@ export function registerDecisionCommands(ctx: CliContext): void {
 function registerApprove({ program, io, store }: CliContext): void {
   program
     .command('approve <id>')
-    .description('approve a proposed plan (a person\'s decision, at a terminal): it shows the plan\'s title, version and digest and asks; --digest names the text you reviewed (refused when the plan is not that text); comments become non-blocking suggestions')
+    .description('approve a proposed plan (a person\'s decision, at a terminal): it shows what changed since the last review and the plan\'s text (a screen at a time), its version and digest, and asks; --digest names the text you reviewed (refused when the plan is not that text); comments become non-blocking suggestions')
     .addOption(digestOption())
     .addOption(seenVersionOption())
     .addOption(commentOption())
@@ -143,14 +144,16 @@ async function decided(io: CliIo, st: PlanStore, id: string, o: { digest?: strin
   const doc = current;
   const digest = contentDigest(doc);
   const { done, total } = progressOf(doc.steps);
-  io.out(`${doc.fm.id}: ${doc.fm.title}\nstatus: ${doc.fm.status}   version: ${doc.fm.version}   steps: ${done}/${total} done\ndigest: ${digest}\n`);
+  // Before the question, what is approved: the changes since the last review and the plan's text, paged.
+  if (what === 'approve') await paged(await approvalReading(st, doc), io.out, ask, process.stdout.isTTY ? process.stdout.rows : undefined);
+  io.out(`${doc.fm.id}: ${printable(doc.fm.title)}\nstatus: ${doc.fm.status}   version: ${doc.fm.version}   steps: ${done}/${total} done\ndigest: ${digest}\n`);
   if (what === 'confirm') {
     const s = await st.approvalStanding(doc);
     if (s.state === 'foreign') io.out(`approved by ${s.approver} at v${s.version} on another machine, key ${shortKey(s.key)}\n`);
   }
   // What they reviewed elsewhere (`show` printed the digest, an editor the version) must still be the plan.
   refuseIfNotSeen(doc, { digest: o.digest ?? digest, version: o.seenVersion }, what);
-  const answer = await ask(what === 'approve' ? `Approve ${id} "${doc.fm.title}" at v${doc.fm.version}? [y/N] ` : `Confirm this approval of ${id} on this machine, so it can run? [y/N] `);
+  const answer = await ask(what === 'approve' ? `Approve ${id} "${printable(doc.fm.title)}" at v${doc.fm.version}? [y/N] ` : `Confirm this approval of ${id} on this machine, so it can run? [y/N] `);
   if (!/^y(es)?$/i.test(answer.trim())) throw new NotDone(`${id} was not ${what === 'approve' ? 'approved' : 'confirmed'}.`);
   return { digest, version: doc.fm.version, text: doc.text };
 }

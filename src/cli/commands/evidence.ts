@@ -2,6 +2,7 @@
 // trees its `> Changed:` line names), its flag, and a finished plan's summary.
 import { ChangedFacts, evidenceFlag, EvidenceFlag, evidenceSummary, PlanDocument, readChangedLine } from '../../core';
 import { GitEvidence, TreeChange } from '../../node';
+import { printable } from '../planShown';
 
 export interface StepEvidenceReport {
   step: string;
@@ -57,12 +58,3 @@ export function evidenceText(report: Awaited<ReturnType<typeof evidenceReport>>)
   return printable(out.join('\n')) + '\n';
 }
 
-/**
- * Text with its control characters (line breaks aside) written as `\xNN`: file names come from
- * git as any process made them, and an escape sequence or a carriage return in one would rewrite
- * what the terminal shows (a file erased from its line, another name drawn over it).
- */
-function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}

@@ -338,12 +338,14 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       }
     });
 
-    it('on a terminal it shows title, version and digest and asks; yes approves (signed), no leaves the plan as it was', async () => {
+    it('on a terminal it shows the plan\'s text, title, version and digest and asks; yes approves (signed), no leaves the plan as it was', async () => {
       put('PLAN-0000000a', planText('PLAN-0000000a'));
       const before = file('PLAN-0000000a');
       const no = await atTerminal('n', 'approve', 'PLAN-0000000a');
       assert.equal(no.code, 1);
-      assert.match(no.out, /^PLAN-0000000a: Fix the thing\nstatus: proposed {3}version: 3 {3}steps: 1\/2 done\ndigest: sha256:[0-9a-f]{64}\n$/);
+      // What is approved, before the question: the goal and every step, as written.
+      assert.match(no.out, /^The plan, as it will be approved:\n {2}## Goal\n {2}Make it work\n[\s\S]* {2}1\. \[x\] S001 first\n {2}2\. \[ \] S002 second\n/);
+      assert.match(no.out, /\nPLAN-0000000a: Fix the thing\nstatus: proposed {3}version: 3 {3}steps: 1\/2 done\ndigest: sha256:[0-9a-f]{64}\n$/);
       assert.deepEqual(no.asked, ['Approve PLAN-0000000a "Fix the thing" at v3? [y/N] ']);
       assert.equal(no.err, 'PLAN-0000000a was not approved.\n');
       assert.equal(file('PLAN-0000000a'), before);
@@ -360,6 +362,17 @@ describe('pi-plans CLI (in-process, real disk)', function () {
         checkpoints('PLAN-0000000a').map((c) => [c.type, c.status, c.actor, c.version]),
         [['status', 'approved', 'cli', 4]],
       );
+    });
+
+    it('after a rejection, it shows what changed since the version the person reviewed; a terminal escape in the text is shown, never run', async () => {
+      put('PLAN-0000000a', planText('PLAN-0000000a', { steps: ['[ ] S001 first', '[ ] S002 second'] }));
+      assert.equal((await atTerminal('y', 'reject', 'PLAN-0000000a', '--feedback', 'split the second step')).code, 0);
+      const rejected = file('PLAN-0000000a');
+      put('PLAN-0000000a', rejected.replace(/^status: \w+$/m, 'status: proposed').replace('S002 second', 'S002 second, in two parts \u001b[2K\u001b[1Ahidden'));
+      const r = await atTerminal('n', 'approve', 'PLAN-0000000a');
+      assert.match(r.out, /^Changed since v3, the version last reviewed:\n {2}~ S002 /);
+      assert.match(r.out, /S002 second, in two parts \\x1b\[2K\\x1b\[1Ahidden/, 'the escape is written out, not sent to the terminal');
+      assert.doesNotMatch(r.out, /\u001b/);
     });
 
     it('--digest without a terminal approves nothing: the digest `pi_plan_get` prints is no way around the person', async () => {
