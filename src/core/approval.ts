@@ -235,8 +235,12 @@ export interface SignedNotes {
 
 /** Where a plan's approval stands. */
 export type ApprovalStanding =
-  /** The status needs no approval (a draft, a proposal, a finished plan). */
-  | { state: 'none' }
+  /**
+   * The status needs no approval (a draft, a proposal, a finished plan). A finished plan that ran
+   * on a person's approval keeps its record: `finished` names that approval's version and signed
+   * suggestions when the record still verifies, so its `## Approval (vN)` reads as theirs.
+   */
+  | { state: 'none'; finished?: { version: number } & SignedNotes }
   /** A person's approval of exactly this text, signed by a key this machine trusts (or confirmed here). */
   | ({ state: 'valid'; approver: string; by: Actor; version: number; digest: string; signer: 'own' | 'trusted' | 'confirmed' } & SignedNotes)
   /** Signed on another machine by a key not trusted here, the text unchanged: a person here confirms it once before it runs. */
@@ -246,6 +250,9 @@ export type ApprovalStanding =
   /** Marked approved without a record that holds: no record, an old unsigned one, a signature that does not verify. */
   | { state: 'invalid'; reason: string };
 
+/** Finished statuses where an approval record, if the plan carries one, is still the person's (the plan ran, or was replaced, on it). */
+const FINISHED_WITH_RECORD: ReadonlySet<string> = new Set(['completed', 'cancelled', 'superseded']);
+
 /**
  * Whether a plan's approval stands, checked against the keyring: the record's fields, the digest
  * of the text now, the signature, and this machine's trust. Without a keyring (a pure check with
@@ -253,7 +260,12 @@ export type ApprovalStanding =
  */
 export function approvalStanding(doc: PlanDocument, keyring?: ApprovalKeyring): ApprovalStanding {
   const fm = doc.fm;
-  if (!APPROVAL_GOVERNS.has(fm.status)) return { state: 'none' };
+  if (!APPROVAL_GOVERNS.has(fm.status)) {
+    // A finished plan: the record is checked as it was while the plan ran (its digest leaves the step marks out).
+    if (fm.approval_sig === undefined || !FINISHED_WITH_RECORD.has(fm.status)) return { state: 'none' };
+    const ran = approvalStanding({ ...doc, fm: { ...fm, status: 'executing' } }, keyring);
+    return ran.state === 'valid' || ran.state === 'foreign' ? { state: 'none', finished: { version: ran.version, ...(ran.notes ? { notes: ran.notes } : {}) } } : { state: 'none' };
+  }
   const { approved_hash: digest, approval_key: key, approval_sig: signature, approved_by: by, approved_version: version, approved_at: at, approver } = fm;
   if (digest === undefined && key === undefined && signature === undefined && by === undefined && fm.approval_notes === undefined) {
     return { state: 'invalid', reason: `it is ${fm.status} but carries no approval record: the status was written by a file edit, not by a person's approval` };

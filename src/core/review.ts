@@ -153,8 +153,10 @@ function approvalSections(doc: PlanDocument): { index: number; title: string; ve
  * into the file by hand, is never it.
  */
 export function signedApprovalSection(doc: PlanDocument, standing: ApprovalStanding | undefined): number | undefined {
-  if (!standing || standing.state === 'none' || standing.state === 'invalid' || !standing.notes) return undefined;
-  const { version, notes } = standing;
+  // A finished plan: the approval it ran on, when its record still verifies.
+  const signed = standing?.state === 'none' ? standing.finished : standing?.state === 'invalid' ? undefined : standing;
+  if (!signed?.notes) return undefined;
+  const { version, notes } = signed;
   return approvalSections(doc).find((a) => a.version === version && a.digest === notes)?.index;
 }
 

@@ -138,7 +138,7 @@ describe('approval digest, as a property: content edits void an approval, execut
     switch (e.kind) {
       case 'mark':
         if (d.fm.status !== 'executing') return d;
-        return parsePlan(markStep(d, step.id, e.status as StepStatus, ctx('agent'), e.note as string | undefined).text);
+        return parsePlan(markStep(d, step.id, e.status as StepStatus, ctx('user'), e.note as string | undefined).text);
       case 'status':
         return parsePlan(field(d.text, 'status', e.to as string));
       case 'fields': {

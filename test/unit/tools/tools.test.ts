@@ -239,6 +239,16 @@ describe('agent tools (handlers on in-memory stores)', () => {
       assert.doesNotMatch(started, /Skip the tests/);
     });
 
+    it('a plan that ran to completion on an approval with suggestions: pi_plan_get reads its Approval section as the person\'s, no false alarm', async () => {
+      const { ctx, id } = await approvedWithComments();
+      await call(ctx, 'pi_plan_execute', { op: 'start' });
+      for (const step of ['S001', 'S002']) await call(ctx, 'pi_plan_execute', { id, op: 'mark', step, status: 'done' });
+      const got = await call(ctx, 'pi_plan_get', { id });
+      assert.match(got, /status: completed/);
+      assert.match(got, /## Approval \(v2\)/, 'the section is in the text');
+      assert.doesNotMatch(got, /Not the person's words/);
+    });
+
     it('pi_plan_execute op=start lists them as the agent starts; an approval without comments lists none', async () => {
       const { ctx, block, store } = await approvedWithComments();
       const started = await call(ctx, 'pi_plan_execute', { op: 'start' });
