@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { analyze, contentDigest, openReview, workFactLines, rejectionTitle, SECTION_NAMES, standingProblem, unsignedApprovalTitles } from '../core';
 import { argsObject } from './arguments';
+import { planBody } from './compactPlan';
 import { approvalSuggestions, asData, runnableLine, attentionNote, bodyFor, commentLines, defineTool, evidenceNote, guarded, header, idField, locate, nextAction } from './toolkit';
 
 export const getPlanTool = defineTool({
@@ -9,11 +10,11 @@ export const getPlanTool = defineTool({
   toolReferenceName: 'planGet',
   userDescription: 'Read a plan: its status, version, steps and sections.',
   modelDescription:
-    'Read a plan: status, version, step ids and statuses, and its Markdown as data. Use it to reload after context loss or a version conflict. section reads one section of a large plan.',
+    'Read a plan: status, version, steps under way, its Markdown as data (long plans in brief; full: all). Reload with it after context loss or a version conflict; section: one section.',
   icon: '$(book)',
   gated: false,
   readOnly: true,
-  schema: argsObject({ id: z.optional(idField), section: z.optional(z.enum([...SECTION_NAMES, 'Rejection'])) }),
+  schema: argsObject({ id: z.optional(idField), section: z.optional(z.enum([...SECTION_NAMES, 'Rejection'])), full: z.optional(z.boolean()) }),
   invocationMessage: (i) => `Reading ${i.id ?? 'the active plan'}`,
   run: (i, ctx) =>
     guarded(i.id, async () => {
@@ -49,7 +50,7 @@ export const getPlanTool = defineTool({
           : open?.notes.comments.length
             ? [`Review comments to act on (rejection of v${open.version}); revise, then pi_plan_submit:`, ...commentLines(doc, open.notes.comments)].join('\n')
             : undefined;
-      const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## ${rejectionTitle(r.version)}\n${r.feedback}`).join('\n\n') || '(no rejections)' : bodyFor(doc, i.section);
+      const section = i.section === 'Rejection' ? doc.rejections.map((r) => `## ${rejectionTitle(r.version)}\n${r.feedback}`).join('\n\n') || '(no rejections)' : i.section ? bodyFor(doc, i.section) : planBody(doc, i.full === true);
       const digest = `Digest of this text: ${contentDigest(doc)}.`;
       // Checks and drift, as the files say now (a face that can look gives them; a failure to look says nothing).
       const facts = ctx.facts ? await ctx.facts.of(store, doc).catch(() => undefined) : undefined;

@@ -8,7 +8,7 @@ export const listPlansTool = defineTool({
   displayName: 'List Plans',
   toolReferenceName: 'planList',
   userDescription: 'List the plans of the workspace, optionally by status.',
-  modelDescription: 'List plans (id, status, version, steps done, title), optionally filtered by status. Marks the active plan. Invalid files are listed with their reason.',
+  modelDescription: 'List plans (id, status, version, steps done, title), optionally by status; invalid files with their reason.',
   icon: '$(list-unordered)',
   gated: false,
   readOnly: true,

@@ -246,6 +246,9 @@ export function evidenceNote(doc: PlanDocument): string | undefined {
     if (flag === 'no evidence') advice.push(noEvidenceAdvice(doc.fm.id, s.id, doc.fm.status === 'executing'));
   }
   if (!parts.length) return undefined;
+  // A long plan: the latest steps by name, the earlier ones counted (the advice names every step flagged).
+  const SHOWN = 8;
+  if (parts.length > SHOWN) parts.splice(0, parts.length - SHOWN, `${parts.length - SHOWN} earlier steps (pi-plans show ${doc.fm.id} --evidence lists them)`);
   const sum = doc.fm.status === 'completed' ? evidenceSummary(doc.steps) : undefined;
   const total = sum ? ` Summary: ${sum.files} file change${sum.files === 1 ? '' : 's'} +${sum.added} −${sum.removed}${sum.noEvidence ? `, ${sum.noEvidence} step${sum.noEvidence === 1 ? '' : 's'} with no evidence` : ''}.` : '';
   return [`Evidence: ${parts.join('; ')}.${total}`, ...advice].join('\n');

@@ -305,6 +305,28 @@ describe('agent tools (handlers on in-memory stores)', () => {
     assert.doesNotMatch(await call(ctx, 'pi_plan_list', {}), /stalled/, 'activity ends it');
   });
 
+  it('pi_plan_get on a 100-step plan: under 6,000 characters by default (the goal, the steps under way in full, the rest in brief); full: true gives the whole file', async () => {
+    const { ctx, store } = await setup();
+    const steps = Array.from({ length: 100 }, (_, i) => ({ text: `Step number ${i + 1}: change module ${i + 1} and its tests`, details: `Edit src/module${i + 1}.ts; keep its public API; run its unit tests.` }));
+    const id = idOf(await call(ctx, 'pi_plan_create', { title: 'Hundred', goal: 'Refactor every module.', verification: ['npm test'], risks: ['none'], steps }));
+    await call(ctx, 'pi_plan_submit', { id });
+    await store.update(id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
+    await call(ctx, 'pi_plan_execute', { id, op: 'start' });
+    for (let n = 1; n <= 40; n++) await call(ctx, 'pi_plan_execute', { id, op: 'mark', step: `S${String(n).padStart(3, '0')}`, status: 'done', note: 'done as planned' });
+    await call(ctx, 'pi_plan_execute', { id, op: 'mark', step: 'S041', status: 'in_progress' });
+    const brief = await call(ctx, 'pi_plan_get', { id });
+    assert.ok(brief.length <= 6_000, `${brief.length} characters`);
+    assert.match(brief, /Done or skipped: S001–S040\./);
+    assert.match(brief, /41\. \[ \] S041 \*in progress\* Step number 41: change module 41 and its tests\n +Edit src\/module41\.ts; keep its public API; run its unit tests\./, 'the step under way, with its details');
+    assert.match(brief, /more steps after these \(pi_plan_get with "full": true lists them\)/);
+    assert.match(brief, /Sections: .*Verification/);
+    assert.match(brief, /"full":true/);
+    const whole = await call(ctx, 'pi_plan_get', { id, full: true });
+    assert.match(whole, /S100 Step number 100/);
+    assert.match(whole, /Edit src\/module1\.ts/);
+    assert.ok(whole.length > 2 * brief.length, `${whole.length} against ${brief.length}`);
+  });
+
   it('a refusal for the plan\'s status names a call that works now, and making that call as named is not refused (draft, approved, executing)', async () => {
     const { ctx, store } = await setup();
     const id = idOf(await call(ctx, 'pi_plan_create', { title: 'T', goal: 'G', verification: ['v'], steps: [{ text: 'a' }, { text: 'b' }] }));
