@@ -34,6 +34,8 @@ export function waitForDecision(store: PlanStore, id: string, signal: AbortSigna
       if (e.status === 'proposed') return;
       const doc = await store.read(id).catch(() => undefined);
       if (!doc) return finish({ kind: 'changed', status: 'unreadable' });
+      // The index lagged behind the file (a write it has not caught up with): the file is what counts, and it is still proposed.
+      if (doc.fm.status === 'proposed') return;
       const review = reviewHistoryOf(doc).at(-1);
       if (doc.fm.status === 'approved') {
         // Only a person's approval counts: a status line written by a file edit is no decision.

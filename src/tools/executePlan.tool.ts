@@ -3,7 +3,7 @@ import { noEvidenceAdvice, openReview, PlanError, unverifiedWords } from '../cor
 import { finishPlan, markPlanStep, nextPlanStep, Place, startPlan } from '../service';
 import type { ClaimInput } from '../core';
 import { argsObject } from './arguments';
-import { approvalSuggestions, asData, defineTool, guarded, header, idField, locate, nextStep, placeOf, recovery, result, runnableLine, stepIdField, text, versionField } from './toolkit';
+import { approvalSuggestions, asData, defineTool, guarded, header, idField, locate, nextStep, placeOf, recovery, result, resultFor, runnableLine, stepIdField, text, versionField } from './toolkit';
 
 /** The statuses a mark sets. */
 const STEP_MARKS = ['in_progress', 'done', 'blocked', 'failed', 'skipped', 'pending'] as const;
@@ -14,7 +14,7 @@ export const executePlanTool = defineTool({
   toolReferenceName: 'planExecute',
   userDescription: 'Start an approved plan, mark its steps, complete or fail it.',
   modelDescription:
-    'Run an approved plan. op=start; op=next claims a runnable step (its id first); op=mark (step, status, note?; takeover=true: take a stalled claim), the last done completes the plan; op=complete/op=fail with summary.',
+    'Run an approved plan. op=start; op=next claims a runnable step (wait=true: waits for one); op=mark (step, status, note?; takeover=true: a stalled claim), the last done completes the plan; complete/fail with summary.',
   icon: '$(run)',
   gated: true,
   schema: argsObject({
@@ -25,6 +25,7 @@ export const executePlanTool = defineTool({
     note: z.optional(z.string().check(z.maxLength(1000))),
     summary: z.optional(text(4000)),
     takeover: z.optional(z.boolean()),
+    wait: z.optional(z.boolean()),
     version: z.optional(versionField),
   }),
   invocationMessage: (i) =>
@@ -40,7 +41,7 @@ export const executePlanTool = defineTool({
         const open = openReview(doc, await store.approvalStanding(doc));
         return result(doc, 'Execution started.', runnableLine(doc), open?.kind === 'approval' ? approvalSuggestions(doc, open.version, open.notes.comments) : undefined);
       }
-      if (i.op === 'next') return claimNextStep(place, id, { session: ctx.session ?? 'agent' }, act);
+      if (i.op === 'next') return claimNextStep(place, id, { session: ctx.session ?? 'agent' }, act, i.wait ? (ctx.signal ?? new AbortController().signal) : undefined);
       if (i.op === 'mark') {
         if (!i.step || !i.status) {
           // The call to make, with the step it most likely means: the one given, else the next open one.
@@ -59,7 +60,7 @@ export const executePlanTool = defineTool({
         // A step marked done whose approved check has not passed on the files now: allowed, and said.
         const facts = i.status === 'done' && ctx.facts ? await ctx.facts.of(store, doc).catch(() => undefined) : undefined;
         const unverified = unverifiedWords(id, r.step ?? i.step, facts);
-        return result(doc, `${i.step} is ${i.status.replace('_', ' ')}${taken}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, changed, flag, unverified, problem, runnableLine(doc));
+        return resultFor(ctx.session, doc, `${i.step} is ${i.status.replace('_', ' ')}${taken}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, changed, flag, unverified, problem, runnableLine(doc));
       }
       // The plan completed by itself (its last step marked): completing it again is what was asked, done.
       if (i.op === 'complete') {
@@ -71,14 +72,39 @@ export const executePlanTool = defineTool({
     }),
 });
 
+/** How long op=next with wait=true waits for a step to become runnable: inside an MCP client's usual 60 s. */
+const NEXT_WAIT_MS = 40_000;
+
+/** Resolves when the plan's file changes (any writer: another session's mark), after `ms`, or when `signal` aborts. */
+function planChanged(place: Place, id: string, signal: AbortSignal, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      sub.dispose();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    const sub = place.store.onDidChangePlans((ev) => [...ev.changed, ...ev.removed].includes(`${id}.md`) && done());
+    signal.addEventListener('abort', done);
+  });
+}
+
 /**
  * op=next: the first line names the step claimed (its id first) and the call that finishes it; or
  * says that no step can start now and why, or that the plan is complete.
  */
-async function claimNextStep(place: Place, id: string, claim: ClaimInput, act: { actor: 'agent'; expectedVersion?: number }): Promise<string> {
-  const r = await nextPlanStep(place, id, claim, act);
+async function claimNextStep(place: Place, id: string, claim: ClaimInput, act: { actor: 'agent'; expectedVersion?: number }, wait?: AbortSignal): Promise<string> {
+  const started = Date.now();
+  let r = await nextPlanStep(place, id, claim, act);
+  // wait=true: until a step can start (another session's mark frees one), the plan completes, or the time is up.
+  while (wait && r.none && !r.none.complete && r.doc.fm.status === 'executing' && Date.now() - started < NEXT_WAIT_MS && !wait.aborted) {
+    await planChanged(place, id, wait, NEXT_WAIT_MS - (Date.now() - started));
+    r = await nextPlanStep(place, id, claim, act);
+  }
   if (r.none) {
-    const first = r.none.complete ? `Complete: ${r.none.why}.` : `No step is runnable now: ${r.none.why}. Call pi_plan_execute {"id":"${id}","op":"next"} again when one of them is done.`;
+    const waited = wait ? ` (waited ${Math.round((Date.now() - started) / 1000)} s)` : '';
+    const first = r.none.complete ? `Complete: ${r.none.why}.` : `No step is runnable now${waited}: ${r.none.why}. To wait until one is, call pi_plan_execute {"id":"${id}","op":"next","wait":true}.`;
     return [first, header(r.doc), recovery(r.doc)].join('\n');
   }
   const doc = r.done.doc;

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { $ZodError } from 'zod/v4/core';
-import { ApprovalStanding, approvalStanding, AttentionFlag, evidenceFlag, evidenceSummary, isPlanError, nextOpenStep, noEvidenceAdvice, planGraph, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, readChangedLine, runnableSteps, sectionText, wavesOf } from '../core';
+import { ApprovalStanding, approvalStanding, AttentionFlag, cleanSession, evidenceFlag, evidenceSummary, isFinished, isPlanError, nextOpenStep, noEvidenceAdvice, parseClaim, planGraph, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, readChangedLine, runnableSteps, sectionText, wavesOf } from '../core';
 import type { Place } from '../service';
 import type { PlanStore } from '../store';
 import type { ToolContext } from './context';
@@ -187,7 +187,7 @@ export function recovery(doc: PlanDocument): string {
  * What to do next, by status and, where an approval governs, by whether it holds (`standing`,
  * checked with the user's keys; without it, what the text alone tells: no record, a changed text).
  */
-export function nextAction(doc: PlanDocument, standing?: ApprovalStanding): string {
+export function nextAction(doc: PlanDocument, standing?: ApprovalStanding, session?: string): string {
   const id = doc.fm.id;
   const n = nextStep(doc);
   const s = standing ?? approvalStanding(doc);
@@ -207,16 +207,39 @@ export function nextAction(doc: PlanDocument, standing?: ApprovalStanding): stri
       return 'Next: it was rejected three times; the user must reopen it. Ask them.';
     case 'approved':
       return `Next: pi_plan_execute {"id":"${id}","op":"start"}.`;
-    case 'executing':
+    case 'executing': {
+      if (session !== undefined) return nextForSession(doc, session);
       return n
         ? `Next: do step ${n.id} ("${n.text}"), then pi_plan_execute {"id":"${id}","op":"mark","step":"${n.id}","status":"done"}.`
         : `Next: pi_plan_execute {"id":"${id}","op":"complete","summary":"..."}.`;
+    }
     case 'failed':
     case 'stalled':
       return 'Next: the user may retry or resume it, or you may create a new plan.';
     default:
       return 'It is finished.';
   }
+}
+
+/**
+ * What a session does next in an executing plan that others may work on too: finish the step it
+ * holds; else take a step no one holds that can start now; else wait (naming what holds the rest,
+ * and the call that waits); else complete. Never a step another session holds.
+ */
+function nextForSession(doc: PlanDocument, session: string): string {
+  const id = doc.fm.id;
+  const me = cleanSession(session);
+  const holder = (s: PlanDocument['steps'][number]) => parseClaim(s.record?.Claimed)?.session;
+  const mark = (step: string) => `pi_plan_execute {"id":"${id}","op":"mark","step":"${step}","status":"done"}`;
+  const mine = doc.steps.find((s) => s.status === 'in_progress' && holder(s) === me);
+  if (mine) return `Next: finish step ${mine.id} ("${mine.text}"), yours, then ${mark(mine.id)}.`;
+  const free = runnableSteps(doc.steps)[0];
+  if (free) return `Next: do step ${free.id} ("${free.text}"), then ${mark(free.id)}.`;
+  const held = doc.steps.filter((s) => s.status === 'in_progress').map((s) => `${s.id} (in progress${holder(s) ? `, held by ${holder(s)}` : ''})`);
+  if (held.length) return `Next: wait: no step can start until ${held.join(', ')} ${held.length === 1 ? 'is' : 'are'} done; pi_plan_execute {"id":"${id}","op":"next","wait":true} waits for one and claims it.`;
+  if (doc.steps.every((s) => isFinished(s.status))) return `Next: pi_plan_execute {"id":"${id}","op":"complete","summary":"..."}.`;
+  const stuck = doc.steps.filter((s) => s.status === 'blocked' || s.status === 'failed').map((s) => `${s.id} (${s.status})`);
+  return `Next: ${stuck.length ? `${stuck.join(', ')} stop${stuck.length === 1 ? 's' : ''} the rest: mark ${stuck.length === 1 ? 'it' : 'one'} again when it can go on, or` : 'no step can start:'} pi_plan_execute {"id":"${id}","op":"fail","summary":"..."} ends the plan.`;
 }
 
 /** Plan text wrapped as data: written by agents or people, never instructions to follow. */
@@ -228,6 +251,11 @@ export function asData(doc: PlanDocument, body: string): string {
 /** A standard result: header, extra lines, next action, recovery hint. */
 export function result(doc: PlanDocument, ...lines: (string | undefined)[]): string {
   return [header(doc), ...lines.filter(Boolean), nextAction(doc), recovery(doc)].join('\n');
+}
+
+/** A result for a session that works on the plan (a mark): its next action is its own (see `nextForSession`). */
+export function resultFor(session: string | undefined, doc: PlanDocument, ...lines: (string | undefined)[]): string {
+  return [header(doc), ...lines.filter(Boolean), nextAction(doc, undefined, session), recovery(doc)].join('\n');
 }
 
 /**

@@ -216,4 +216,34 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
     assert.equal((await store.read(id)).fm.status, 'completed');
     assert.match(await call(as('A'), 'pi_plan_execute', { id, op: 'complete' }), /Already completed/);
   });
+  it('two agents: each mark\'s Next is for its own session, never a step the other holds; next with wait=true waits for the other\'s mark and claims the step it frees', async () => {
+    const { store, as } = await setup();
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    assert.match(await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' }), /^S001 is yours/);
+    const inProgress = await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress' });
+    assert.match(inProgress, /Next: finish step S001 \("Parser"\), yours/);
+    assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'next' }), /^S002 is yours/);
+    const doneA = await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
+    assert.match(doneA, /Next: wait: no step can start until S002 \(in progress, held by agent-b\) is done; pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"next","wait":true\} waits for one and claims it\./);
+    assert.doesNotMatch(doneA, /do step S002/);
+    // agent-a waits; agent-b's mark frees S003, which agent-a gets.
+    const waiting = call(as('agent-a'), 'pi_plan_execute', { id, op: 'next', wait: true });
+    const doneB = await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S002', status: 'done' });
+    assert.match(doneB, /Next: do step S003 \("Round trip"\)/);
+    assert.match(await waiting, /^S003 is yours \(claimed by agent-a\)/);
+    assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'done' }).catch((e: Error) => e.message), /S003 is in progress, claimed by agent-a/);
+  });
+
+  it('next with wait=true ends when the request is cancelled, and says how to wait again', async () => {
+    const { store, as } = await setup();
+    const id = await graphPlan(as('A'), store);
+    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
+    const abort = new AbortController();
+    const waiting = call({ ...as('agent-b'), signal: abort.signal }, 'pi_plan_execute', { id, op: 'next', wait: true });
+    abort.abort();
+    assert.match(await waiting, /^No step is runnable now \(waited 0 s\): held by S001 \(in progress, agent-a since [^)]+\), S002 \(in progress, agent-a since [^)]+\).*To wait until one is, call pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"next","wait":true\}\./s);
+  });
 });
