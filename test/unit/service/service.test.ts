@@ -1,7 +1,7 @@
 import { seenIn } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import { isPlanError, PlanError } from '../../../src/core';
-import { ActivePlans, approvePlan, archivePlan, changePlanStatus, compareWithReviewed, editPlanStep, finishPlan, markPlanStep, rejectPlan, revisePlan, startPlan, submitPlan, updatePlan } from '../../../src/service';
+import { ActivePlans, approvePlan, waitForDecision, archivePlan, changePlanStatus, compareWithReviewed, editPlanStep, finishPlan, markPlanStep, rejectPlan, revisePlan, startPlan, submitPlan, updatePlan } from '../../../src/service';
 import { SNAPSHOT_MAX_BYTES, SNAPSHOTS_KEPT } from '../../../src/store';
 import { PlanStore } from '../../../src/store';
 import { memoryPorts } from '../../helpers/memoryPorts';
@@ -261,5 +261,17 @@ describe('use cases (src/service): one path for every face', () => {
       await rejectPlan(place, id, { actor: 'user', feedback: 'Still no.' });
       assert.equal((await store.read(id)).fm.status, 'rejected');
     });
+  });
+  it('a review wait trusts the file: an index that has not caught up (it still says draft) while the file says proposed does not end the wait', async () => {
+    const { ports } = memoryPorts();
+    const store = await PlanStore.open('/ws', ports);
+    const id = await planReady(store);
+    assert.equal(store.entry(id)?.status, 'draft');
+    // Another process submitted it: the file says proposed; this store has not re-read it yet.
+    const file = `/ws/.pi/plans/${id}.md`;
+    ports.fs.put(file, ports.fs.text(file)!.replace(/^status: draft$/m, 'status: proposed'));
+    assert.equal(store.entry(id)?.status, 'draft', 'the index lags');
+    const outcome = await waitForDecision(store, id, new AbortController().signal, { timeoutMs: 50 });
+    assert.deepEqual(outcome, { kind: 'waiting', afterMs: 50 });
   });
 });
