@@ -29,6 +29,11 @@ export interface HostProfile {
   setupTargets(req: SetupRequest): SetupTarget[];
   /** The host's own OS sandbox, which `pi-plans setup --seal` configures; absent: the host cannot be sealed. */
   sandbox?: HostSandbox;
+  /**
+   * Why the host cannot be sealed, where it has a sandbox of its own that Pi Plans measured and
+   * found unfit (no `sandbox` then): said in `setup --seal`'s refusal, naming the version measured.
+   */
+  unsealable?: string;
 }
 
 /** Where a host's sandbox runs, and what it needs installed there. */

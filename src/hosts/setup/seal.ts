@@ -13,12 +13,14 @@ export const PROTECT_KEY = 'pi-plans key --protect';
 
 /**
  * Why `--seal` cannot be done for this host, scope and platform (undefined: it can). `onPath`
- * tells whether a program is on the PATH. Each message says what to do instead.
+ * tells whether a program is on the PATH. Each message says what to do instead; for a host whose
+ * own sandbox was measured and found unfit, why (HostProfile.unsealable).
  */
 export function sealRefusal(host: HostProfile, scope: SetupScope, platform: string, onPath: (program: string) => boolean): string | undefined {
   const name = HOST_NAMES[host.id];
   if (!host.sandbox) {
-    return `${name} cannot be sealed yet: Pi Plans cannot set its sandbox to keep the agent away from the approval key and .pi/. Run setup without --seal, and protect the approval key with a passphrase: ${PROTECT_KEY} (an agent that reads the key file cannot sign with it). Nothing was written.`;
+    const why = host.unsealable ?? 'Pi Plans cannot set its sandbox to keep the agent away from the approval key and .pi/';
+    return `${name} cannot be sealed yet: ${why}. Run setup without --seal, and protect the approval key with a passphrase: ${PROTECT_KEY} (an agent that reads the key file cannot sign with it). Nothing was written.`;
   }
   if (scope !== 'workspace') {
     return `--seal works at workspace scope only: the seal names this workspace's .pi/ and the files setup writes in it. Run setup --seal in each workspace, without --scope user. Nothing was written.`;

@@ -1,7 +1,7 @@
 // `pi-plans setup --seal`: the sandbox and permission rules it writes for Claude Code, and the
 // permission profile and approval policy it writes for Codex, on real files in a temporary
 // workspace and home; its refusals (a host it cannot seal, a sandbox whose programs are not on the
-// PATH, user scope, Windows, Codex off Linux); and `--remove` taking out only the seal.
+// PATH, user scope, Windows, Codex off Linux, Copilot CLI and why); and `--remove` taking out only the seal.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -14,6 +14,8 @@ import { editConfig } from '../../../src/hosts/setup/configEdit';
 import { claudeSeal } from '../../../src/hosts/claude';
 import { codexSeal } from '../../../src/hosts/codex';
 import { sealInPlace } from '../../../src/hosts/install/protection';
+import { HOSTS } from '../../../src/hosts/hosts';
+import { sealRefusal } from '../../../src/hosts/setup/seal';
 import { formatSetupReport, nodeSealSystem, runAgentSetup, SealSystem, SetupOptions, SetupRefused, userFolders } from '../../../src/hosts/install/apply';
 
 const COMMAND = ['/opt/node/bin/node', '/opt/pi-plans/cli.js'];
@@ -291,8 +293,23 @@ describe('pi-plans setup --seal', () => {
     it(`refuses ${agent}: it cannot be sealed yet, and the key under a passphrase is named instead; nothing is written`, () => {
       refused(() => run(agent), /cannot be sealed yet: .*Run setup without --seal, and protect the approval key with a passphrase: pi-plans key --protect .*Nothing was written\./);
       assert.deepEqual(fs.readdirSync(ws), []);
+      assert.deepEqual(fs.readdirSync(home), []);
     });
   }
+
+  it('Copilot CLI\'s refusal says why, as measured with 1.0.102: its sandbox runs the hooks inside it, so the seal would blind Pi Plans\' hook; and its sandbox is a user setting only', () => {
+    const why = sealRefusal(HOSTS['copilot-cli'], 'workspace', 'linux', () => true);
+    assert.equal(
+      why,
+      "GitHub Copilot CLI cannot be sealed yet: Copilot CLI 1.0.102's sandbox runs the hooks inside it too, under the agent's own policy (only MCP and LSP servers can run outside it), so a policy that keeps the agent's commands from Pi Plans' folders and from writing .pi/ keeps Pi Plans' hook from them as well: measured, the hook then no longer sees which plan binds the session, and lets through the edits and commands it stops in an unsealed session. (Its sandbox is also the person's setting for every folder, in ~/.copilot/settings.json: a repository's .github/copilot/settings.json may not set it). Run setup without --seal, and protect the approval key with a passphrase: pi-plans key --protect (an agent that reads the key file cannot sign with it). Nothing was written.",
+    );
+    // The same reason on every platform and at either scope; and the host has no seal to count on.
+    for (const platform of ['darwin', 'win32'] as const) assert.equal(sealRefusal(HOSTS['copilot-cli'], 'user', platform, () => false), why);
+    assert.equal(HOSTS['copilot-cli'].sandbox, undefined);
+    assert.equal(sealInPlace('copilot-cli', ws, folders, linux()), false);
+    // Copilot in VS Code keeps the general reason.
+    assert.match(sealRefusal(HOSTS.copilot, 'workspace', 'linux', () => true) ?? '', /^GitHub Copilot in VS Code cannot be sealed yet: Pi Plans cannot set its sandbox to keep the agent away from the approval key and \.pi\/\. Run setup without --seal/);
+  });
 
   it('refuses when the sandbox\'s programs are not on the PATH, naming them and how to install them; nothing is written', () => {
     refused(() => run('claude', {}, linux([])), /needs bwrap and socat on the PATH, and bwrap and socat are not there: install them \(apt-get install bubblewrap socat.*\), then run setup --seal again\. Nothing was written/);
