@@ -70,9 +70,7 @@ export class NodeEvidence implements EvidencePort {
       if (!before || !now) return { recorded: false, why: 'its start was not recorded' };
       this.started.delete(`${plan}/${step}`);
       // The pin keeps the tree from git gc (two weeks away at the soonest): the mark need not wait for it.
-      const pin = g.pin(plan, step, 'after', now.tree).catch(() => undefined);
-      this.pending.add(pin);
-      void pin.finally(() => this.pending.delete(pin));
+      this.pinLater(g, plan, step, now.tree);
       this.markAt(g, plan, now.tree);
       const files: FileChange[] = now.changes;
       return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files, g.top) };
@@ -99,9 +97,7 @@ export class NodeEvidence implements EvidencePort {
       if (!before) return { recorded: false, why: "the step was never marked in progress, and neither the plan's start nor an earlier mark was recorded" };
       const now = await g.snapshotSince(before);
       await g.pin(plan, step, 'before', before);
-      const pin = g.pin(plan, step, 'after', now.tree).catch(() => undefined);
-      this.pending.add(pin);
-      void pin.finally(() => this.pending.delete(pin));
+      this.pinLater(g, plan, step, now.tree);
       this.markAt(g, plan, now.tree);
       const files: FileChange[] = now.changes;
       return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files, g.top) };
@@ -125,7 +121,12 @@ export class NodeEvidence implements EvidencePort {
   /** The tree as of the plan's last mark, kept here and pinned (the mark does not wait for the pin). */
   private markAt(g: GitEvidence, plan: string, tree: string): void {
     this.lastMark.set(plan, tree);
-    const pin = g.pin(plan, LAST_MARK, 'after', tree).catch(() => undefined);
+    this.pinLater(g, plan, LAST_MARK, tree);
+  }
+
+  /** Pins an "after" tree without waiting for it (`settled` does); a pin that fails leaves the tree to git gc. */
+  private pinLater(g: GitEvidence, plan: string, step: string, tree: string): void {
+    const pin = g.pin(plan, step, 'after', tree).catch(() => undefined);
     this.pending.add(pin);
     void pin.finally(() => this.pending.delete(pin));
   }

@@ -6,13 +6,11 @@
  * "unprotected" (no hook of ours in the host's files: a binding is kept, and nothing checks it).
  * Read from the files setup writes, as they are now; never written.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { HOSTS } from '../hosts';
 import { AGENT_HOSTS, type AgentHost } from '../setup/targets';
 import { sealRefusal } from '../setup/seal';
 import { userConfigDir } from '../../node/userFolders';
-import { isProtectedKey } from '../../node/protectedKey';
+import { NodeApprovalKeys } from '../../node/approvalKeys';
 import { hooksSetUp, runAgentSetup } from './apply';
 import { type UserFolders, userFolders } from './folders';
 import { nodeSealSystem, type SealSystem } from './seal';
@@ -45,12 +43,10 @@ export function protectionByHost(workspace: string, folders: UserFolders = userF
   return out;
 }
 
-/** Whether the person's approval key is protected with a passphrase (false: none yet, or a plain one). */
+/** Whether the person's approval key is protected with a passphrase (false: none yet, a plain one, or one that cannot be read). */
 export function approvalKeyProtected(env: NodeJS.ProcessEnv = process.env): boolean {
   try {
-    const file = path.join(userConfigDir(env), 'approval-key.pem');
-    const st = fs.lstatSync(file, { throwIfNoEntry: false });
-    return !!st?.isFile() && st.size < 64 * 1024 && isProtectedKey(fs.readFileSync(file, 'utf8'));
+    return new NodeApprovalKeys(userConfigDir(env), () => [], true).identity(false).protected;
   } catch {
     return false;
   }
