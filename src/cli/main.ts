@@ -1,5 +1,5 @@
 // The `pi-plans` CLI's entry: builds the program from the command groups under commands/ and runs it.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isPlanError } from '../core';
@@ -59,8 +59,41 @@ export function buildProgram(io: CliIo = realIo): Command {
   for (const cmd of [program, ...program.commands]) {
     cmd.showHelpAfterError(cmd === program ? 'Run `pi-plans --help` for the commands and options.' : `Run \`pi-plans ${cmd.name()} --help\` for its arguments and options.`);
   }
+  ownOptionsOnly(program);
 
   return program;
+}
+
+/**
+ * The program's options are read before the command only (`pi-plans --version`, `pi-plans --root
+ * DIR list`): after it, an option the command does not have is an error, never the program's.
+ * Otherwise `pi-plans approve ID --version 2` printed the program's version, exited 0 and decided
+ * nothing. `--root` is every command's option too (it always was accepted after the command), and
+ * `--version` after a command is refused naming what was meant.
+ */
+function ownOptionsOnly(program: Command): void {
+  program.enablePositionalOptions();
+  for (const cmd of program.commands) {
+    cmd.addOption(new Option('--root <dir>', 'workspace folder that holds .pi/plans (as before the command)'));
+    const seen = cmd.options.some((o) => o.long === '--seen-version');
+    cmd.addOption(
+      new Option('-V, --version [n]')
+        .hideHelp()
+        .preset('')
+        .argParser(() => {
+          throw new UsageError(
+            seen
+              ? `\`${cmd.name()}\` has no --version: the version you reviewed is --seen-version <n> (e.g. pi-plans ${cmd.name()} PLAN-… --seen-version 2). Nothing was done.`
+              : `\`${cmd.name()}\` has no --version: \`pi-plans --version\`, before any command, prints the program's version. Nothing was done.`,
+          );
+        }),
+    );
+  }
+  // The command's --root, when given, is the one the command runs on.
+  program.hook('preAction', (_program, action) => {
+    const root = action.getOptionValue('root') as string | undefined;
+    if (action !== program && root !== undefined) program.setOptionValue('root', root);
+  });
 }
 
 /**
@@ -102,12 +135,20 @@ export async function runCli(argv: string[], io: CliIo = realIo): Promise<number
       return 1;
     }
     if (isPlanError(e)) {
-      io.err(`pi-plans: ${e.toLocatedString()}\n`);
+      io.err(`pi-plans: ${atTheTerminal(e.toLocatedString())}\n`);
       return 1;
     }
     io.err(`pi-plans: ${(e as Error).message}\n`);
     return 1;
   }
+}
+
+/**
+ * The store's words for any face ("list the plans to find the right id") as the command that does
+ * it at a terminal; agents read the same errors with their tool's name (src/tools).
+ */
+function atTheTerminal(message: string): string {
+  return message.replace(/\blist the plans to find\b/g, 'run `pi-plans list` to find');
 }
 
 if (require.main === module) {

@@ -1,7 +1,7 @@
 // The person's decisions on a plan and on whose approvals count: approve, confirm, key, trust,
 // reject. A decision is made by a person at a terminal, never by whoever merely can run the CLI:
 // `--digest` names the text the person reviewed, and is checked at the terminal, never instead of it.
-import { contentDigest, KEY_PATTERN, nextStatus, PlanError, progressOf, refuseIfNotSeen, ReviewComment, SeenPlan, shortKey } from '../../core';
+import { contentDigest, KEY_PATTERN, nextStatus, PlanDocument, PlanError, progressOf, refuseIfNotSeen, ReviewComment, SeenPlan, shortKey } from '../../core';
 import { recordDriftBase } from '../../node';
 import { approvePlan, confirmApproval, rejectPlan } from '../../service';
 import { PlanStore } from '../../store';
@@ -39,9 +39,10 @@ function registerConfirm({ program, io, store }: CliContext): void {
   program
     .command('confirm <id>')
     .description('confirm, on this machine, an approval made on another machine by a key not trusted here, so the plan can run (at a terminal: it shows who signed and asks)')
-    .action(async (id: string) => {
+    .addOption(seenVersionOption())
+    .action(async (id: string, o: { seenVersion?: number }) => {
       const st = await store({ index: false });
-      const seenPlan = await decided(io, st, id, {}, 'confirm');
+      const seenPlan = await decided(io, st, id, o, 'confirm');
       const doc = await st.read(id);
       if (contentDigest(doc) !== seenPlan.digest) throw new PlanError('STALE_APPROVAL', `the text of ${id} changed since you read it: review it again (\`pi-plans show ${id}\`)`);
       await confirmApproval({ store: st }, id, { actor: 'cli' });
@@ -130,6 +131,7 @@ async function decided(io: CliIo, st: PlanStore, id: string, o: { digest?: strin
   // A plan that cannot be approved now is refused for that reason first (not for want of a terminal).
   const current = await st.read(id);
   if (what === 'approve') nextStatus(id, current.fm.status, 'approve', 'cli');
+  else await somethingToConfirm(st, current);
   if (!io.ask) {
     if (what === 'approve') {
       needsPerson(`${id} was not approved: approving a plan is a person's decision`, `The person approves it in VS Code, or runs \`pi-plans approve ${id}\` in their own terminal (it shows the plan and asks).`, 'ask the user to review the plan; do not approve it yourself.');
@@ -156,6 +158,35 @@ async function decided(io: CliIo, st: PlanStore, id: string, o: { digest?: strin
   const answer = await ask(what === 'approve' ? `Approve ${id} "${printable(doc.fm.title)}" at v${doc.fm.version}? [y/N] ` : `Confirm this approval of ${id} on this machine, so it can run? [y/N] `);
   if (!/^y(es)?$/i.test(answer.trim())) throw new NotDone(`${id} was not ${what === 'approve' ? 'approved' : 'confirmed'}.`);
   return { digest, version: doc.fm.version, text: doc.text };
+}
+
+/**
+ * Refuses `confirm` on a plan with no approval from another machine to confirm, saying why and
+ * what the person does instead (before asking for a terminal: the reason is the plan, not where
+ * the command runs).
+ */
+async function somethingToConfirm(st: PlanStore, doc: PlanDocument): Promise<void> {
+  const s = await st.approvalStanding(doc);
+  if (s.state === 'foreign') return;
+  const { id, status } = doc.fm;
+  const about = '`pi-plans confirm` is for an approval signed on another machine by a key not trusted here';
+  const withdraw = `send it back for review (\`pi-plans withdraw ${id}\`), then approve the current text (\`pi-plans approve ${id}\`)`;
+  let why: string;
+  if (s.state === 'valid') {
+    const how = s.signer === 'own' ? 'signed with your key' : s.signer === 'trusted' ? 'signed with a key you trust' : 'confirmed here already';
+    why = `the approval by ${s.approver} at v${s.version} holds on this machine (${how}): the plan can run as it is`;
+  } else if (s.state === 'changed') {
+    why = `its text changed since it was approved${s.version !== undefined ? ` at v${s.version}` : ''}, so that approval no longer holds: ${withdraw}`;
+  } else if (s.state === 'invalid') {
+    why = `its approval does not hold (${s.reason}): ${withdraw}`;
+  } else if (status === 'proposed') {
+    why = `it is proposed, and no one has approved it yet (${about}): review it and approve it with \`pi-plans approve ${id}\``;
+  } else if (status === 'draft' || status === 'rejected' || status === 'needs_review') {
+    why = `it is ${status}, with no approval (${about}): the agent submits it for review, then a person approves it`;
+  } else {
+    why = `it is ${status}, and needs no approval now (${about})`;
+  }
+  throw new PlanError('INVALID_TRANSITION', `${id}: nothing to confirm: ${why}.`);
 }
 
 /** What could not be done beside a decision that was written: the decision stands, and each failure is named. */
