@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { ApprovalStanding, contentDigest, isPlanId, PlanDocument, PlanStatus, ProblemSeverity, progressOf, sectionText, standingProblem } from '../../core';
 import { planWorkFacts } from '../../node';
 import { IndexEntry } from '../../store';
+import { SETUP_HOSTS } from '../../hosts/setup/targets';
 import { CliContext, statusOption } from '../cliContext';
 import { evidenceReport, evidenceText } from './evidence';
 import { factLinesOf } from './checks';
@@ -26,7 +27,7 @@ function registerList({ program, io, store }: CliContext): void {
       const keyring = await s.keyring();
       const flags = await Promise.all(rows.map((r) => s.attention(r, { keyring })));
       if (o.json) io.out(JSON.stringify(rows.map((r, i) => (flags[i] ? { ...r, attention: flags[i] } : r)), null, 2) + '\n');
-      else if (!rows.length) io.out(`No plans${o.status ? ` with status ${o.status.join(', ')}` : ''} in ${path.join(s.root, '.pi/plans')}.\n`);
+      else if (!rows.length) io.out(o.status && s.list().length ? `No plans with status ${o.status.join(', ')} in ${path.join(s.root, '.pi/plans')}.\n` : noPlansYet(path.join(s.root, '.pi/plans')));
       else io.out(rows.map((r, i) => entryLine(r, flags[i])).join('\n') + '\n');
     });
 }
@@ -105,6 +106,19 @@ function registerValidate({ program, io, store }: CliContext): void {
       }
       if (errors) process.exitCode = 1;
     });
+}
+
+/** An empty plan folder: how plans get there, and the command that sets an agent up to write them. */
+function noPlansYet(dir: string): string {
+  const others = SETUP_HOSTS.filter((h) => h !== 'claude' && h !== 'copilot');
+  return [
+    `No plans in ${dir} yet.`,
+    'An agent writes them, through the plan tools, once it is set up for this workspace:',
+    `  pi-plans setup --agent claude      (or ${others.join(', ')})`,
+    '  pi-plans setup --agent copilot     (Copilot in VS Code, with the Pi Plans extension)',
+    "Then ask the agent for a plan of the task: it waits here for your review (pi-plans show, pi-plans approve).",
+    '',
+  ].join('\n');
 }
 
 /** The approval (and whether it holds here) in one line for `show` and `list`. */

@@ -140,10 +140,20 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       assert.deepEqual((JSON.parse(out) as { id: string }[]).map((e) => e.id), ['PLAN-0000000a']);
     });
 
-    it('an empty workspace says so', async () => {
+    it('an empty workspace says so, how plans get there, and the setup command that makes an agent write them', async () => {
+      const empty = [
+        `No plans in ${path.join(root, '.pi/plans')} yet.`,
+        'An agent writes them, through the plan tools, once it is set up for this workspace:',
+        '  pi-plans setup --agent claude      (or codex, copilot-cli, cursor)',
+        '  pi-plans setup --agent copilot     (Copilot in VS Code, with the Pi Plans extension)',
+        'Then ask the agent for a plan of the task: it waits here for your review (pi-plans show, pi-plans approve).',
+        '',
+      ].join('\n');
       const r = await cli('list');
       assert.equal(r.code, 0);
-      assert.equal(r.out, `No plans in ${path.join(root, '.pi/plans')}.\n`);
+      assert.equal(r.out, empty);
+      // A filter on an empty folder: the same (the filter is not why nothing is listed).
+      assert.equal((await cli('list', '--status', 'draft')).out, empty);
     });
   });
 
@@ -180,7 +190,8 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       const r = await cli('show', 'PLAN-0000abcd');
       assert.equal(r.code, 1);
       assert.equal(r.out, '');
-      assert.equal(r.err, 'pi-plans: PLAN-0000abcd does not exist in .pi/plans: list the plans to find the right id\n');
+      // The store's words name the command at a terminal (agents read `pi_plan_list` instead).
+      assert.equal(r.err, 'pi-plans: PLAN-0000abcd does not exist in .pi/plans: run `pi-plans list` to find the right id\n');
     });
 
     it('a bad id (../x): exit 1 with INVALID_ID, nothing read outside', async () => {
@@ -188,7 +199,7 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       const r = await cli('show', '../x');
       assert.equal(r.code, 1);
       assert.equal(r.out, '');
-      assert.equal(r.err, 'pi-plans: "../x" is not a plan id: ids are PLAN- and 8 lowercase hex digits, e.g. PLAN-1a2b3c4d; list the plans to find one\n');
+      assert.equal(r.err, 'pi-plans: "../x" is not a plan id: ids are PLAN- and 8 lowercase hex digits, e.g. PLAN-1a2b3c4d; run `pi-plans list` to find one\n');
     });
 
     it('an invalid file: exit 1 with file:line', async () => {
@@ -449,6 +460,34 @@ describe('pi-plans CLI (in-process, real disk)', function () {
       assert.match(text, /^status: approved$/m);
       assert.match(text, /^approved_version: 3$/m);
       assert.ok(text.endsWith('2. [ ] S002 second\n\n## Approval (v3)\n- S001: Log how many rows it touched\n- Goal: Say "work" for whom\n'), text);
+    });
+  });
+
+  describe('confirm', () => {
+    it('on a plan with no approval from another machine: "nothing to confirm", why, and what to do instead, before any talk of a terminal; nothing asked, nothing written', async () => {
+      const ID = 'PLAN-0000000a';
+      const about = '`pi-plans confirm` is for an approval signed on another machine by a key not trusted here';
+      put(ID, planText(ID));
+      const proposed = file(ID);
+      for (const run of [() => cli('confirm', ID), () => atTerminal('y', 'confirm', ID)]) {
+        const r = await run();
+        assert.equal(r.code, 1);
+        assert.equal(r.err, `pi-plans: ${ID}: nothing to confirm: it is proposed, and no one has approved it yet (${about}): review it and approve it with \`pi-plans approve ${ID}\`.\n`);
+        assert.deepEqual((r as { asked?: string[] }).asked ?? [], [], 'nothing asked');
+      }
+      assert.equal(file(ID), proposed);
+      put(ID, planText(ID, { status: 'draft' }));
+      assert.match((await cli('confirm', ID)).err, new RegExp(`^pi-plans: ${ID}: nothing to confirm: it is draft, with no approval \\(.*\\): the agent submits it for review, then a person approves it\\.\n$`));
+      // Approved here, with this person's own key: the approval holds already.
+      put(ID, planText(ID));
+      assert.equal((await atTerminal('y', 'approve', ID)).code, 0);
+      const approved = file(ID);
+      const held = await cli('confirm', ID);
+      assert.equal(held.code, 1);
+      assert.match(held.err, new RegExp(`^pi-plans: ${ID}: nothing to confirm: the approval by .* at v3 holds on this machine \\(signed with your key\\): the plan can run as it is\\.\n$`));
+      // Its text changed since: that approval no longer holds, and confirming would not make it.
+      fs.writeFileSync(path.join(plans, `${ID}.md`), approved.replace('Make it work', 'Make it work, and more'));
+      assert.match((await cli('confirm', ID)).err, new RegExp(`^pi-plans: ${ID}: nothing to confirm: its text changed since it was approved at v3, so that approval no longer holds: send it back for review \\(\`pi-plans withdraw ${ID}\`\\), then approve the current text \\(\`pi-plans approve ${ID}\`\\)\\.\n$`));
     });
   });
 
