@@ -3,7 +3,7 @@
 import { Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AGENT_HOSTS, AgentHost, HOST_NAMES, SETUP_SCOPES, SetupScope } from '../../hosts/setup/targets';
+import { HOST_NAMES, SETUP_HOSTS, SETUP_SCOPES, SetupHost, SetupScope } from '../../hosts/setup/targets';
 import { gitSetup, runMergeDriver } from '../git';
 import { readStdin, runHookCommand } from '../../hosts/hook/command';
 import * as shellReader from '../../hosts/policy/commands';
@@ -51,7 +51,7 @@ export function smallEntry(script: string): string {
 }
 
 interface SetupFlags {
-  agent: AgentHost;
+  agent: SetupHost;
   scope: SetupScope;
   hooks: boolean;
   mcp: boolean;
@@ -66,14 +66,14 @@ function registerSetup(ctx: CliContext): void {
   program
     .command('setup')
     .description('write the MCP server entry and the hooks for an agent host into its configuration files, kept with everything else in them; idempotent; --remove takes out only what setup added')
-    .addOption(new Option('--agent <host>', 'the agent host').choices([...AGENT_HOSTS]).makeOptionMandatory())
+    .addOption(new Option('--agent <host>', 'the agent host (cursor: its MCP server only, no hooks)').choices([...SETUP_HOSTS]).makeOptionMandatory())
     .addOption(new Option('--scope <scope>', 'the workspace\'s files (--root) or your user files').choices([...SETUP_SCOPES]).default('workspace'))
     .option('--no-hooks', 'leave the hooks out')
     .option('--no-mcp', 'leave the MCP server out')
     .option('--dry-run', 'show what would change; write nothing')
     .option('--seal', 'also set the host\'s own sandbox so the agent\'s tools and commands cannot read Pi Plans\' folders (the approval key) nor write .pi/ or these files (Claude Code: needs bwrap and socat on Linux; Codex: a permission profile, on Linux)')
     .option('--remove', 'take out the hooks, the MCP server and the seal setup added, nothing else')
-    .option('--command <cmd>', 'how the agent should run pi-plans, words separated by spaces, e.g. "pi-plans" when it is on the PATH (default: this Node and this script, by absolute path)')
+    .option('--command <cmd>', 'how the agent should run pi-plans, words separated by spaces, e.g. "pi-plans" when it is on the PATH: then the files name no path of this machine, and the MCP server serves the folder the host starts it in (default: this Node and this script, by absolute path)')
     .action(async (o: SetupFlags) => {
       const command = o.command !== undefined ? o.command.trim().split(/\s+/).filter(Boolean) : [process.execPath, smallEntry(path.resolve(process.argv[1] ?? 'pi-plans'))];
       if (!command.length) throw new UsageError('--command takes the command that runs pi-plans, e.g. --command pi-plans');

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HOSTS, setupTargets } from '../hosts';
-import { AGENT_HOSTS, AgentHost, HOST_NAMES, SealPaths, SETUP_SCOPES, SetupRequest, SetupScope, SetupTarget } from '../setup/targets';
+import { AGENT_HOSTS, AgentHost, cursorTargets, HOST_NAMES, namesAbsolutePath, SealPaths, SETUP_SCOPES, SetupHost, SetupRequest, SetupScope, SetupTarget } from '../setup/targets';
 import { ConfigFileError, editConfig, hasOurHooks } from '../setup/configEdit';
 import { PROTECT_KEY, sealRefusal } from '../setup/seal';
 import { realPathOf } from '../../node/userFolders';
@@ -18,7 +18,9 @@ import { nodeSealSystem, SealSystem, sealPaths } from './seal';
 export { userFolders, type UserFolders } from './folders';
 export { nodeSealSystem, type SealSystem } from './seal';
 
-export interface SetupOptions extends SetupRequest {
+export interface SetupOptions extends Omit<SetupRequest, 'agent'> {
+  /** A host with hooks, or Cursor (its MCP server only). */
+  agent: SetupHost;
   remove: boolean;
   dryRun: boolean;
   /** `--seal`: set the host's own sandbox up too (refused where it cannot be); `--remove` takes a seal out with or without it. */
@@ -36,15 +38,19 @@ export interface FileReport {
   changes: string[];
   note?: string;
   removeNote?: string;
+  /** What setup writes in it names an absolute path of this machine (the command, the workspace, the seal's folders). */
+  machinePaths: boolean;
 }
 
 export interface SetupReport {
-  agent: SetupRequest['agent'];
+  agent: SetupHost;
   scope: SetupRequest['scope'];
   dryRun: boolean;
   remove: boolean;
   /** The hooks set up: whether the host is sealed too, could be (`--seal`), or cannot be by Pi Plans. */
   seal: 'sealed' | 'not sealed' | 'cannot';
+  /** The command that runs pi-plans names an absolute path (the default: this Node and this script). */
+  absoluteCommand: boolean;
   files: FileReport[];
 }
 
@@ -110,7 +116,20 @@ function planFile(target: SetupTarget, opts: SetupOptions, folders: UserFolders,
   });
   const changes = [...out.changes, ...(missing.length ? [`created the folder${missing.length > 1 ? 's' : ''} it names that ${missing.length > 1 ? 'were' : 'was'} not there: ${missing.map((f) => showPath(f.path, opts, folders)).join(', ')}`] : [])];
   const status = !changes.length ? 'unchanged' : before === undefined ? 'created' : out.text === undefined ? 'deleted' : 'updated';
-  return { target, real, text: out.text, edited: out.changes.length > 0, missing, report: { file, shown, kind: target.kind, status, changes, note: target.note, removeNote: target.removeNote } };
+  const machinePaths = !opts.remove && target.edit.entries.some((e) => namesAbsolute(e.value));
+  return { target, real, text: out.text, edited: out.changes.length > 0, missing, report: { file, shown, kind: target.kind, status, changes, note: target.note, removeNote: target.removeNote, machinePaths } };
+}
+
+/**
+ * Whether a value setup writes names an absolute path, in a string or a key: a word of a command
+ * line (`/usr/bin/node '/opt/pi plans/bin.js' hook …`), an argument, a permission rule's path
+ * (`Read(//home/…)`), a folder a permission profile names.
+ */
+function namesAbsolute(v: unknown): boolean {
+  if (typeof v === 'string') return /(^|[\s'"(=])(\/|[A-Za-z]:[\\/])/.test(v);
+  if (Array.isArray(v)) return v.some(namesAbsolute);
+  if (v && typeof v === 'object') return Object.entries(v).some(([k, x]) => namesAbsolute(k) || namesAbsolute(x));
+  return false;
 }
 
 /** Writes beside and renames (a host reading meanwhile never sees half a file), keeping the file's mode. */
@@ -137,12 +156,17 @@ function deleteFile(file: string, stop: string): void {
  * a seal is taken out with the rest. Undefined: no seal in this run.
  */
 function sealFor(opts: SetupOptions, folders: UserFolders, system: SealSystem): SealPaths | undefined {
-  const host = HOSTS[opts.agent];
-  if (opts.remove) return host.sandbox && opts.scope === 'workspace' ? sealPaths(opts, folders, system.env) : undefined;
+  if (opts.agent === 'cursor') {
+    if (opts.seal && !opts.remove) throw new SetupRefused(`Cursor cannot be sealed: Pi Plans writes only its MCP server for Cursor, with no hooks, so nothing holds its agent to a plan or keeps it from your approval key. Run setup without --seal, and protect the approval key with a passphrase: ${PROTECT_KEY}. Nothing was written.`);
+    return undefined;
+  }
+  const req = { ...opts, agent: opts.agent };
+  const host = HOSTS[req.agent];
+  if (opts.remove) return host.sandbox && opts.scope === 'workspace' ? sealPaths(req, folders, system.env) : undefined;
   if (!opts.seal) return undefined;
   const why = sealRefusal(host, opts.scope, system.platform, system.onPath);
   if (why) throw new SetupRefused(why);
-  return sealPaths(opts, folders, system.env);
+  return sealPaths(req, folders, system.env);
 }
 
 /**
@@ -154,9 +178,10 @@ export function runAgentSetup(opts: SetupOptions, folders: UserFolders = userFol
     throw new SetupRefused(`${opts.workspace} is not a folder: pass the workspace folder with --root, or use --scope user.`);
   }
   const req = { ...opts, sealPaths: sealFor(opts, folders, system) };
+  const targets = opts.agent === 'cursor' ? cursorTargets(req) : setupTargets({ ...req, agent: opts.agent });
   // Two targets can share a file (Codex's MCP server and seal, in .codex/config.toml): each edit sees the one before.
   const texts = new Map<string, string | undefined>();
-  const planned = setupTargets(req).map((t) => {
+  const planned = targets.map((t) => {
     const p = planFile(t, opts, folders, texts);
     texts.set(p.real, p.text);
     return p;
@@ -173,8 +198,8 @@ export function runAgentSetup(opts: SetupOptions, folders: UserFolders = userFol
       else writeAtomic(real, p.text);
     }
   }
-  const seal = req.sealPaths && !opts.remove ? 'sealed' : HOSTS[opts.agent].sandbox ? 'not sealed' : 'cannot';
-  return { agent: opts.agent, scope: opts.scope, dryRun: opts.dryRun, remove: opts.remove, seal, files: reported.map((p) => p.report) };
+  const seal = req.sealPaths && !opts.remove ? 'sealed' : opts.agent !== 'cursor' && HOSTS[opts.agent].sandbox ? 'not sealed' : 'cannot';
+  return { agent: opts.agent, scope: opts.scope, dryRun: opts.dryRun, remove: opts.remove, seal, absoluteCommand: namesAbsolutePath(opts.command), files: reported.map((p) => p.report) };
 }
 
 const WOULD: Record<string, string> = { added: 'would add', updated: 'would update', removed: 'would remove', created: 'would create' };
@@ -196,12 +221,37 @@ export function formatSetupReport(r: SetupReport): string {
   else if (!changed.length) lines.push(r.remove ? 'Nothing to remove.' : 'Already set up: nothing to change.');
   else if (r.dryRun) lines.push('Dry run: run the same command without --dry-run to write these changes.');
   else if (!r.remove) lines.push(`Done. Restart ${HOST_NAMES[r.agent]} (or start a new session) to load the changes.`);
+  if (r.remove) return `${lines.join('\n')}\n`;
   // What holds the agent to its plans, said once the hooks went in: the seal, or why not and what else to do.
-  if (!r.remove && changed.some((f) => f.kind === 'hooks')) lines.push(SEAL_WORDS[r.seal](r.agent));
+  if (changed.some((f) => f.kind === 'hooks')) lines.push(SEAL_WORDS[r.seal](r.agent));
+  if (r.agent === 'cursor' && changed.length) lines.push(CURSOR_WORDS);
+  const machine = changed.filter((f) => f.machinePaths && !f.shown.startsWith('~/') && !path.isAbsolute(f.shown));
+  if (machine.length) lines.push(machineWords(machine, r));
+  // No --root: the server serves the folder the host starts it in (VS Code and Cursor name the folder they have open).
+  if (!r.absoluteCommand && r.scope === 'workspace' && r.agent !== 'copilot' && r.agent !== 'cursor' && changed.some((f) => f.kind === 'mcp')) {
+    lines.push(`The MCP server entry names no folder: the server serves the folder ${HOST_NAMES[r.agent]} starts it in, this workspace when ${HOST_NAMES[r.agent]} is started here.`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
-const SEAL_WORDS: Record<SetupReport['seal'], (agent: AgentHost) => string> = {
+const CURSOR_WORDS = `Cursor gets the plan tools only: Pi Plans has no hooks for Cursor and cannot seal it, so nothing holds its agent to a plan (it plans, and a person approves, through the tools). Protect your approval key with a passphrase, so an agent that reads it cannot sign: ${PROTECT_KEY}.`;
+
+/**
+ * Says which of the workspace's files (usually committed) now name absolute paths of this machine,
+ * and how to write them without: a pi-plans on the PATH (`--command pi-plans`), or each person's
+ * own setup. The seal's paths are this machine's whatever the command.
+ */
+function machineWords(reports: readonly FileReport[], r: SetupReport): string {
+  const files = reports.map((f) => f.shown);
+  // The MCP entry names the workspace by path where the command does (VS Code and Cursor put in the folder they have open).
+  const rooted = r.absoluteCommand && r.agent !== 'copilot' && r.agent !== 'cursor' && reports.some((f) => f.kind === 'mcp');
+  const what = [r.absoluteCommand ? 'the command that runs pi-plans' : '', rooted ? 'the workspace folder' : '', r.seal === 'sealed' ? 'the folders the seal names' : ''].filter(Boolean);
+  const list = (xs: readonly string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : xs[0]);
+  const fix = r.absoluteCommand ? ` With pi-plans on the PATH, \`pi-plans setup --agent ${r.agent} --command pi-plans\` writes ${files.length > 1 ? 'them' : 'it'} with no path of this machine.` : '';
+  return `Machine-specific: ${list(files)} ${files.length > 1 ? 'name' : 'names'} absolute paths of this machine${what.length ? ` (${list(what)})` : ''}: committed, ${files.length > 1 ? 'they work' : 'it works'} only where those paths are the same; otherwise keep ${files.length > 1 ? 'them' : 'it'} out of git and have each person run setup.${fix}`;
+}
+
+const SEAL_WORDS: Record<SetupReport['seal'], (agent: SetupHost) => string> = {
   sealed: (a) => `Sealed: ${HOST_NAMES[a]}'s own sandbox keeps the agent from your approval key and from writing .pi/; the hooks hold it to its plan.`,
   'not sealed': (a) => `Not sealed: only the hooks hold ${HOST_NAMES[a]} to its plans, and an agent with a shell may find a way past them. Seal it: pi-plans setup --agent ${a} --seal; and protect your approval key: ${PROTECT_KEY}.`,
   cannot: (a) => `${HOST_NAMES[a]} cannot be sealed by Pi Plans (its sandbox cannot be set to keep the agent from your approval key and .pi/): only the hooks hold it to its plans. Protect your approval key with a passphrase, so an agent that reads it cannot sign: ${PROTECT_KEY}.`,

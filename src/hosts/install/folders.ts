@@ -1,6 +1,6 @@
 /**
  * Where each host keeps its user-scope configuration (`~/.claude`, `CODEX_HOME`, `COPILOT_HOME`,
- * VS Code's User folder), from the environment the hosts read themselves. Plain Node: setup and the
+ * VS Code's User folder, `~/.cursor`), from the environment the hosts read themselves. Plain Node: setup and the
  * hook (which guards these files) both use it.
  */
 import * as os from 'node:os';
@@ -23,5 +23,6 @@ export function userFolders(env: NodeJS.ProcessEnv = process.env, home = os.home
     codexHome: env.CODEX_HOME || path.join(home, '.codex'),
     copilotHome: env.COPILOT_HOME || path.join(home, '.copilot'),
     vscodeUser,
+    cursorHome: path.join(home, '.cursor'),
   };
 }

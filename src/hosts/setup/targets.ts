@@ -28,6 +28,13 @@ import { HOOK_HOSTS, type HookHost } from '../ids';
 
 export const AGENT_HOSTS = HOOK_HOSTS;
 export type AgentHost = HookHost;
+/**
+ * The hosts `pi-plans setup --agent` takes: those with hooks, and Cursor, which gets the MCP
+ * server only (`.cursor/mcp.json`): Pi Plans has no hooks for it, so it cannot be held to a plan
+ * nor sealed.
+ */
+export const SETUP_HOSTS = [...HOOK_HOSTS, 'cursor'] as const;
+export type SetupHost = (typeof SETUP_HOSTS)[number];
 export const SETUP_SCOPES = ['workspace', 'user'] as const;
 export type SetupScope = (typeof SETUP_SCOPES)[number];
 
@@ -36,15 +43,16 @@ export const MCP_SERVER_NAME = 'pi-plans';
 
 
 /** The host names people read. */
-export const HOST_NAMES: Record<AgentHost, string> = {
+export const HOST_NAMES: Record<SetupHost, string> = {
   copilot: 'GitHub Copilot in VS Code',
   claude: 'Claude Code',
   codex: 'Codex',
   'copilot-cli': 'GitHub Copilot CLI',
+  cursor: 'Cursor',
 };
 
 /** Where a file is: under the workspace folder, or under one of the folders the caller resolves for the user. */
-export type ConfigBase = 'workspace' | 'claudeState' | 'claudeHome' | 'codexHome' | 'copilotHome' | 'vscodeUser';
+export type ConfigBase = 'workspace' | 'claudeState' | 'claudeHome' | 'codexHome' | 'copilotHome' | 'vscodeUser' | 'cursorHome';
 
 /** One configuration file setup edits, and the edit. */
 export interface SetupTarget {
@@ -127,8 +135,16 @@ export function hookCommand(command: readonly string[], agent: AgentHost | undef
   return [...command.map(shellWord), 'hook', ...tail].join(' ');
 }
 
+/**
+ * Whether a command names an absolute path (`/usr/bin/node /opt/pi-plans/bin.js`, `C:\\…`): the
+ * entries written with it then hold only on this machine, and setup says so.
+ */
+export function namesAbsolutePath(command: readonly string[]): boolean {
+  return command.some((w) => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(w));
+}
+
 /** The MCP server's program and arguments: `<command> [--root <workspace>] mcp`. */
-export function mcpArgs(req: SetupRequest, root: string | undefined): { command: string; args: string[] } {
+export function mcpArgs(req: Pick<SetupRequest, 'command'>, root: string | undefined): { command: string; args: string[] } {
   const [program = 'pi-plans', ...first] = req.command;
   return { command: program, args: [...first, ...(root !== undefined ? ['--root', root] : []), 'mcp'] };
 }
@@ -161,7 +177,7 @@ export function mcpServer(key: string, value: Record<string, unknown>): EntryEdi
 }
 
 /** A list of targets, with the request's --no-hooks / --no-mcp (and whether it seals) applied as they are added. */
-export function targetList(req: SetupRequest): { targets: SetupTarget[]; add(kind: SetupTarget['kind'], target: Omit<SetupTarget, 'kind'>): void } {
+export function targetList(req: Pick<SetupRequest, 'hooks' | 'mcp' | 'sealPaths'>): { targets: SetupTarget[]; add(kind: SetupTarget['kind'], target: Omit<SetupTarget, 'kind'>): void } {
   const targets: SetupTarget[] = [];
   return {
     targets,
@@ -171,9 +187,15 @@ export function targetList(req: SetupRequest): { targets: SetupTarget[]; add(kin
   };
 }
 
-/** The MCP server as a stdio entry, serving the workspace (workspace scope) or the folder the host runs in (user scope). */
+/**
+ * The MCP server as a stdio entry. It serves the folder the host starts it in (the hosts start a
+ * project's servers in the project folder), with no `--root`: at user scope, and at workspace scope
+ * for a command on the PATH (`--command pi-plans`), so the file names no path of this machine and
+ * can be committed. A command given by absolute path (the default: this Node and this script)
+ * makes the entry this machine's anyway, and it names the workspace by absolute path too.
+ */
 export function stdioServer(req: SetupRequest): { command: string; args: string[]; stdio: { type: 'stdio'; command: string; args: string[] } } {
-  const { command, args } = mcpArgs(req, req.scope === 'user' ? undefined : req.workspace);
+  const { command, args } = mcpArgs(req, req.scope === 'user' || !namesAbsolutePath(req.command) ? undefined : req.workspace);
   return { command, args, stdio: { type: 'stdio', command, args } };
 }
 
@@ -181,4 +203,18 @@ export function stdioServer(req: SetupRequest): { command: string; args: string[
 export function sharedCopilotHooks(req: SetupRequest): Omit<SetupTarget, 'kind'> {
   const user = req.scope === 'user';
   return { base: user ? 'copilotHome' : 'workspace', path: user ? ['hooks', 'pi-plans.json'] : ['.github', 'hooks', 'pi-plans.json'], format: 'json', edit: copilotHooks(req), note: 'Copilot in VS Code and Copilot CLI both read this file: one set of hooks serves both', removeNote: 'These hooks served Copilot in VS Code and Copilot CLI alike: both are without them now' };
+}
+
+/**
+ * Cursor: its MCP server in `.cursor/mcp.json` (user scope: `~/.cursor/mcp.json`), `mcpServers`
+ * with a command and its arguments; no hooks (Pi Plans has none for Cursor) and no seal. The
+ * workspace is `${workspaceFolder}`, which Cursor replaces with the folder it has open, at either
+ * scope.
+ */
+export function cursorTargets(req: Omit<SetupRequest, 'agent'>): SetupTarget[] {
+  const user = req.scope === 'user';
+  const { command, args } = mcpArgs(req, '${workspaceFolder}');
+  const t = targetList(req);
+  t.add('mcp', { base: user ? 'cursorHome' : 'workspace', path: user ? ['mcp.json'] : ['.cursor', 'mcp.json'], format: 'json', edit: mcpServer('mcpServers', { command, args }), note: 'Cursor puts the folder it has open in place of ${workspaceFolder}' });
+  return t.targets;
 }

@@ -5,6 +5,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { atTerminalSync } from '../../helpers/person.mjs';
 
@@ -62,6 +64,47 @@ describe('pi-plans setup (the built CLI)', function () {
     const r = spawnSync(server.command, [...server.args.slice(0, -1).map((a) => a.replace('${workspaceFolder}', ws)), '--version'], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^\d+\.\d+\.\d+/);
+  });
+
+  it('--command pi-plans (on the PATH): .mcp.json names no path, and its server, started in the workspace as the hosts start it, serves that workspace', async () => {
+    const r = cli('setup', '--agent', 'claude', '--command', 'pi-plans');
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /Machine-specific/);
+    const server = JSON.parse(read('.mcp.json')).mcpServers['pi-plans'] as { command: string; args: string[] };
+    assert.deepEqual(server, { type: 'stdio', command: 'pi-plans', args: ['mcp'] });
+    assert.ok(!read('.claude', 'settings.json').includes(ws) && !read('.mcp.json').includes(ws));
+    // pi-plans on the PATH, as a person installs it; the entry run as written, in the workspace.
+    const bin = path.join(home, 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'pi-plans'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(path.dirname(CLI), 'bin.js')}" "$@"\n`, { mode: 0o755 });
+    const id = 'PLAN-0000feed';
+    fs.mkdirSync(path.join(ws, '.pi', 'plans'), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.pi', 'plans', `${id}.md`), `---\nid: ${id}\ntitle: Served from here\nstatus: proposed\nversion: 1\ncreated_at: 2026-01-01T00:00:00.000Z\nupdated_at: 2026-01-01T00:00:00.000Z\n---\n\n## Goal\nBe found\n\n## Steps\n1. [ ] S001 Do it\n`);
+    const env = { ...envOf(), PATH: `${bin}${path.delimiter}${process.env.PATH}` } as Record<string, string>;
+    const transport = new StdioClientTransport({ command: server.command, args: server.args, cwd: ws, env, stderr: 'pipe' });
+    const client = new Client({ name: 'pi-plans-setup-test', version: '1.0.0' });
+    let serverErr = '';
+    transport.stderr?.on('data', (b: Buffer) => (serverErr += b.toString()));
+    try {
+      await client.connect(transport);
+      const listed = (await client.callTool({ name: 'pi_plan_list', arguments: {} })) as { content: { text?: string }[] };
+      assert.match(listed.content.map((c) => c.text ?? '').join('\n'), new RegExp(`${id}.*Served from here`), serverErr);
+      assert.match(serverErr, new RegExp(`serving ${ws.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} on stdio`));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('--agent cursor writes .cursor/mcp.json and says Cursor gets the tools, no hooks and no seal; --seal is refused, naming what to do', () => {
+    const r = cli('setup', '--agent', 'cursor');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /\.cursor\/mcp\.json \(new file\): added MCP server pi-plans/);
+    assert.match(r.stdout, /Cursor gets the plan tools only: Pi Plans has no hooks for Cursor and cannot seal it/);
+    assert.match(r.stdout, /Machine-specific: \.cursor\/mcp\.json names absolute paths of this machine \(the command that runs pi-plans\)/);
+    assert.deepEqual(fs.readdirSync(ws), ['.cursor']);
+    const sealed = cli('setup', '--agent', 'cursor', '--seal');
+    assert.equal(sealed.status, 1);
+    assert.match(sealed.stderr, /^pi-plans setup: Cursor cannot be sealed: .* Run setup without --seal, and protect the approval key with a passphrase: pi-plans key --protect\. Nothing was written\.\n$/);
   });
 
   it('--dry-run prints the changes and writes nothing; --command sets how the agent runs pi-plans', () => {
@@ -146,9 +189,9 @@ describe('pi-plans setup (the built CLI)', function () {
   });
 
   it('a wrong or missing --agent is a usage error that lists the hosts', () => {
-    const r = cli('setup', '--agent', 'cursor');
+    const r = cli('setup', '--agent', 'windsurf');
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /Allowed choices are copilot, claude, codex, copilot-cli/);
+    assert.match(r.stderr, /Allowed choices are copilot, claude, codex, copilot-cli, cursor/);
     assert.equal(cli('setup').status, 2);
   });
 });

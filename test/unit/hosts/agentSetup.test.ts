@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse as parseToml } from '@decimalturn/toml-patch';
 import { parse as parseJsonc } from 'jsonc-parser';
-import { AgentHost, HOOK_EVENTS, hookCommand } from '../../../src/hosts/setup/targets';
+import { HOOK_EVENTS, hookCommand, SetupHost } from '../../../src/hosts/setup/targets';
 import { formatSetupReport, runAgentSetup, SetupOptions, SetupRefused, userFolders } from '../../../src/hosts/install/apply';
 
 const COMMAND = ['/opt/node/bin/node', '/opt/pi plans/cli.js'];
@@ -21,7 +21,7 @@ describe('pi-plans setup: merging into the hosts\' configuration files', () => {
     fs.mkdirSync(path.dirname(file(...p)), { recursive: true });
     fs.writeFileSync(file(...p), text);
   };
-  const run = (agent: AgentHost, more: Partial<SetupOptions> = {}) => runAgentSetup({ agent, scope: 'workspace', hooks: true, mcp: true, command: COMMAND, workspace: ws, remove: false, dryRun: false, ...more }, folders);
+  const run = (agent: SetupHost, more: Partial<SetupOptions> = {}) => runAgentSetup({ agent, scope: 'workspace', hooks: true, mcp: true, command: COMMAND, workspace: ws, remove: false, dryRun: false, ...more }, folders);
   /** Every file under a folder with its bytes, to compare a tree before and after. */
   const snapshot = (dir: string): Record<string, string> => {
     const out: Record<string, string> = {};
@@ -209,6 +209,56 @@ describe('pi-plans setup: merging into the hosts\' configuration files', () => {
     assert.equal(fs.existsSync(file('.codex', 'config.toml')), false);
   });
 
+  it('--command on the PATH (pi-plans): no file names a path of this machine, the MCP server serves the folder the host starts it in, and the report says so', () => {
+    const onPath = (agent: SetupHost) => run(agent, { command: ['pi-plans'] });
+    const reports = (['claude', 'codex', 'copilot', 'copilot-cli', 'cursor'] as const).map(onPath);
+    assert.deepEqual(JSON.parse(read('.mcp.json')).mcpServers['pi-plans'], { type: 'stdio', command: 'pi-plans', args: ['mcp'] });
+    assert.deepEqual({ ...parseToml(read('.codex', 'config.toml')).mcp_servers['pi-plans'] }, { command: 'pi-plans', args: ['mcp'] });
+    // VS Code and Cursor put in the folder they have open.
+    assert.deepEqual(JSON.parse(read('.vscode', 'mcp.json')).servers['pi-plans'].args, ['--root', '${workspaceFolder}', 'mcp']);
+    assert.deepEqual(JSON.parse(read('.cursor', 'mcp.json')).mcpServers['pi-plans'].args, ['--root', '${workspaceFolder}', 'mcp']);
+    const all = snapshot(ws);
+    assert.deepEqual(Object.keys(all).sort(), ['.claude/settings.json', '.codex/config.toml', '.codex/hooks.json', '.cursor/mcp.json', '.github/hooks/pi-plans.json', '.mcp.json', '.vscode/mcp.json']);
+    for (const [f, text] of Object.entries(all)) {
+      assert.ok(!text.includes(ws) && !text.includes(home), `${f} names no folder of this machine: ${text}`);
+      assert.doesNotMatch(text, /"\/|'\/| \//, `${f}: no absolute path`);
+    }
+    for (const r of reports) {
+      assert.ok(r.files.every((f) => !f.machinePaths), r.agent);
+      assert.doesNotMatch(formatSetupReport(r), /Machine-specific/, r.agent);
+    }
+    assert.match(formatSetupReport(reports[0]), /\nThe MCP server entry names no folder: the server serves the folder Claude Code starts it in, this workspace when Claude Code is started here\.\n/);
+  });
+
+  it('a command by absolute path (the default): the report names the files that carry this machine\'s paths, what they are, and the command that writes none', () => {
+    const out = formatSetupReport(run('claude'));
+    assert.match(out, /\nMachine-specific: \.claude\/settings\.json and \.mcp\.json name absolute paths of this machine \(the command that runs pi-plans and the workspace folder\): committed, they work only where those paths are the same; otherwise keep them out of git and have each person run setup\. With pi-plans on the PATH, `pi-plans setup --agent claude --command pi-plans` writes them with no path of this machine\.\n$/);
+    // VS Code's entry names the folder it has open, not this one: only the command is this machine's.
+    assert.match(formatSetupReport(run('copilot', { hooks: false })), /Machine-specific: \.vscode\/mcp\.json names absolute paths of this machine \(the command that runs pi-plans\): committed, it works/);
+    // Nothing changed: nothing said. User scope: the home's files, never committed with the workspace.
+    assert.doesNotMatch(formatSetupReport(run('claude')), /Machine-specific/);
+    assert.doesNotMatch(formatSetupReport(run('codex', { scope: 'user' })), /Machine-specific/);
+    assert.doesNotMatch(formatSetupReport(run('claude', { remove: true })), /Machine-specific/);
+  });
+
+  it('Cursor: its MCP server in .cursor/mcp.json (~/.cursor/mcp.json at user scope) with ${workspaceFolder}, no hooks, no seal, and the report says it is not held to a plan', () => {
+    const r = run('cursor');
+    assert.deepEqual(JSON.parse(read('.cursor', 'mcp.json')), { mcpServers: { 'pi-plans': { command: COMMAND[0], args: [COMMAND[1], '--root', '${workspaceFolder}', 'mcp'] } } });
+    assert.deepEqual(Object.keys(snapshot(ws)), ['.cursor/mcp.json'], 'no hooks, nothing else');
+    const out = formatSetupReport(r);
+    assert.match(out, /^Setting up Cursor \(workspace scope\):\n {2}\.cursor\/mcp\.json \(new file\): added MCP server pi-plans\n/);
+    assert.match(out, /\nCursor gets the plan tools only: Pi Plans has no hooks for Cursor and cannot seal it, so nothing holds its agent to a plan .*pi-plans key --protect\.\n/);
+    assert.throws(() => run('cursor', { seal: true }), (e: Error) => e instanceof SetupRefused && /^Cursor cannot be sealed: .*Run setup without --seal.*Nothing was written\.$/.test(e.message));
+    assert.throws(() => run('cursor', { seal: true, command: ['pi-plans'] }), SetupRefused);
+    assert.deepEqual(JSON.parse(read('.cursor', 'mcp.json')).mcpServers['pi-plans'].command, COMMAND[0], 'the refused runs wrote nothing');
+    assert.equal(run('cursor', { mcp: false }).files.length, 0);
+    run('cursor', { remove: true });
+    assert.deepEqual(fs.readdirSync(ws), [], 'removed with the folder it made');
+    run('cursor', { scope: 'user' });
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8')).mcpServers['pi-plans'].args, [COMMAND[1], '--root', '${workspaceFolder}', 'mcp']);
+    assert.deepEqual(fs.readdirSync(ws), []);
+  });
+
   it('user scope: the home folders each host reads (no --root in the MCP server: it serves the folder it starts in)', () => {
     run('claude', { scope: 'user' });
     run('codex', { scope: 'user' });
@@ -220,6 +270,6 @@ describe('pi-plans setup: merging into the hosts\' configuration files', () => {
     assert.ok(JSON.parse(fs.readFileSync(path.join(home, '.copilot', 'hooks', 'pi-plans.json'), 'utf8')).hooks.agentStop);
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.copilot', 'mcp-config.json'), 'utf8')).mcpServers['pi-plans'].tools, ['*']);
     assert.deepEqual(fs.readdirSync(ws), [], 'nothing in the workspace');
-    assert.deepEqual(userFolders({ CODEX_HOME: '/c', COPILOT_HOME: '/p', CLAUDE_CONFIG_DIR: '/k' }, '/h', 'linux'), { home: '/h', claudeState: '/k', claudeHome: '/k', codexHome: '/c', copilotHome: '/p', vscodeUser: '/h/.config/Code/User' });
+    assert.deepEqual(userFolders({ CODEX_HOME: '/c', COPILOT_HOME: '/p', CLAUDE_CONFIG_DIR: '/k' }, '/h', 'linux'), { home: '/h', claudeState: '/k', claudeHome: '/k', codexHome: '/c', copilotHome: '/p', vscodeUser: '/h/.config/Code/User', cursorHome: '/h/.cursor' });
   });
 });
