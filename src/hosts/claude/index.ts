@@ -4,7 +4,7 @@
 // Sealed (`setup --seal`): its sandbox and permission rules, in .claude/settings.local.json.
 import type { EntryEdit, JsonPlace } from '../setup/configEdit';
 import { field, HostProfile, ToolInput } from '../host';
-import { answerIn, noticeIn } from '../policy/answer';
+import { answerIn, NOT_A_FAULT, noticeIn } from '../policy/answer';
 import { HOST_NAMES, mcpServer, nestedHooks, SealPaths, stdioServer, targetList } from '../setup/targets';
 
 const file = (input: ToolInput) => {
@@ -59,7 +59,8 @@ export const claude: HostProfile = {
       PowerShell: (input) => (typeof input.command === 'string' ? { command: input.command } : undefined),
     },
   },
-  answer: (p, d) => answerIn({ fields: 'nested' }, p, d),
+  // Claude Code shows a denial to the model as "PreToolUse:<Tool> hook error: <reason>": the reason says first that it is the plan, not a fault.
+  answer: (p, d) => answerIn({ fields: 'nested', denyLead: NOT_A_FAULT }, p, d),
   notice: (m) => noticeIn(true, m),
   setupTargets(req) {
     const user = req.scope === 'user';

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { EntryEdit } from '../setup/configEdit';
 import { field, HostProfile } from '../host';
-import { answerIn, noticeIn } from '../policy/answer';
+import { answerIn, NOT_A_FAULT, noticeIn } from '../policy/answer';
 import { patchPaths } from '../policy/patch';
 import { PROTECT_KEY } from '../setup/seal';
 import { HOST_NAMES, mcpServer, nestedHooks, SealPaths, shellWord, stdioServer, targetList } from '../setup/targets';
@@ -74,7 +74,8 @@ export const codex: HostProfile = {
     },
     shellInput: new Set(['write_stdin']),
   },
-  answer: (p, d) => answerIn({ fields: 'nested', askAsDeny: '(Codex hooks cannot ask the person, so pi-plans denies it: run it yourself in your terminal if it should run.)' }, p, d),
+  // Codex shows a denial as "Command blocked by PreToolUse hook: <reason>. Command: …": its own full stop ends the reason.
+  answer: (p, d) => answerIn({ fields: 'nested', denyLead: NOT_A_FAULT, hostEndsSentence: true, askAsDeny: "Codex hooks cannot ask the person, so it is not run: if it should run, ask the person to run it in their own terminal." }, p, d),
   notice: (m) => noticeIn(true, m),
   setupTargets(req) {
     const user = req.scope === 'user';

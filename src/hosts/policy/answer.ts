@@ -13,6 +13,9 @@ export interface HookAnswer {
   code: 0;
 }
 
+/** A denial's first sentence where the host calls it a hook error: what stopped the call, plainly. */
+export const NOT_A_FAULT = 'Blocked by the plan, not an error.';
+
 export const EMPTY: HookAnswer = { stdout: '', stderr: '', code: 0 };
 export const json = (o: object, stderr = ''): HookAnswer => ({ stdout: `${JSON.stringify(o)}\n`, stderr, code: 0 });
 
@@ -22,6 +25,13 @@ export interface AnswerStyle {
   fields: 'nested' | 'top';
   /** An ask is written as a deny with this sentence after the reason (Codex: its hooks cannot ask). */
   askAsDeny?: string;
+  /**
+   * Said first in a denial where the host presents it as a failure (Claude Code shows it as a
+   * "hook error"): the plan stopped the call, nothing is broken (`NOT_A_FAULT`).
+   */
+  denyLead?: string;
+  /** The host ends the reason's sentence itself (Codex adds ". Command: …"): its last full stop is left to the host. */
+  hostEndsSentence?: boolean;
   /** A Stop block nested as well as at the top level (VS Code reads it nested). */
   stopNested?: boolean;
 }
@@ -38,7 +48,9 @@ export function answerIn(style: AnswerStyle, p: HookPayload, d: Decision): HookA
     if (d.kind === 'allow' || d.kind === 'context') return d.context ? json(place(p, style, { additionalContext: d.context })) : EMPTY;
     const kind = d.kind === 'block' ? 'deny' : d.kind;
     const asDeny = kind === 'ask' && style.askAsDeny !== undefined;
-    return json(place(p, style, { permissionDecision: asDeny ? 'deny' : kind, permissionDecisionReason: asDeny ? `${d.reason} ${style.askAsDeny}` : d.reason }));
+    const denied = kind === 'deny' || asDeny;
+    const reason = [denied ? style.denyLead : undefined, d.reason, asDeny ? style.askAsDeny : undefined].filter(Boolean).join(' ');
+    return json(place(p, style, { permissionDecision: denied ? 'deny' : kind, permissionDecisionReason: style.hostEndsSentence ? reason.replace(/\.+$/, '') : reason }));
   }
   if (p.event === 'Stop') {
     if (d.kind !== 'block') return EMPTY;

@@ -128,7 +128,17 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
         assert.match(d.reason!, /pi_plan_get with id PLAN-0000b00d/);
         const cmd = decision(host, hook(payload(host, host.files.terminal)).out);
         assert.equal(cmd.decision, host.name === 'codex' ? 'deny' : 'ask');
-        if (host.name === 'codex') assert.match(cmd.reason!, /Codex hooks cannot ask the person/);
+        if (host.name === 'codex') assert.match(cmd.reason!, /Codex hooks cannot ask the person, so it is not run: if it should run, ask the person to run it in their own terminal$/);
+        // How the host shows a denial: Claude Code as a "hook error", so the reason says first it is the plan;
+        // Codex adds ". Command: …" after it, so the reason leaves its last full stop to Codex (no "..").
+        const lead = host.name === 'claude' || host.name === 'codex' ? 'Blocked by the plan, not an error. pi-plans: ' : 'pi-plans: ';
+        for (const r of [d.reason!, ...(cmd.decision === 'deny' ? [cmd.reason!] : [])]) {
+          assert.ok(r.startsWith(lead), `${host.name}: ${r}`);
+          if (host.name === 'codex') assert.match(r, /[^.]$/, `Codex ends the sentence itself: ${r}`);
+          else assert.match(r, /[^.]\.$/, `one full stop: ${r}`);
+          assert.doesNotMatch(r, /\.\./, r);
+        }
+        if (cmd.decision === 'ask') assert.ok(cmd.reason!.startsWith('pi-plans: '), `an ask is a question for the person, not a denial: ${cmd.reason}`);
         bind(host); // a plan tool again: allowed, silently
       });
 
@@ -152,7 +162,8 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
         assert.equal(edit.code, 0);
         const d = decision(host, edit.out);
         assert.equal(d.decision, 'deny', edit.stdout + edit.stderr);
-        assert.match(d.reason!, /^pi-plans: .* is not run: PLAN-0000b00d "Read the port from the environment" is not approved: PLAN-0000b00d "Read the port from the environment" says executing, but its approval is not valid \(it is executing but carries no approval record: the status was written by a file edit, not by a person's approval\): call pi_plan_submit with id PLAN-0000b00d so the person reviews it, and wait for their approval\.$/);
+        const [lead, end] = host.name === 'claude' ? ['Blocked by the plan, not an error\\. ', '\\.'] : host.name === 'codex' ? ['Blocked by the plan, not an error\\. ', ''] : ['', '\\.'];
+        assert.match(d.reason!, new RegExp(`^${lead}pi-plans: .* is not run: PLAN-0000b00d "Read the port from the environment" is not approved: PLAN-0000b00d "Read the port from the environment" says executing, but its approval is not valid \\(it is executing but carries no approval record: the status was written by a file edit, not by a person's approval\\): call pi_plan_submit with id PLAN-0000b00d so the person reviews it, and wait for their approval${end}$`));
         const cmd = decision(host, hook(payload(host, host.files.terminal)).out);
         assert.equal(cmd.decision, host.name === 'codex' ? 'deny' : 'ask');
         assert.match(cmd.reason!, /its approval is not valid/);
