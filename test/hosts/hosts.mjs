@@ -30,8 +30,9 @@ const RUN_TIMEOUT_MS = 60_000;
  * `capture`: also keep every hook payload the host sends, as JSON lines per event (measuring).
  * `hooks: false`: set up the MCP server only (the same session without the hooks, for the bench).
  * `seal: true`: `setup --seal` too (the host's own sandbox, set for this workspace's home folders).
+ * `command`: setup's `--command` (e.g. `pi-plans`, the shim on the PATH): by default this Node and dist/bin.js, by absolute path.
  */
-export function makeWorkspace(host, { capture = false, hooks = true, seal = false } = {}) {
+export function makeWorkspace(host, { capture = false, hooks = true, seal = false, command } = {}) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `pi-plans-host-${host}-`));
   const home = path.join(tmp, 'home');
   const ws = { host, tmp, dir: path.join(tmp, 'proj'), home, bin: path.join(home, '.local', 'bin'), captured: capture ? path.join(tmp, 'captured') : undefined };
@@ -51,7 +52,7 @@ export function makeWorkspace(host, { capture = false, hooks = true, seal = fals
   git('add', '-A');
   git('-c', 'user.name=Dev', '-c', 'user.email=dev@example.com', 'commit', '-qm', 'init');
   // `hooks: false` (the bench's run without them): the MCP server only.
-  piPlans(ws, 'setup', '--agent', HOSTS[host].agent, ...(hooks ? [] : ['--no-hooks']), ...(seal ? ['--seal'] : []));
+  ws.setup = piPlans(ws, 'setup', '--agent', HOSTS[host].agent, ...(hooks ? [] : ['--no-hooks']), ...(seal ? ['--seal'] : []), ...(command ? ['--command', command] : []));
   if (capture) captureHooks(ws);
   return ws;
 }

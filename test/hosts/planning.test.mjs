@@ -54,6 +54,16 @@ for (const host of Object.keys(HOSTS)) {
         assert.match(r.text, new RegExp(`pi-plans: .*${id}`));
       });
 
+      if (host === 'claude' || host === 'codex') {
+        it(`what ${HOSTS[host].title} passes to the model for the denial says plainly the plan stopped it, not a fault, and ends each sentence once`, () => {
+          const { text } = model.resultOf(inputHas('greeting = '));
+          // Claude Code: "PreToolUse:Edit hook error: <reason>"; Codex: "Command blocked by PreToolUse hook: <reason>. Command: <patch>".
+          assert.match(text, host === 'claude' ? /hook error: Blocked by the plan, not an error\. pi-plans: / : /blocked by PreToolUse hook: Blocked by the plan, not an error\. pi-plans: /, text);
+          assert.match(text, /or revise it with pi_plan_update\./, text);
+          assert.doesNotMatch(text, /\.\./, text);
+        });
+      }
+
       it('an edit tool writing into .pi/plans/ is denied: the plan stays proposed', () => {
         assert.equal(planStatus(ws, id), 'proposed');
         const r = model.resultOf(inputHas('status: approved'));
