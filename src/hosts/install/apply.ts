@@ -222,15 +222,16 @@ export function formatSetupReport(r: SetupReport): string {
   else if (r.dryRun) lines.push('Dry run: run the same command without --dry-run to write these changes.');
   else if (!r.remove) lines.push(`Done. Restart ${HOST_NAMES[r.agent]} (or start a new session) to load the changes.`);
   if (r.remove) return `${lines.join('\n')}\n`;
-  // What holds the agent to its plans, said once the hooks went in: the seal, or why not and what else to do.
-  if (changed.some((f) => f.kind === 'hooks')) lines.push(SEAL_WORDS[r.seal](r.agent));
-  if (r.agent === 'cursor' && changed.length) lines.push(CURSOR_WORDS);
-  const machine = changed.filter((f) => f.machinePaths && !f.shown.startsWith('~/') && !path.isAbsolute(f.shown));
-  if (machine.length) lines.push(machineWords(machine, r));
+  // The workspace's files (usually committed) that name this machine's paths, once each.
+  const machine = [...new Map(changed.filter((f) => f.machinePaths && !f.shown.startsWith('~/') && !path.isAbsolute(f.shown)).map((f) => [f.shown, f])).values()];
+  if (machine.length) lines.push(machineWords(machine, changed, r));
   // No --root: the server serves the folder the host starts it in (VS Code and Cursor name the folder they have open).
   if (!r.absoluteCommand && r.scope === 'workspace' && r.agent !== 'copilot' && r.agent !== 'cursor' && changed.some((f) => f.kind === 'mcp')) {
     lines.push(`The MCP server entry names no folder: the server serves the folder ${HOST_NAMES[r.agent]} starts it in, this workspace when ${HOST_NAMES[r.agent]} is started here.`);
   }
+  // What holds the agent to its plans, said last once the hooks went in: the seal, or why not and what else to do.
+  if (changed.some((f) => f.kind === 'hooks')) lines.push(SEAL_WORDS[r.seal](r.agent));
+  if (r.agent === 'cursor' && changed.length) lines.push(CURSOR_WORDS);
   return `${lines.join('\n')}\n`;
 }
 
@@ -241,14 +242,16 @@ const CURSOR_WORDS = `Cursor gets the plan tools only: Pi Plans has no hooks for
  * and how to write them without: a pi-plans on the PATH (`--command pi-plans`), or each person's
  * own setup. The seal's paths are this machine's whatever the command.
  */
-function machineWords(reports: readonly FileReport[], r: SetupReport): string {
+function machineWords(reports: readonly FileReport[], changed: readonly FileReport[], r: SetupReport): string {
   const files = reports.map((f) => f.shown);
+  const many = files.length > 1;
   // The MCP entry names the workspace by path where the command does (VS Code and Cursor put in the folder they have open).
-  const rooted = r.absoluteCommand && r.agent !== 'copilot' && r.agent !== 'cursor' && reports.some((f) => f.kind === 'mcp');
-  const what = [r.absoluteCommand ? 'the command that runs pi-plans' : '', rooted ? 'the workspace folder' : '', r.seal === 'sealed' ? 'the folders the seal names' : ''].filter(Boolean);
+  const rooted = r.absoluteCommand && r.agent !== 'copilot' && r.agent !== 'cursor' && changed.some((f) => f.kind === 'mcp');
+  const sealed = changed.some((f) => f.kind === 'seal' && f.machinePaths);
+  const what = [r.absoluteCommand ? 'the command that runs pi-plans' : '', rooted ? 'the workspace folder' : '', sealed ? 'the folders the seal names' : ''].filter(Boolean);
   const list = (xs: readonly string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : xs[0]);
-  const fix = r.absoluteCommand ? ` With pi-plans on the PATH, \`pi-plans setup --agent ${r.agent} --command pi-plans\` writes ${files.length > 1 ? 'them' : 'it'} with no path of this machine.` : '';
-  return `Machine-specific: ${list(files)} ${files.length > 1 ? 'name' : 'names'} absolute paths of this machine${what.length ? ` (${list(what)})` : ''}: committed, ${files.length > 1 ? 'they work' : 'it works'} only where those paths are the same; otherwise keep ${files.length > 1 ? 'them' : 'it'} out of git and have each person run setup.${fix}`;
+  const fix = r.absoluteCommand ? ` With pi-plans on the PATH, \`pi-plans setup --agent ${r.agent} --command pi-plans\` writes ${sealed ? "the hooks and the MCP server with no path of this machine (the seal's folders are this machine's whatever the command)" : `${many ? 'them' : 'it'} with no path of this machine`}.` : '';
+  return `Machine-specific: ${list(files)} ${r.dryRun ? 'would name' : many ? 'name' : 'names'} absolute paths of this machine${what.length ? ` (${list(what)})` : ''}: committed, ${many ? 'they work' : 'it works'} only where those paths are the same; otherwise keep ${many ? 'them' : 'it'} out of git and have each person run setup.${fix}`;
 }
 
 const SEAL_WORDS: Record<SetupReport['seal'], (agent: SetupHost) => string> = {

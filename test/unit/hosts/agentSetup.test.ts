@@ -232,7 +232,7 @@ describe('pi-plans setup: merging into the hosts\' configuration files', () => {
 
   it('a command by absolute path (the default): the report names the files that carry this machine\'s paths, what they are, and the command that writes none', () => {
     const out = formatSetupReport(run('claude'));
-    assert.match(out, /\nMachine-specific: \.claude\/settings\.json and \.mcp\.json name absolute paths of this machine \(the command that runs pi-plans and the workspace folder\): committed, they work only where those paths are the same; otherwise keep them out of git and have each person run setup\. With pi-plans on the PATH, `pi-plans setup --agent claude --command pi-plans` writes them with no path of this machine\.\n$/);
+    assert.match(out, /\nMachine-specific: \.claude\/settings\.json and \.mcp\.json name absolute paths of this machine \(the command that runs pi-plans and the workspace folder\): committed, they work only where those paths are the same; otherwise keep them out of git and have each person run setup\. With pi-plans on the PATH, `pi-plans setup --agent claude --command pi-plans` writes them with no path of this machine\.\nNot sealed: /, 'before the last word, on what holds the agent');
     // VS Code's entry names the folder it has open, not this one: only the command is this machine's.
     assert.match(formatSetupReport(run('copilot', { hooks: false })), /Machine-specific: \.vscode\/mcp\.json names absolute paths of this machine \(the command that runs pi-plans\): committed, it works/);
     // Nothing changed: nothing said. User scope: the home's files, never committed with the workspace.

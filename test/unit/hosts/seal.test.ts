@@ -353,6 +353,8 @@ describe('pi-plans setup --seal', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /\n {4}Sealed: Codex runs the agent's commands/);
     assert.match(r.stdout, /\nSealed: Codex's own sandbox keeps the agent from your approval key and from writing \.pi\/; the hooks hold it to its plan\.\n$/);
+    // The files that now carry this machine's paths, each once; the seal's folders stay this machine's whatever the command.
+    assert.match(r.stdout, /\nMachine-specific: \.codex\/hooks\.json and \.codex\/config\.toml name absolute paths of this machine \(the command that runs pi-plans, the workspace folder and the folders the seal names\): .* writes the hooks and the MCP server with no path of this machine \(the seal's folders are this machine's whatever the command\)\.\n/);
     assert.equal((parseToml(fs.readFileSync(path.join(ws, '.codex', 'config.toml'), 'utf8')) as unknown as CodexConfig).default_permissions, 'pi-plans-sealed');
   });
 });
