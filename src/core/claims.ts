@@ -9,46 +9,18 @@
  * back-dated by hand is no older), and an in-progress step whose line is gone is held by the
  * session the log last saw acting on it.
  */
+export { type Claim, cleanSession, hostSession, parseClaim, renderClaim } from './claimText';
 import { isFinished } from './policy';
 import { DEFAULT_CONFIG, PlansConfig, StepStatus } from './schema';
-import { oneLine } from './steps';
-import { LIMITS } from './limits';
+import { type Claim, cleanSession, parseClaim, renderClaim } from './claimText';
 import { PlanError } from './errors';
 import type { StepActivity } from './opsShared';
 import { openDependencies, planGraph, PlanGraph, runnableSteps } from './graph';
-
-/** Who holds a step, since when, and whose claim it took over, if any. */
-export interface Claim {
-  session: string;
-  at: string;
-  takenFrom?: { session: string; at: string };
-}
 
 /** Who acts on a step: the session (an agent's conversation, an MCP connection) and whether it takes over a stalled claim. */
 export interface ClaimInput {
   session: string;
   takeover?: boolean;
-}
-
-const ISO = String.raw`\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:?\d\d)`;
-const CLAIM = new RegExp(String.raw`^(?<session>.+?) at (?<at>${ISO})(?: \(taken over from (?<from>.+?), claimed (?<fromAt>${ISO})\))?$`);
-
-/** The claim a record line's text says, or undefined for text that is not one (or longer than a claim the store writes). */
-export function parseClaim(text: string | undefined): Claim | undefined {
-  const g = text === undefined || text.length > LIMITS.note ? undefined : CLAIM.exec(text.trim())?.groups;
-  if (!g) return undefined;
-  return { session: g.session, at: g.at, ...(g.from ? { takenFrom: { session: g.from, at: g.fromAt } } : {}) };
-}
-
-/** A session id as a claim carries it: one line, short. */
-export function cleanSession(session: string): string {
-  return oneLine(session).slice(0, 80) || 'unknown';
-}
-
-/** The record line's text of a claim. */
-export function renderClaim(c: Claim): string {
-  const text = `${c.session} at ${c.at}${c.takenFrom ? ` (taken over from ${c.takenFrom.session}, claimed ${c.takenFrom.at})` : ''}`;
-  return text.slice(0, LIMITS.note);
 }
 
 /** Minutes since a claim was made (at `now`). */
@@ -167,4 +139,37 @@ export function claimChange(
   if (step.status === 'in_progress' && held !== undefined && parseClaim(held)?.session === session) return {};
   if (isFinished(step.status) && held !== undefined) return {};
   return { text: renderClaim({ session, at: now }) };
+}
+
+/**
+ * The steps another session worked on while `step` ran (its window: from its claim, or for a step
+ * never marked in progress from the plan's last mark, to now): steps another session holds now,
+ * and steps another session acted on last after the window opened (the checkpoint log's `activity`).
+ * A step's evidence names them: its snapshots hold their changes too, unless hooks tell them apart.
+ */
+export function stepsAlongside(
+  steps: readonly { id: string; status: StepStatus; record?: { Claimed?: string } }[],
+  step: { id: string; status: StepStatus; record?: { Claimed?: string } },
+  session: string,
+  activity?: ReadonlyMap<string, { at: string; session?: string }>,
+): string[] {
+  const me = cleanSession(session);
+  const own = step.status === 'in_progress' ? parseClaim(step.record?.Claimed) : undefined;
+  // A step marked done straight from pending counts from the plan's last mark: the log's latest event of another step.
+  const opened = own
+    ? Date.parse(own.at)
+    : Math.max(-Infinity, ...[...(activity?.entries() ?? [])].filter(([id]) => id !== step.id).map(([, a]) => Date.parse(a.at)).filter((t) => !Number.isNaN(t)));
+  const out: string[] = [];
+  for (const s of steps) {
+    if (s.id === step.id) continue;
+    const holder = parseClaim(s.record?.Claimed)?.session ?? activity?.get(s.id)?.session;
+    if (!holder || holder === me) continue;
+    if (s.status === 'in_progress') out.push(s.id);
+    else if (own || Number.isFinite(opened)) {
+      const last = activity?.get(s.id);
+      // Its last event fell inside the window (strictly after it opened: the mark that opened it is not "alongside").
+      if (last && Date.parse(last.at) > opened && (last.session === undefined || last.session === holder)) out.push(s.id);
+    }
+  }
+  return out;
 }

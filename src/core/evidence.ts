@@ -26,7 +26,18 @@ export interface FileChange {
 
 /** What a step changed, as recorded. */
 export type StepChanges =
-  | { recorded: true; files: FileChange[]; before: string; after: string; notBySession?: string[] }
+  | {
+      recorded: true;
+      files: FileChange[];
+      before: string;
+      after: string;
+      /** Files the hooks' reports show the session did not change (see `toldApart`). */
+      notBySession?: string[];
+      /** The hooks reported the session's own edits, so its files are told from other processes' (no step "ran alongside"). */
+      toldApart?: boolean;
+      /** Steps another session worked on meanwhile, when nothing told the files apart. */
+      alongside?: string[];
+    }
   | { recorded: false; why: string };
 
 /** What a `> Changed:` line says, read back. */
@@ -42,6 +53,8 @@ export interface ChangedFacts {
   before?: string;
   after?: string;
   notBySession: string[];
+  /** Steps another session worked on while this one ran: without hooks to tell, some of the files may be theirs. */
+  alongside: string[];
 }
 
 /** How many files the line names before it summarises. */
@@ -63,7 +76,8 @@ export function changedLine(c: StepChanges): string {
   const added = c.files.reduce((n, f) => n + (f.added ?? 0), 0);
   const removed = c.files.reduce((n, f) => n + (f.removed ?? 0), 0);
   const total = `${c.files.length} file${c.files.length === 1 ? '' : 's'} +${added} −${removed}`;
-  const others = c.notBySession?.length ? ` · not by the session: ${c.notBySession.slice(0, SHOWN_FILES).join(', ')}${c.notBySession.length > SHOWN_FILES ? ` and ${c.notBySession.length - SHOWN_FILES} more` : ''}` : '';
+  const others =
+    (c.notBySession?.length ? ` · not by the session: ${c.notBySession.slice(0, SHOWN_FILES).join(', ')}${c.notBySession.length > SHOWN_FILES ? ` and ${c.notBySession.length - SHOWN_FILES} more` : ''}` : '') + alongsidePart(c.alongside);
   for (let n = Math.min(SHOWN_FILES, c.files.length); ; n--) {
     const more = c.files.length - n;
     const list = c.files.slice(0, n).map(fileText).join(', ') + (more ? `${n ? ' and ' : ''}${more} ${n ? 'more ' : ''}file${more === 1 ? '' : 's'}` : '');
@@ -72,13 +86,34 @@ export function changedLine(c: StepChanges): string {
   }
 }
 
+/** How many steps a line names as run alongside before it counts the rest. */
+const SHOWN_ALONGSIDE = 4;
+const ALONGSIDE = 'ran alongside: ';
+
+function alongsidePart(steps: readonly string[] | undefined): string {
+  if (!steps?.length) return '';
+  const more = steps.length - SHOWN_ALONGSIDE;
+  return ` · ${ALONGSIDE}${steps.slice(0, SHOWN_ALONGSIDE).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
+/**
+ * A recorded `> Changed:` line with the steps other sessions worked on while its step ran: the
+ * snapshots hold every process's changes, so without the hooks' reports to tell them apart some of
+ * the files may be those steps'. A line that is not a recorded one, or would grow too long, stays as it is.
+ */
+export function withAlongside(line: string, steps: readonly string[]): string {
+  if (!steps.length || !readChangedLine(line).recorded || line.includes(` · ${ALONGSIDE}`)) return line;
+  const out = line + alongsidePart(steps);
+  return out.length <= LIMITS.note ? out : line;
+}
+
 /**
  * Reads a `> Changed:` line's text back (a line written by hand that does not read is "not
  * recorded", as is one longer than the store writes: its file list costs time growing with the
  * square of its length).
  */
 export function readChangedLine(text: string): ChangedFacts {
-  const none: ChangedFacts = { recorded: false, shown: [], files: 0, added: 0, removed: 0, notBySession: [] };
+  const none: ChangedFacts = { recorded: false, shown: [], files: 0, added: 0, removed: 0, notBySession: [], alongside: [] };
   if (text.length > LIMITS.note) return { ...none, why: 'the line is longer than a recorded one' };
   const why = /^not recorded \((.*)\)$/.exec(text);
   if (why) return { ...none, why: why[1] };
@@ -88,6 +123,8 @@ export function readChangedLine(text: string): ChangedFacts {
   const facts: ChangedFacts = { ...none, recorded: true, before: tree[1], after: tree[2] };
   const others = parts.find((p) => p.startsWith('not by the session: '));
   if (others) facts.notBySession = others.slice('not by the session: '.length).replace(/ and \d+ more$/, '').split(', ');
+  const along = parts.find((p) => p.startsWith(ALONGSIDE));
+  if (along) facts.alongside = along.slice(ALONGSIDE.length).replace(/ and \d+ more$/, '').split(', ').filter((x) => /^S\d{3,4}$/.test(x));
   if (parts[0] === 'nothing') return facts;
   const total = parts.map((p) => /^(\d+) files? \+(\d+) −(\d+)$/.exec(p)).find(Boolean);
   if (total) [facts.files, facts.added, facts.removed] = [Number(total[1]), Number(total[2]), Number(total[3])];

@@ -37,7 +37,7 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as z from 'zod/mini';
-import { isPlanError, isPlanId, type PlanErrorCode } from '../core';
+import { hostSession, isPlanError, isPlanId, PlanError, type PlanErrorCode } from '../core';
 import { folderInsideWorkspace, NodeWatcher, openNodeStore, planWorkFacts, readUserConfig, userConfigDir } from '../node';
 import type { Following, PlanStore } from '../store';
 import { ActivePlans, ALL_TOOLS, closestName, mcpSchemaOf, parseArguments, PlanTool, ToolContext, waitForDecision } from '../tools';
@@ -332,26 +332,50 @@ function serveTools(server: McpServer, opts: McpOptions, plans: SharedStore, app
     // (The approve tool, called while it is not listed, runs and refuses in its own words: it tells the model to ask the user.)
     let input: { id?: string };
     try {
+      const off = entry.tool.refusedNow?.({ agentMayApprove: approval.now(), gating: 'always', waitForReview: true });
+      if (off) throw new PlanError('HUMAN_ONLY', off);
       input = parseArguments(entry.schema, req.params.arguments) as { id?: string };
     } catch (e) {
       return refused(entry.tool, e);
     }
     try {
-      return answer(await entry.tool.run(input as never, await toolContext(entry.tool, input, extra, opts, plans, approval, session())));
+      return answer(await entry.tool.run(input as never, await toolContext(entry.tool, input, extra, opts, plans, approval, session(extra))));
     } catch (e) {
       return refused(entry.tool, e);
     }
   });
 }
 
+/** A host's session id as the server accepts one: a UUID-like token, nothing that could be a path or a line. */
+const HOST_SESSION_ID = /^[\w.:-]{1,128}$/;
+
 /**
- * The session this connection's calls claim steps as (see core/claims): the client's name, as it
- * introduced itself, and a random id of this connection (one stdio server serves one client), so
- * two clients of the same kind hold their steps apart.
+ * The host's own agent session a call comes from, where the host says (measured on the real hosts):
+ * Codex on each call's `_meta` (`sessionId`, with its turn metadata), Copilot CLI's
+ * `preMcpToolCall` hook as `pi-plans/sessionId`, Claude Code and Copilot CLI in the server's
+ * environment. Set by the host, never by the model's arguments. Undefined for any other client.
  */
-function connectionSession(server: McpServer): () => string {
+export function hostSessionOf(meta: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv): { host: string; id: string } | undefined {
+  const ok = (v: unknown): v is string => typeof v === 'string' && HOST_SESSION_ID.test(v);
+  if (meta && ok(meta['pi-plans/sessionId'])) return { host: 'copilot-cli', id: meta['pi-plans/sessionId'] };
+  if (meta && ok(meta.sessionId) && typeof meta['x-codex-turn-metadata'] === 'object') return { host: 'codex', id: meta.sessionId };
+  if (ok(env.CLAUDE_CODE_SESSION_ID)) return { host: 'claude', id: env.CLAUDE_CODE_SESSION_ID };
+  if (ok(env.COPILOT_AGENT_SESSION_ID)) return { host: 'copilot-cli', id: env.COPILOT_AGENT_SESSION_ID };
+  return undefined;
+}
+
+/**
+ * The session a call claims steps as (see core/claims): the host's agent session where the host
+ * names it (`hostSessionOf`), so a restarted server or a resumed session goes on with its own
+ * steps and the hook's reports find them; else the client's name, as it introduced itself, and a
+ * random id of this connection (one stdio server serves one client), so two clients of the same
+ * kind hold their steps apart.
+ */
+function connectionSession(server: McpServer, env: NodeJS.ProcessEnv = process.env): (extra: Extra) => string {
   const own = randomBytes(4).toString('hex');
-  return () => {
+  return (extra) => {
+    const host = hostSessionOf(extra._meta as Record<string, unknown> | undefined, env);
+    if (host) return hostSession(host.host, host.id);
     const name = (server.server.getClientVersion()?.name ?? 'mcp').replace(/[^\w.-]+/g, '-').slice(0, 40);
     return `${name}-${own}`;
   };

@@ -73,7 +73,7 @@ export class NodeEvidence implements EvidencePort {
       this.pinLater(g, plan, step, now.tree);
       this.markAt(g, plan, now.tree);
       const files: FileChange[] = now.changes;
-      return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files, g.top) };
+      return { recorded: true, files, before, after: now.tree, ...this.toldApart(plan, step, files, g.top) };
     } catch (e) {
       return notRecorded(e);
     }
@@ -100,7 +100,7 @@ export class NodeEvidence implements EvidencePort {
       this.pinLater(g, plan, step, now.tree);
       this.markAt(g, plan, now.tree);
       const files: FileChange[] = now.changes;
-      return { recorded: true, files, before, after: now.tree, notBySession: this.notBySession(plan, step, files, g.top) };
+      return { recorded: true, files, before, after: now.tree, ...this.toldApart(plan, step, files, g.top) };
     } catch (e) {
       return notRecorded(e);
     }
@@ -131,15 +131,18 @@ export class NodeEvidence implements EvidencePort {
     void pin.finally(() => this.pending.delete(pin));
   }
 
-  /** Files changed while the step ran that the bound sessions did not report, when hooks reported anything and no session ran a command. */
-  private notBySession(plan: string, step: string, files: FileChange[], top: string): string[] | undefined {
+  /**
+   * Files changed while the step ran that the bound sessions did not report, when hooks reported
+   * anything and no session ran a command (then the files are told apart: `toldApart`).
+   */
+  private toldApart(plan: string, step: string, files: FileChange[], top: string): { notBySession?: string[]; toldApart?: true } {
     const r = this.reports.reported(plan, step);
-    if (!r || r.ranCommand) return undefined;
+    if (!r || r.ranCommand) return {};
     // The hooks name files from the workspace folder, git from the repository's top.
     const prefix = path.relative(top, this.root).split(path.sep).join('/');
     const reported = new Set([...r.files].map((f) => (prefix ? `${prefix}/${f}` : f)));
     const others = files.map((f) => f.path).filter((f) => !reported.has(f));
-    return others.length ? others : undefined;
+    return { toldApart: true, ...(others.length ? { notBySession: others } : {}) };
   }
 }
 

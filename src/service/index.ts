@@ -10,11 +10,16 @@ import {
   Actor,
   approve,
   changedLine,
+  StepChanges,
+  stepsAlongside,
+  withAlongside,
   changeStatus,
   contentDigest,
   DecisionRecord,
   claimNext,
   ClaimInput,
+  cleanSession,
+  parseClaim,
   NoRunnableStep,
   EvidenceFlag,
   evidenceFlag,
@@ -299,13 +304,23 @@ export async function markPlanStep(p: Place, id: string, step: string, status: S
   const ev = p.store.evidence;
   let changed: string | undefined;
   let problem: string | undefined;
+  let toldApart = false;
   if (ev) {
     const was = (await p.store.read(id)).steps.find((s) => s.id === step)?.status;
+    const line = (c: StepChanges) => {
+      toldApart = c.recorded && !!c.toldApart;
+      return changedLine(c);
+    };
     if (status === 'in_progress' && was !== 'in_progress') problem = await ev.begin(id, step).then(() => undefined, (e: Error) => `its start could not be recorded: ${e.message}`);
-    else if (was === 'in_progress' && status !== 'in_progress' && status !== 'pending') changed = changedLine(await ev.end(id, step));
-    else if (status === 'done' && was === 'pending') changed = changedLine(ev.endSinceLastMark ? await ev.endSinceLastMark(id, step) : { recorded: false, why: 'the step was never marked in progress' });
+    else if (was === 'in_progress' && status !== 'in_progress' && status !== 'pending') changed = line(await ev.end(id, step));
+    else if (status === 'done' && was === 'pending') changed = line(ev.endSinceLastMark ? await ev.endSinceLastMark(id, step) : { recorded: false, why: 'the step was never marked in progress' });
   }
-  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, changed !== undefined ? { Changed: changed } : undefined, claim), { claims: !!claim });
+  // A step other sessions worked alongside names their steps (its snapshots hold their changes too), unless the hooks told the files apart.
+  const alongside = (d: PlanDocument, c: { activity?: Parameters<typeof stepsAlongside>[3] }) => {
+    const s = d.steps.find((x) => x.id === step);
+    return changed === undefined || !claim || !s || toldApart ? changed : withAlongside(changed, stepsAlongside(d.steps, s, claim.session, c.activity));
+  };
+  const done = await run(p, id, act, (d, c) => markStep(d, step, status, c, note, changed !== undefined ? { Changed: alongside(d, c) } : undefined, claim), { claims: !!claim });
   if (done.result.autoCompleted) await p.active?.clear(id);
   const marked = done.doc.steps.find((s) => s.id === step);
   const flag = marked ? evidenceFlag(marked) : undefined;
@@ -328,6 +343,22 @@ export async function nextPlanStep(p: Place, id: string, claim: ClaimInput, act:
     if (e instanceof NoRunnableStep) return { none: e, doc: await p.store.read(id) };
     throw e;
   }
+}
+
+/**
+ * Hands a session the step it does next, once it started the plan or finished a step: the first
+ * runnable step, claimed for it and in progress (see `nextPlanStep`, which takes the step's
+ * "before" snapshot), so two sessions are never told the same step and each step's evidence
+ * counts from its own start. Undefined when the plan no longer executes or the session still
+ * holds a step in progress (it finishes that one first); `none` when nothing can start now.
+ */
+export async function handOffStep(p: Place, id: string, claim: ClaimInput, act: Act): Promise<Awaited<ReturnType<typeof nextPlanStep>> | undefined> {
+  const doc = await p.store.read(id);
+  if (doc.fm.status !== 'executing') return undefined;
+  const me = cleanSession(claim.session);
+  if (doc.steps.some((s) => s.status === 'in_progress' && parseClaim(s.record?.Claimed)?.session === me)) return undefined;
+  // After the session's own write: the version it saw is not this one, and the claim is checked under the lock anyway.
+  return nextPlanStep(p, id, { session: claim.session }, { actor: act.actor });
 }
 
 /** Completes or fails an executing plan with a summary (required for a failure). */

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
-import { noEvidenceAdvice, openReview, PlanError, unverifiedWords } from '../core';
-import { finishPlan, markPlanStep, nextPlanStep, Place, startPlan } from '../service';
+import { cleanSession, noEvidenceAdvice, openReview, PlanError, unverifiedWords } from '../core';
+import type { PlanDocument } from '../core';
+import { finishPlan, handOffStep, markPlanStep, nextPlanStep, Place, startPlan } from '../service';
 import type { ClaimInput } from '../core';
 import { argsObject } from './arguments';
 import { approvalSuggestions, asData, defineTool, guarded, header, idField, locate, nextStep, placeOf, recovery, result, resultFor, runnableLine, stepIdField, text, versionField } from './toolkit';
@@ -14,7 +15,7 @@ export const executePlanTool = defineTool({
   toolReferenceName: 'planExecute',
   userDescription: 'Start an approved plan, mark its steps, complete or fail it.',
   modelDescription:
-    'Run an approved plan. op=start; op=next claims a runnable step (wait=true: waits for one); op=mark (step, status, note?; takeover=true: a stalled claim), the last done completes the plan; complete/fail with summary.',
+    'Run an approved plan. op=start hands you a step; op=mark (step, status, note?) it done hands you the next; the last done completes the plan. op=next claims a runnable step (wait=true: waits for one); takeover=true: a stalled claim; fail with summary.',
   icon: '$(run)',
   gated: true,
   schema: argsObject({
@@ -36,10 +37,14 @@ export const executePlanTool = defineTool({
       const place = placeOf(ctx, store);
       const act = { actor: 'agent' as const, expectedVersion: i.version };
       if (i.op === 'start') {
-        const { doc } = await startPlan(place, id, act, ctx.session);
+        const started = await startPlan(place, id, act, ctx.session);
         // The approval's suggestions, as its signed record names them: the agent sees them as it starts.
-        const open = openReview(doc, await store.approvalStanding(doc));
-        return result(doc, 'Execution started.', runnableLine(doc), open?.kind === 'approval' ? approvalSuggestions(doc, open.version, open.notes.comments) : undefined);
+        const open = openReview(started.doc, await store.approvalStanding(started.doc));
+        const suggestions = open?.kind === 'approval' ? approvalSuggestions(started.doc, open.version, open.notes.comments) : undefined;
+        // An agent's session is handed its first step at once: another session joining can never be told the same one.
+        const handed = ctx.session ? await handOff(place, id, ctx.session) : undefined;
+        const doc = handed?.doc ?? started.doc;
+        return resultFor(ctx.session, doc, 'Execution started.', handed?.line, runnableLine(doc), handed?.details, suggestions);
       }
       if (i.op === 'next') return claimNextStep(place, id, { session: ctx.session ?? 'agent' }, act, i.wait ? (ctx.signal ?? new AbortController().signal) : undefined);
       if (i.op === 'mark') {
@@ -60,7 +65,10 @@ export const executePlanTool = defineTool({
         // A step marked done whose approved check has not passed on the files now: allowed, and said.
         const facts = i.status === 'done' && ctx.facts ? await ctx.facts.of(store, doc).catch(() => undefined) : undefined;
         const unverified = unverifiedWords(id, r.step ?? i.step, facts);
-        return resultFor(ctx.session, doc, `${i.step} is ${i.status.replace('_', ' ')}${taken}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, changed, flag, unverified, problem, runnableLine(doc));
+        // A step finished: the session is handed its next one (unless it still holds another).
+        const handed = ctx.session && (i.status === 'done' || i.status === 'skipped') ? await handOff(place, id, ctx.session) : undefined;
+        const now = handed?.doc ?? doc;
+        return resultFor(ctx.session, now, `${i.step} is ${i.status.replace('_', ' ')}${taken}${r.autoCompleted ? '; every step is done, so the plan is completed' : ''}.`, changed, flag, unverified, problem, handed?.line, runnableLine(now), handed?.details);
       }
       // The plan completed by itself (its last step marked): completing it again is what was asked, done.
       if (i.op === 'complete') {
@@ -71,6 +79,20 @@ export const executePlanTool = defineTool({
       return result(doc, i.op === 'complete' ? 'Completed.' : 'Marked failed; the user may retry or resume it.');
     }),
 });
+
+/**
+ * The step a session is handed after it starts the plan or finishes a step (see `handOffStep`):
+ * the line that says so and the step's details, with the plan as written; undefined when it was
+ * handed nothing (it holds a step, the plan ended, or nothing can start now: its "Next:" says why).
+ */
+async function handOff(place: Place, id: string, session: string): Promise<{ doc: PlanDocument; line: string; details?: string } | undefined> {
+  const r = await handOffStep(place, id, { session }, { actor: 'agent' }).catch(() => undefined);
+  if (!r?.done) return undefined;
+  const doc = r.done.doc;
+  const s = doc.steps.find((x) => x.id === r.done.result.step);
+  if (!s) return undefined;
+  return { doc, line: `${s.id} is yours now (claimed for ${cleanSession(session)}, in progress).`, details: s.details ? asData(doc, s.details) : undefined };
+}
 
 /** How long op=next with wait=true waits for a step to become runnable: inside an MCP client's usual 60 s. */
 const NEXT_WAIT_MS = 40_000;

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { hostSession } from '../../core/claimText';
 import { recordStepEvent } from '../../node/stepReports';
 import { StateBroken } from '../../node/stateFiles';
 import type { HookAnswer, HostProfile } from '../host';
@@ -362,9 +363,12 @@ function reportToStep(b: Binding, host: HostProfile, call: ToolCall, cwd: string
   const patch = f?.length === 1 && f[0].kind === 'edit' ? f[0].paths : undefined;
   const rel = (abs: string) => path.relative(b.root, abs).split(path.sep).join('/');
   const paths = call.kind === 'edit' && call.paths ? call.paths.map((x) => rel(physical(cwd, x))) : patch?.map(rel);
+  const me = hostSession(b.host, b.session);
   for (const id of b.plans) {
     try {
-      const step = readPlanFile(b.root, id).facts.steps.find((s) => s.status === 'in_progress');
+      // The step this session holds (the MCP server claims as the host's session); else the one step in progress, if only one is.
+      const running = readPlanFile(b.root, id).facts.steps.filter((s) => s.status === 'in_progress');
+      const step = running.find((s) => s.claimedBy === me) ?? (running.length === 1 && !running[0].claimedBy?.startsWith(`${b.host}-`) ? running[0] : undefined);
       if (!step?.id) continue;
       recordStepEvent(b.root, host.id, b.session, { plan: id, step: step.id, kind: paths ? 'edit' : 'command', ...(paths ? { paths } : {}), at: new Date(o.now).toISOString() }, o.env);
     } catch {

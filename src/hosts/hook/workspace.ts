@@ -9,6 +9,7 @@ import { parse as parseJsonc, ParseError } from 'jsonc-parser';
 import { splitFrontmatter } from '../../core/frontmatter';
 import { quickRejectionComments } from '../../core/reviewNotes';
 import { quickSteps } from '../../core/steps';
+import { parseClaim } from '../../core/claimText';
 import { driftedPaths } from '../../node/planChecks';
 import { readStateBytes, readStateFile } from '../../node/stateFiles';
 import { cacheHome, realPathOf, userConfigDir, userStateDir } from '../../node/userFolders';
@@ -116,7 +117,7 @@ export function readPlanFile(root: string, id: string): { facts: PlanFacts; byte
     throw new PlanUnreadable(`${rel} has no readable frontmatter (${(e as Error).message.split('\n')[0]})`);
   }
   if (!data || typeof data.status !== 'string' || data.id !== id) throw new PlanUnreadable(`${rel} has no status or another id in its frontmatter`);
-  const steps = quickSteps(body).map((s) => ({ id: s.id, status: s.status, text: s.text, target: s.target }));
+  const steps = quickSteps(body).map((s) => ({ id: s.id, status: s.status, text: s.text, target: s.target, ...(s.status === 'in_progress' && s.record?.Claimed ? { claimedBy: parseClaim(s.record.Claimed)?.session } : {}) }));
   const facts: PlanFacts = { id, title: typeof data.title === 'string' ? data.title : id, status: data.status, version: typeof data.version === 'number' ? data.version : 0, steps, openComments: quickRejectionComments(body, data.status) };
   // The drift the last look found (one small JSON read, no git): kept by pi-plans and VS Code.
   const drifted = DRIFT_WATCHED.has(data.status) ? driftedPaths(root, id, typeof data.approved_hash === 'string' ? data.approved_hash : undefined) : [];

@@ -14,7 +14,8 @@ export interface PlanFacts {
   title: string;
   status: string;
   version: number;
-  steps: readonly { id: string; status: string; text: string; target?: string }[];
+  /** `claimedBy`: the session a step in progress is claimed by (its `> Claimed:` line). */
+  steps: readonly { id: string; status: string; text: string; target?: string; claimedBy?: string }[];
   /**
    * Review comments the agent still has to act on (core `openReview`): a rejection's, read from the
    * body (reviewNotes `quickRejectionComments`); an approved or executing plan's approval

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { planView } from '../../../src/core/planView';
 import { ToWebviewSchema } from '../../../src/protocol/planEditor';
-import { changedLine, evidenceFlag, evidenceSummary, FileChange, LIMITS, readChangedLine, SHOWN_FILES } from '../../../src/core';
+import { changedLine, evidenceFlag, evidenceSummary, FileChange, LIMITS, readChangedLine, SHOWN_FILES, stepsAlongside, withAlongside } from '../../../src/core';
 
 const T1 = '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d';
 const T2 = '5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e';
@@ -30,6 +30,42 @@ describe('evidence lines (core)', () => {
     const back = readChangedLine(line);
     assert.equal(back.shown.length, SHOWN_FILES);
     assert.deepEqual(back.notBySession, ['x.ts', 'y.ts']);
+  });
+
+  it('names the steps that ran alongside after the rest, within the limit; reads them back; leaves a line that records nothing as it is', () => {
+    const line = changedLine({ recorded: true, files: [{ status: 'added', path: 'a.ts', added: 1, removed: 0, binary: false }], before: T1, after: T2, notBySession: ['b.ts'] });
+    const along = withAlongside(line, ['S002', 'S010']);
+    assert.equal(along, `${line} · ran alongside: S002, S010`);
+    assert.deepEqual([readChangedLine(along).alongside, readChangedLine(along).notBySession, readChangedLine(along).files], [['S002', 'S010'], ['b.ts'], 1]);
+    assert.equal(withAlongside(along, ['S003']), along, 'named once');
+    const many = withAlongside(line, ['S002', 'S003', 'S004', 'S005', 'S006', 'S007']);
+    assert.match(many, / · ran alongside: S002, S003, S004, S005 and 2 more$/);
+    assert.deepEqual(readChangedLine(many).alongside, ['S002', 'S003', 'S004', 'S005']);
+    assert.equal(withAlongside('not recorded (not a git repository)', ['S002']), 'not recorded (not a git repository)');
+    const long = changedLine({ recorded: true, files: Array.from({ length: 300 }, (_, i) => ({ status: 'modified' as const, path: `src/deep/folder/file-${i}.ts`, added: 1, removed: 0, binary: false })), before: T1, after: T2 });
+    assert.ok(withAlongside(long, ['S002']).length <= LIMITS.note);
+    assert.deepEqual(readChangedLine(line).alongside, []);
+  });
+
+  it('the steps alongside: another session\'s step in progress, or acted on after this step\'s claim; never this session\'s own, nor one finished before', () => {
+    const claimed = (session: string, at: string) => ({ Claimed: `${session} at ${at}` });
+    const steps = [
+      { id: 'S001', status: 'in_progress' as const, record: claimed('a', '2026-01-01T10:00:00.000Z') },
+      { id: 'S002', status: 'in_progress' as const, record: claimed('b', '2026-01-01T10:05:00.000Z') },
+      { id: 'S003', status: 'done' as const, record: claimed('b', '2026-01-01T09:00:00.000Z') },
+      { id: 'S004', status: 'done' as const, record: claimed('c', '2026-01-01T09:30:00.000Z') },
+      { id: 'S005', status: 'in_progress' as const, record: claimed('a', '2026-01-01T10:01:00.000Z') },
+      { id: 'S006', status: 'pending' as const },
+    ];
+    const activity = new Map([
+      ['S003', { at: '2026-01-01T09:50:00.000Z', session: 'b' }],
+      ['S004', { at: '2026-01-01T10:02:00.000Z', session: 'c' }],
+    ]);
+    assert.deepEqual(stepsAlongside(steps, steps[0], 'a', activity), ['S002', 'S004']);
+    assert.deepEqual(stepsAlongside(steps, steps[0], 'a'), ['S002'], 'without the log: the steps in progress only');
+    // A step done straight from pending counts from the plan's last mark (the log's latest event).
+    const pending = { id: 'S006', status: 'pending' as const };
+    assert.deepEqual(stepsAlongside(steps, pending, 'a', new Map([...activity, ['S005', { at: '2026-01-01T10:03:00.000Z', session: 'a' }]])), ['S002']);
   });
 
   it('flags a done step: changed, no evidence, no change explained, checked', () => {

@@ -237,7 +237,9 @@ describe('the review gate holds against file writes (MCP server and CLI processe
     personApproves(id);
     assert.notEqual((await call('pi_plan_execute', { id, op: 'start' })).isError, true);
     assert.notEqual((await call('pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' })).isError, true);
-    write(id, (t) => t.replace('S002 Test it', 'S002 Test it, then force-push'));
+    // (S002 is in progress: the mark of S001 handed it to the agent's session.)
+    write(id, (t) => t.replace('S002 *in progress* Test it', 'S002 *in progress* Test it, then force-push'));
+    assert.match(read(id), /force-push/);
     for (const args of [{ op: 'mark', step: 'S002', status: 'done' }, { op: 'complete', summary: 'done' }]) {
       const r = await call('pi_plan_execute', { id, ...args });
       assert.equal(r.isError, true);

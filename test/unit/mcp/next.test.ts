@@ -42,6 +42,7 @@ describe('pi_plan_execute op=next: 4 agents in 4 processes on one plan, through 
     const client = await sandbox.connect();
     const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, '--root', sandbox.root, ...args], { encoding: 'utf8', env: sandbox.env() });
     let id: string;
+    let starter: string;
     try {
       const created = await client.callTool({ name: 'pi_plan_create', arguments: { title: 'Four waves', goal: 'Run in parallel', verification: ['all done'], steps: steps() } });
       id = idIn(textOf(created));
@@ -50,8 +51,13 @@ describe('pi_plan_execute op=next: 4 agents in 4 processes on one plan, through 
       const approved = personSync(CLI, ['--root', sandbox.root, 'approve', id, '--digest', digest], { env: sandbox.env() });
       assert.equal(approved.status, 0, approved.stderr);
       const started = textOf(await client.callTool({ name: 'pi_plan_execute', arguments: { id, op: 'start' } }));
-      assert.match(started, /Runnable now: S001, S002, .*S010\./);
+      // The session that starts is handed the first step; this one only starts the plan, so it lets the step go (back to pending, nobody's).
+      starter = /^S001 is yours now \(claimed for (pi-plans-test-[0-9a-f]{8}), in progress\)\.$/m.exec(started)![1];
+      assert.match(started, /Runnable now: S002, S003, .*S010\./);
       assert.match(started, /Waves \(steps that can run together\): S001 S002 S003 S004 S005 S006 S007 S008 S009 S010 \| S011 /);
+      const released = await client.callTool({ name: 'pi_plan_execute', arguments: { id, op: 'mark', step: 'S001', status: 'pending' } });
+      assert.notEqual(released.isError, true, textOf(released));
+      assert.doesNotMatch(fs.readFileSync(sandbox.planFile(id), 'utf8'), /> Claimed:/);
     } finally {
       await client.close();
     }
@@ -68,8 +74,9 @@ describe('pi_plan_execute op=next: 4 agents in 4 processes on one plan, through 
       .readFileSync(path.join(sandbox.root, '.pi', 'plans', 'sessions', `${id}.jsonl`), 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { type: string; step?: string; status?: string; version: number })
-      .filter((c) => c.type === 'step')
+      .map((l) => JSON.parse(l) as { type: string; step?: string; status?: string; version: number; session?: string })
+      // The workers' marks (the starter's session only took S001 and let it go).
+      .filter((c) => c.type === 'step' && c.session !== starter)
       .sort((a, b) => a.version - b.version);
     const at = (step: string, status: string) => log.filter((c) => c.step === step && c.status === status).map((c) => c.version);
     steps().forEach((s, i) => {

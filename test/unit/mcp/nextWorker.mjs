@@ -1,6 +1,6 @@
 // One agent of the parallel-execution test (next.test.ts): its own process, with the SDK's client
 // over stdio against its own `pi-plans mcp` server on the shared workspace. It calls
-// pi_plan_execute op=next and marks each step it is given done, until the plan is complete, and
+// pi_plan_execute op=next and marks each step it is given done (and the step each mark hands it), until the plan is complete, and
 // prints one JSON line: the steps it was given, in order, and how often nothing was runnable.
 // argv: CLI path, workspace root, plan id. The environment is the sandbox's.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -42,10 +42,14 @@ let waited = 0;
 for (let turn = 0; turn < 2000; turn++) {
   const seen = stamp();
   const first = (await call({ op: 'next' })).split('\n')[0];
-  const step = /^(S\d{3,4}) is yours/.exec(first)?.[1];
+  let step = /^(S\d{3,4}) is yours/.exec(first)?.[1];
   if (step) {
-    got.push(step);
-    await call({ op: 'mark', step, status: 'done' });
+    // A mark hands this session its next step when one can start ("S005 is yours now"): it goes on with that one.
+    while (step) {
+      got.push(step);
+      const marked = await call({ op: 'mark', step, status: 'done' });
+      step = /^(S\d{3,4}) is yours now/m.exec(marked)?.[1];
+    }
     continue;
   }
   if (first.startsWith('Complete:')) break;

@@ -36,7 +36,9 @@ export class Sandbox {
 
   /** The environment the server runs in: this sandbox's configuration, state and cache folders. */
   env(): Record<string, string> {
-    return { ...(process.env as Record<string, string>), XDG_CONFIG_HOME: path.join(this.home, 'config'), XDG_STATE_HOME: path.join(this.home, 'state'), PI_PLANS_CACHE_DIR: path.join(this.home, 'cache') };
+    // A host's session (these tests may run inside one) would make every server here the same session.
+    const { CLAUDE_CODE_SESSION_ID: _c, COPILOT_AGENT_SESSION_ID: _p, ...inherited } = process.env as Record<string, string>;
+    return { ...inherited, XDG_CONFIG_HOME: path.join(this.home, 'config'), XDG_STATE_HOME: path.join(this.home, 'state'), PI_PLANS_CACHE_DIR: path.join(this.home, 'cache') };
   }
 
   /** Writes the user's own configuration file (outside the workspace), as the person edits it. */
@@ -50,9 +52,9 @@ export class Sandbox {
     return path.join(this.root, '.pi', 'plans', `${id}.md`);
   }
 
-  /** The SDK's client, connected over stdio to a fresh server process on this workspace. */
-  async connect(args: string[] = ['--review-wait', '0']): Promise<Client> {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--root', this.root, 'mcp', ...args], env: this.env(), stderr: 'pipe' });
+  /** The SDK's client, connected over stdio to a fresh server process on this workspace (`env`: variables a host would add, its session's). */
+  async connect(args: string[] = ['--review-wait', '0'], env: Record<string, string> = {}): Promise<Client> {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--root', this.root, 'mcp', ...args], env: { ...this.env(), ...env }, stderr: 'pipe' });
     const client = new Client({ name: 'pi-plans-test', version: '1.0.0' });
     await client.connect(transport);
     return client;

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runHook } from '../../../src/hosts/hook/run';
 import * as shellReader from '../../../src/hosts/policy/commands';
-import { changedLine, readChangedLine } from '../../../src/core';
+import { changedLine, hostSession, readChangedLine } from '../../../src/core';
 import { NodeEvidence } from '../../../src/node';
 import { writeBinding } from '../../../src/hosts/hook/sessions';
 import { freshStatePerTest } from '../../helpers/hookContract';
@@ -69,6 +69,30 @@ describe('step evidence: the session\'s reported edits against another process\'
     assert.deepEqual(c.files.map((f) => f.path).sort(), ['src/app.ts', 'src/other.ts']);
     assert.deepEqual(c.notBySession, ['src/other.ts']);
     assert.deepEqual(readChangedLine(changedLine(c)).notBySession, ['src/other.ts']);
+    await ev.settled();
+  });
+
+  it('two sessions with a step each: an edit is reported to the step its own session holds (claimed as the MCP server names that host session), never to the other one', async () => {
+    // S001 held by another Claude Code session, S002 by this one (the MCP server claims as "claude-<session_id>").
+    const plan = fs.readFileSync(path.join(root, `.pi/plans/${ID}.md`), 'utf8');
+    write(
+      `.pi/plans/${ID}.md`,
+      plan
+        .replace('1. [ ] S001 *in progress* Read PORT', '1. [ ] S001 *in progress* Read PORT\n   > Claimed: claude-11111111-2222-4333-8444-555555555555 at 2026-11-01T00:00:00.000Z')
+        .replace('2. [ ] S002 Document it', `2. [ ] S002 *in progress* Document it\n   > Claimed: ${hostSession('claude', SESSION)} at 2026-11-01T00:00:00.000Z`),
+    );
+    const ev = new NodeEvidence(root);
+    await ev.begin(ID, 'S001');
+    await ev.begin(ID, 'S002');
+    write('src/app.ts', 'const port = Number(process.env.PORT ?? 3000);\n');
+    await hook(post('PreToolUse.edit'));
+    // The other session's file (no report from it here).
+    write('docs/port.md', 'PORT\n');
+    const mine = await ev.end(ID, 'S002');
+    assert.ok(mine.recorded && mine.toldApart, JSON.stringify(mine));
+    assert.deepEqual(mine.notBySession, ['docs/port.md'], 'its own edit is its, the other file is not');
+    const theirs = await ev.end(ID, 'S001');
+    assert.ok(theirs.recorded && !theirs.toldApart, 'nothing reported for the other session\'s step: nothing told apart');
     await ev.settled();
   });
 

@@ -36,7 +36,7 @@ describe('step evidence: what each step changed (markPlanStep, real repositories
 
   /** An executing plan of three steps in memory, the evidence port on `root`. */
   async function executing(root: string) {
-    const { ports: memory } = memoryPorts();
+    const { ports: memory, advance } = memoryPorts();
     const evidence = new NodeEvidence(root);
     ports.push(evidence);
     const store = await PlanStore.open('/ws', { ...memory, evidence });
@@ -47,7 +47,7 @@ describe('step evidence: what each step changed (markPlanStep, real repositories
     await approvePlan(place, id, { actor: 'user', seen: await seenIn(store, id, 2) });
     await startPlan(place, id, { actor: 'agent' });
     const mark = (step: string, status: 'in_progress' | 'done' | 'blocked', note?: string) => markPlanStep(place, id, step, status, note, { actor: 'agent' });
-    return { store, id, mark, memory };
+    return { store, id, mark, memory, advance };
   }
 
   it('attributes to the step a file a terminal command edited, with its line counts and trees', async () => {
@@ -114,6 +114,33 @@ describe('step evidence: what each step changed (markPlanStep, real repositories
     const trees = doc.steps.map((s) => readChangedLine(s.record!.Changed!));
     assert.equal(trees[1].before, trees[0].after);
     assert.equal(trees[2].before, trees[1].after);
+  });
+
+  it('two sessions at once: a step\'s line names the steps another session worked on while it ran (their files may be among its own); a step that ran alone names none', async () => {
+    const { store, id, advance } = await executing(dir);
+    const as = (session: string) => async (step: string, status: 'in_progress' | 'done') => {
+      advance(1000);
+      return (await markPlanStep({ store }, id, step, status, undefined, { actor: 'agent' }, { session })).evidence?.changed;
+    };
+    const [a, b] = [as('agent-a'), as('agent-b')];
+    await a('S001', 'in_progress');
+    await b('S002', 'in_progress');
+    write('a.ts', 'by a\n');
+    write('b.ts', 'by b\n');
+    // Both files are in both snapshots' difference: without hooks, the line says which other step ran meanwhile.
+    const one = readChangedLine((await a('S001', 'done'))!);
+    assert.deepEqual([one.shown.map((f) => f.path).sort(), one.alongside], [['a.ts', 'b.ts'], ['S002']]);
+    const two = readChangedLine((await b('S002', 'done'))!);
+    assert.deepEqual([two.shown.map((f) => f.path).sort(), two.alongside], [['a.ts', 'b.ts'], ['S001']], 'S001 was done while S002 ran');
+    // S003 starts after both ended: it ran alone.
+    await a('S003', 'in_progress');
+    write('c.ts', 'by a\n');
+    const three = readChangedLine((await a('S003', 'done'))!);
+    assert.deepEqual([three.shown.map((f) => f.path), three.alongside], [['c.ts'], []]);
+    // Readers say it: the plan's evidence note names the step that ran alongside.
+    const doc = await store.read(id);
+    assert.match(doc.steps[0].record!.Changed!, / · ran alongside: S002$/);
+    assert.deepEqual(doc.steps.map((s) => evidenceFlag(s)), ['changed', 'changed', 'changed']);
   });
 
   it('a step marked done straight from pending in another process counts from the last mark\'s pinned tree', async () => {

@@ -3,7 +3,7 @@
 // op=next claiming for each session, claims held against other sessions and taken over once stalled.
 import { strict as assert } from 'node:assert';
 import { seenNow } from '../../helpers/approvals';
-import { approve, markStep, OpContext, PlanDocument } from '../../../src/core';
+import { approve, markStep, OpContext, parseClaim, PlanDocument } from '../../../src/core';
 
 /** A person skips a step (no reason given: a person's mark needs none). */
 const markStepAsPerson = (d: PlanDocument, step: string, c: OpContext) => markStep(d, step, 'skipped', c);
@@ -55,9 +55,13 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
     const id = await graphPlan(as('A'), store);
     const text = (await store.read(id)).text;
     assert.match(text, /2\. \[ \] S002 Printer\n {3}after: none\n3\. \[ \] S003 Round trip\n {3}both sides\n {3}after: S001, S002\n4\. \[ \] S004 Release\n/);
+    // The session that starts the plan is handed its first step at once; the other runnable one is named for another agent.
     const started = await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
-    assert.match(started, /Runnable now: S001, S002\. Independent: each can go to its own subagent, told its step id\. Waves \(steps that can run together\): S001 S002 \| S003 \| S004\./);
-    assert.match(await call(as('A'), 'pi_plan_get', { id }), /Runnable now: S001, S002\./);
+    assert.match(started, /^S001 is yours now \(claimed for A, in progress\)\.$/m);
+    assert.match(started, /Runnable now: S002\. Waves \(steps that can run together\): S001 S002 \| S003 \| S004\./);
+    assert.match(started, /^Next: do step S001 \("Parser"\), yours, then pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"mark","step":"S001","status":"done"\}\.$/m);
+    assert.match((await store.read(id)).text, /1\. \[ \] S001 \*in progress\* Parser\n {3}> Claimed: A at /);
+    assert.match(await call(as('A'), 'pi_plan_get', { id }), /Runnable now: S002\./);
     assert.equal((await store.read(id)).fm.execution_session, 'A', 'the session that started it');
     // depends_on on update replaces the line; an unknown id is a problem pi_plan_get names.
     await assert.rejects(call(as('A'), 'pi_plan_step', { id, op: 'update', step: 'S004', depends_on: 'S009' }), /executing/);
@@ -66,7 +70,7 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
   it('a mark before the steps it waits for is refused, naming them and the call to make', async () => {
     const { store, as } = await setup();
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     const why = await refused(as('A'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'in_progress' });
     assert.match(why, /^S003 waits for S001 \(pending\), S002 \(pending\): do them first \(pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"mark","step":"S001","status":"in_progress"\}\), or call pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"next"\} for a step that can run now \(runnable now: S001, S002\)/);
     await refused(as('A'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'done' });
@@ -77,23 +81,26 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
   it('op=next gives each session its own step, says why when none can start, and that the plan is complete', async () => {
     const { store, as } = await setup();
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     const a = await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
     assert.match(a.split('\n')[0], /^S001 is yours \(claimed by agent-a\): "Parser"\. Do it, then pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"mark","step":"S001","status":"done"\}\.$/);
     const b = await call(as('agent-b'), 'pi_plan_execute', { id, op: 'next' });
     assert.match(b.split('\n')[0], /^S002 is yours \(claimed by agent-b\)/);
     const c = await call(as('agent-c'), 'pi_plan_execute', { id, op: 'next' });
     assert.match(c.split('\n')[0], /^No step is runnable now: held by S001 \(in progress, agent-a since [^)]+\), S002 \(in progress, agent-b since [^)]+\); S003 waits for S001, S002; S004 waits for S003\./);
-    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
-    await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S002', status: 'done' });
-    assert.match(await call(as('agent-c'), 'pi_plan_execute', { id, op: 'next' }), /^S003 is yours \(claimed by agent-c\): "Round trip"\..*\n[^]*<plan-data[^>]*>\nboth sides\nafter: S001, S002\n<\/plan-data>/);
-    await call(as('agent-c'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'done' });
-    assert.match(await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' }), /^S004 is yours/);
-    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S004', status: 'done' });
-    assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'next' }), /^Complete: PLAN-[0-9a-f]{8} is complete: every step is done or skipped\./);
+    // agent-a's mark frees nothing (S003 waits for S002 too): it is told to wait, naming the holder.
+    assert.match(await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' }), /Next: wait: no step can start until S002 \(in progress, held by agent-b\) is done/);
+    // agent-b's mark frees S003, which it is handed with its details; then no one else gets it.
+    const doneB = await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S002', status: 'done' });
+    assert.match(doneB, /^S003 is yours now \(claimed for agent-b, in progress\)\.\n[^]*<plan-data[^>]*>\nboth sides\nafter: S001, S002\n<\/plan-data>/m);
+    assert.match(await call(as('agent-c'), 'pi_plan_execute', { id, op: 'next' }), /^No step is runnable now: held by S003 \(in progress, agent-b since [^)]+\); S004 waits for S003\./);
+    assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'done' }), /^S004 is yours now \(claimed for agent-b, in progress\)\./m);
+    assert.match(await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' }), /^No step is runnable now: held by S004 \(in progress, agent-b/);
+    assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S004', status: 'done' }), /every step is done, so the plan is completed/);
+    assert.match(await call(as('agent-c'), 'pi_plan_execute', { id, op: 'next' }), /^Complete: PLAN-[0-9a-f]{8} is complete: every step is done or skipped\./);
     // Each step records who did it.
     const text = (await store.read(id)).text;
-    for (const [step, who] of [['S001', 'agent-a'], ['S002', 'agent-b'], ['S003', 'agent-c'], ['S004', 'agent-a']]) {
+    for (const [step, who] of [['S001', 'agent-a'], ['S002', 'agent-b'], ['S003', 'agent-b'], ['S004', 'agent-b']]) {
       assert.match(text, new RegExp(`${step} [^\\n]*\\n(?: {3}[^\\n]*\\n)*? {3}> Claimed: ${who} at 20\\d\\d-`), `${step} by ${who}`);
     }
   });
@@ -101,7 +108,7 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
   it('a step in progress is its session\'s: another is refused naming the holder; a stalled claim is taken over, and the takeover is logged', async () => {
     const { store, as, advance } = await setup();
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
     const held = await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
     assert.match(held, /^S001 is in progress, claimed by agent-a at [^ ]+ \(0 min ago\): leave it to that session and call pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"next"\} for another step; it can be taken over once it is older than 30 min/);
@@ -123,9 +130,9 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
     m.fs.put('/work/ws/.pi/plans.json', JSON.stringify({ executor_timeout_minutes: 1 }));
     const store = await PlanStore.open('/work/ws', m.ports);
     assert.equal(store.config.executor_timeout_minutes, 1);
-    const as = (session: string): ToolContext => ({ stores: { folders: () => [{ name: 'ws', store }] }, active: { list: () => [], set: () => undefined, clear: () => undefined }, settings: { agentMayApprove: false, gating: 'always', waitForReview: false }, session });
+    const as = (session?: string): ToolContext => ({ stores: { folders: () => [{ name: 'ws', store }] }, active: { list: () => [], set: () => undefined, clear: () => undefined }, settings: { agentMayApprove: false, gating: 'always', waitForReview: false }, ...(session ? { session } : {}) });
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
     m.advance(5 * 60_000);
     assert.match(await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress', takeover: true }), /can be taken over once it is older than 10 min/);
@@ -135,9 +142,9 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
   it('the claim line is text any agent can edit: back-dated, its age still counts from the log; deleted, the log\'s last session still holds the step', async () => {
     const m = memoryPorts();
     const store = await PlanStore.open('/work/ws', m.ports);
-    const as = (session: string): ToolContext => ({ stores: { folders: () => [{ name: 'ws', store }] }, active: { list: () => [], set: () => undefined, clear: () => undefined }, settings: { agentMayApprove: false, gating: 'always', waitForReview: false }, session });
+    const as = (session?: string): ToolContext => ({ stores: { folders: () => [{ name: 'ws', store }] }, active: { list: () => [], set: () => undefined, clear: () => undefined }, settings: { agentMayApprove: false, gating: 'always', waitForReview: false }, ...(session ? { session } : {}) });
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
     const file = `/work/ws/.pi/plans/${id}.md`;
     const text = () => m.ports.fs.text(file)!;
@@ -161,9 +168,9 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
     const m = memoryPorts();
     const store = await PlanStore.open('/work/ws', m.ports);
     const advance = m.advance;
-    const as = (session: string): ToolContext => ({ stores: { folders: () => [{ name: 'ws', store }] }, active: { list: () => [], set: () => undefined, clear: () => undefined }, settings: { agentMayApprove: false, gating: 'always', waitForReview: false }, session });
+    const as = (session?: string): ToolContext => ({ stores: { folders: () => [{ name: 'ws', store }] }, active: { list: () => [], set: () => undefined, clear: () => undefined }, settings: { agentMayApprove: false, gating: 'always', waitForReview: false }, ...(session ? { session } : {}) });
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
     const log = `/work/ws/.pi/plans/sessions/${id}.jsonl`;
     await m.ports.fs.removeFile(log);
@@ -176,7 +183,7 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
   it('a done step is the record of who did it: another session cannot set it back; its own session reopens it only with the reason, which the log keeps', async () => {
     const { store, as } = await setup();
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
     await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
     const other = await refused(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'pending' });
@@ -198,7 +205,7 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
   it('op=complete: refused while steps are open or skipped without a reason, naming them and the mark to make', async () => {
     const { store, as } = await setup();
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     const early = await refused(as('A'), 'pi_plan_execute', { id, op: 'complete' });
     assert.match(early, /^PLAN-[0-9a-f]{8} cannot be completed: S001 \(pending\), S002 \(pending\), S003 \(pending\), S004 \(pending\) are not done\. Mark S001 first: pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"mark","step":"S001","status":"done"\}/);
     assert.equal((await store.read(id)).fm.status, 'executing');
@@ -211,7 +218,7 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
   it('op=complete on a plan its last mark completed: "Already completed", not a refusal', async () => {
     const { store, as } = await setup();
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     for (const step of ['S001', 'S002', 'S003', 'S004']) await call(as('A'), 'pi_plan_execute', { id, op: 'mark', step, status: 'done' });
     assert.equal((await store.read(id)).fm.status, 'completed');
     assert.match(await call(as('A'), 'pi_plan_execute', { id, op: 'complete' }), /Already completed/);
@@ -219,26 +226,36 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
   it('two agents: each mark\'s Next is for its own session, never a step the other holds; next with wait=true waits for the other\'s mark and claims the step it frees', async () => {
     const { store, as } = await setup();
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     assert.match(await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' }), /^S001 is yours/);
     const inProgress = await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'in_progress' });
-    assert.match(inProgress, /Next: finish step S001 \("Parser"\), yours/);
+    assert.match(inProgress, /Next: do step S001 \("Parser"\), yours/);
     assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'next' }), /^S002 is yours/);
     const doneA = await call(as('agent-a'), 'pi_plan_execute', { id, op: 'mark', step: 'S001', status: 'done' });
     assert.match(doneA, /Next: wait: no step can start until S002 \(in progress, held by agent-b\) is done; pi_plan_execute \{"id":"PLAN-[0-9a-f]{8}","op":"next","wait":true\} waits for one and claims it\./);
     assert.doesNotMatch(doneA, /do step S002/);
-    // agent-a waits; agent-b's mark frees S003, which agent-a gets.
-    const waiting = call(as('agent-a'), 'pi_plan_execute', { id, op: 'next', wait: true });
+    // agent-a waits; agent-b's mark frees S003: exactly one of them gets it (the waiter, woken by the
+    // write, or agent-b, handed it by its own mark), and the other is told so, never the same step.
+    const abort = new AbortController();
+    const waiting = call({ ...as('agent-a'), signal: abort.signal }, 'pi_plan_execute', { id, op: 'next', wait: true });
     const doneB = await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S002', status: 'done' });
-    assert.match(doneB, /Next: do step S003 \("Round trip"\)/);
-    assert.match(await waiting, /^S003 is yours \(claimed by agent-a\)/);
-    assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'done' }).catch((e: Error) => e.message), /S003 is in progress, claimed by agent-a/);
+    const holder = parseClaim((await store.read(id)).steps.find((x) => x.id === 'S003')!.record?.Claimed)?.session;
+    if (holder === 'agent-b') {
+      assert.match(doneB, /^S003 is yours now \(claimed for agent-b, in progress\)\.$/m);
+      abort.abort();
+      assert.match(await waiting, /^No step is runnable now \(waited \d+ s\): held by S003 \(in progress, agent-b/);
+    } else {
+      assert.equal(holder, 'agent-a', 'S003 went to one of them');
+      assert.match(await waiting, /^S003 is yours \(claimed by agent-a\)/);
+      assert.doesNotMatch(doneB, /S003 is yours/);
+      assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'done' }).catch((e: Error) => e.message), /S003 is in progress, claimed by agent-a/);
+    }
   });
 
   it('next with wait=true ends when the request is cancelled, and says how to wait again', async () => {
     const { store, as } = await setup();
     const id = await graphPlan(as('A'), store);
-    await call(as('A'), 'pi_plan_execute', { id, op: 'start' });
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
     await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
     await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
     const abort = new AbortController();
