@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { PlanError, reviewProblems } from '../core';
 import { submitPlan } from '../service';
 import { argsObject } from './arguments';
-import { defineTool, guarded, result, sectionFields, text } from './toolkit';
+import { defineTool, dependsOn, guarded, result, sectionFields, text } from './toolkit';
 
 const stepInput = argsObject({
   text: text(500).check(z.minLength(1)),
@@ -10,6 +10,7 @@ const stepInput = argsObject({
   operation: z.optional(text(60)),
   target: z.optional(text(200)),
   details: z.optional(text(2000)),
+  depends_on: z.optional(text(300)),
 });
 
 export const createPlanTool = defineTool({
@@ -18,7 +19,8 @@ export const createPlanTool = defineTool({
   toolReferenceName: 'planCreate',
   userDescription: 'Create a plan document in .pi/plans (a draft, or proposed for review).',
   modelDescription:
-    'Create a plan (a Markdown file the user reviews). Give title, goal, optionally steps (text, tool, operation, target) and sections. propose=true submits it at once (validated); else it is a draft to extend with pi_plan_step/pi_plan_update, then pi_plan_submit. collect=true: your next edits and commands become its steps, not run. Pass folder if several are open. Returns the id; it becomes the active plan.',
+    'Create a plan (a Markdown file the user reviews). Give title, goal, optionally steps (text, tool, operation, target, depends_on) and sections. propose=true submits it at once (validated); else it is a draft to extend with pi_plan_step/pi_plan_update, then pi_plan_submit. collect=true: your next edits and commands become its steps, not run. Returns the id.',
+  vscodeNote: ' Pass folder if several are open. It becomes the active plan.',
   icon: '$(new-file)',
   gated: false,
   schema: argsObject({
@@ -48,7 +50,8 @@ export const createPlanTool = defineTool({
       if (!i.folder && folders.length > 1) {
         throw new PlanError('INVALID_INPUT', `Several workspace folders are open (${folders.map((f) => f.name).join(', ')}): pass "folder".`);
       }
-      const { propose, collect, folder: _f, ...input } = i;
+      const { propose, collect, folder: _f, steps, ...rest } = i;
+      const input = { ...rest, steps: steps?.map(({ depends_on, ...st }) => ({ ...st, dependsOn: dependsOn(depends_on) })) };
       let doc = await target.store.create(input, 'agent');
       await ctx.active.set(doc.fm.id, target.name);
       if (propose) {

@@ -1,13 +1,9 @@
 import * as z from 'zod/mini';
-import { afterOf, PlanError } from '../core';
+import { PlanError } from '../core';
 import { editPlanStep } from '../service';
 import { argsObject } from './arguments';
-import { defineTool, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
+import { defineTool, dependsOn, guarded, idField, locate, placeOf, result, stepIdField, text, versionField } from './toolkit';
 
-/** The ids of a `depends_on` argument ("S001, S003", "none"), as an `after:` line reads them. */
-function dependsOn(v: string | undefined): string[] | undefined {
-  return v === undefined ? undefined : (afterOf(`after: ${v}`) ?? []);
-}
 
 export const editStepTool = defineTool({
   name: 'pi_plan_step',
@@ -15,7 +11,8 @@ export const editStepTool = defineTool({
   toolReferenceName: 'planStep',
   userDescription: 'Add, update, remove or move a step of a plan.',
   modelDescription:
-    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start", default end; depends_on: "S001, S003" or "none", what it waits for) returns the new id. op=update/remove/move (step; its fields, or after). Ids are never reused. Not while executing (pi_plan_set_content revises). In every tool, version (the one you last saw) guards edits; id defaults to the active plan.',
+    'Change a plan\'s steps by id. op=add (text; optional tool+operation+target, details; after: step id or "start", default end; depends_on: "S001, S003" or "none", what it waits for) returns the new id. op=update/remove/move (step; its fields, or after). Ids are never reused. Not while executing (pi_plan_set_content revises). In every tool, version (the one you last saw) guards edits.',
+  vscodeNote: ' id defaults to the active plan.',
   icon: '$(list-ordered)',
   gated: true,
   schema: argsObject({

@@ -32,15 +32,21 @@ export function languageModelToolsManifest(): Record<string, unknown>[] {
     icon: t.icon,
     tags: ['plans', 'pi-plans'],
     userDescription: t.userDescription,
-    modelDescription: t.modelDescription,
+    modelDescription: modelDescriptionIn('vscode', t),
     ...(t.when ? { when: t.when } : t.gated ? { when: GATED_WHEN } : {}),
     inputSchema: inputSchemaOf(t),
   }));
 }
 
-/** What the model sees of the whole tool set (names, descriptions, schemas), as JSON: the budget. By default VS Code's schemas; `mcpInputSchemaOf` for the MCP server's. */
-export function advertisedSize(schemaOf: (tool: PlanTool) => Record<string, unknown> = inputSchemaOf): number {
-  return ALL_TOOLS.reduce((n, t) => n + JSON.stringify({ name: t.name, description: t.modelDescription, inputSchema: schemaOf(t) }).length, 0);
+/** A tool's description as a face gives it: VS Code's adds what it says of the active plan, which only VS Code has. */
+export function modelDescriptionIn(face: 'vscode' | 'mcp', t: PlanTool): string {
+  return face === 'vscode' ? t.modelDescription + (t.vscodeNote ?? '') : t.modelDescription;
+}
+
+/** What the model sees of the whole tool set (names, descriptions, schemas), as JSON: the budget. By default VS Code's; `mcp` for the MCP server's. */
+export function advertisedSize(face: 'vscode' | 'mcp' = 'vscode'): number {
+  const schemaOf = face === 'mcp' ? mcpInputSchemaOf : inputSchemaOf;
+  return ALL_TOOLS.reduce((n, t) => n + JSON.stringify({ name: t.name, description: modelDescriptionIn(face, t), inputSchema: schemaOf(t) }).length, 0);
 }
 
 /** Activation: a workspace with plans, or any of our tools being invoked. */

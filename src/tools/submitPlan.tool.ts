@@ -10,7 +10,7 @@ export const submitPlanTool = defineTool({
   toolReferenceName: 'planSubmit',
   userDescription: 'Submit a draft for the user\'s review and (by default) wait for the decision.',
   modelDescription:
-    'Finalize a draft: validates it (goal, a step, required sections) and moves it to proposed for the user\'s review; problems come back as a list to fix. A plan with no steps is cancelled. Per the user\'s setting it waits for the decision (approved, or rejected with feedback) or returns "awaiting review". On a proposed plan it waits again.',
+    'Finalize a draft: validates it (goal, a step, required sections) and moves it to proposed for the user\'s review; problems come back as a list to fix. A plan with no steps is cancelled. It waits for the decision (approved, or rejected with feedback) if the user\'s setting says so. On a proposed plan it waits again.',
   icon: '$(check)',
   gated: false,
   schema: argsObject({ id: z.optional(idField), version: z.optional(versionField), wait: z.optional(z.boolean()) }),

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { $ZodError } from 'zod/v4/core';
-import { ApprovalStanding, approvalStanding, AttentionFlag, cleanSession, evidenceFlag, evidenceSummary, isFinished, isPlanError, nextOpenStep, noEvidenceAdvice, parseClaim, planGraph, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, readChangedLine, runnableSteps, sectionText, wavesOf } from '../core';
+import { afterOf, ApprovalStanding, approvalStanding, AttentionFlag, cleanSession, evidenceFlag, evidenceSummary, isFinished, isPlanError, nextOpenStep, noEvidenceAdvice, parseClaim, planGraph, progressOf, PLAN_ID_PATTERN, PlanDocument, PlanError, readChangedLine, runnableSteps, sectionText, wavesOf } from '../core';
 import type { Place } from '../service';
 import type { PlanStore } from '../store';
-import type { ToolContext } from './context';
+import type { ToolContext, ToolSettings } from './context';
 
 /** A language-model tool: one zod schema, one handler, the manifest's words. */
 export interface PlanTool<S extends z.ZodMiniObject = z.ZodMiniObject> {
@@ -12,8 +12,10 @@ export interface PlanTool<S extends z.ZodMiniObject = z.ZodMiniObject> {
   readonly displayName: string;
   readonly toolReferenceName: string;
   readonly userDescription: string;
-  /** When to use it, what it returns, what to call next. */
+  /** When to use it, what it returns, what to call next (true on every face: VS Code and MCP). */
   readonly modelDescription: string;
+  /** What VS Code's agent reads after it: the active plan and several open folders, which the MCP server and the CLI do not have. */
+  readonly vscodeNote?: string;
   readonly icon: string;
   /** True for step-editing and execution tools: hidden and refused outside plan work mode when the user asks for that. */
   readonly gated: boolean;
@@ -27,6 +29,8 @@ export interface PlanTool<S extends z.ZodMiniObject = z.ZodMiniObject> {
   /** A confirmation for destructive calls. */
   confirmation?(input: z.infer<S>): { title: string; message: string } | undefined;
   run(input: z.infer<S>, ctx: ToolContext): Promise<string>;
+  /** Why every call is refused now, whatever its arguments: said before the arguments are read (a model that fixes them would only be refused again). */
+  refusedNow?(settings: ToolSettings): string | undefined;
 }
 
 /** Defines a tool (keeps the schema's type on the handler). */
@@ -162,6 +166,11 @@ export function runnableLine(doc: PlanDocument): string | undefined {
   return `Runnable now: ${runnable.join(', ') || 'none'}.${give}${w}`;
 }
 
+/** The ids of a `depends_on` argument ("S001, S003", "none"), as an `after:` line reads them. */
+export function dependsOn(v: string | undefined): string[] | undefined {
+  return v === undefined ? undefined : (afterOf(`after: ${v}`) ?? []);
+}
+
 /** Labelled fields of a plan, one line. */
 export function header(doc: PlanDocument): string {
   const { done, total } = progressOf(doc.steps);
@@ -232,7 +241,7 @@ function nextForSession(doc: PlanDocument, session: string): string {
   const holder = (s: PlanDocument['steps'][number]) => parseClaim(s.record?.Claimed)?.session;
   const mark = (step: string) => `pi_plan_execute {"id":"${id}","op":"mark","step":"${step}","status":"done"}`;
   const mine = doc.steps.find((s) => s.status === 'in_progress' && holder(s) === me);
-  if (mine) return `Next: finish step ${mine.id} ("${mine.text}"), yours, then ${mark(mine.id)}.`;
+  if (mine) return `Next: do step ${mine.id} ("${mine.text}"), yours, then ${mark(mine.id)}.`;
   const free = runnableSteps(doc.steps)[0];
   if (free) return `Next: do step ${free.id} ("${free.text}"), then ${mark(free.id)}.`;
   const held = doc.steps.filter((s) => s.status === 'in_progress').map((s) => `${s.id} (in progress${holder(s) ? `, held by ${holder(s)}` : ''})`);
@@ -270,7 +279,7 @@ export function evidenceNote(doc: PlanDocument): string | undefined {
     const c = s.record?.Changed ? readChangedLine(s.record.Changed) : undefined;
     if (!flag && !c) continue;
     const what = c?.recorded ? (c.files ? `${c.files} file${c.files === 1 ? '' : 's'} +${c.added} −${c.removed}` : 'nothing changed') : c ? `not recorded: ${c.why}` : 'no change recorded';
-    parts.push(`${s.id} ${s.status}: ${what}${flag && flag !== 'changed' ? ` (${flag})` : ''}${c?.notBySession.length ? `, also changed by another process: ${c.notBySession.join(', ')}` : ''}`);
+    parts.push(`${s.id} ${s.status}: ${what}${flag && flag !== 'changed' ? ` (${flag})` : ''}${c?.notBySession.length ? `, also changed by another process: ${c.notBySession.join(', ')}` : ''}${c?.alongside.length ? `, while another session worked on ${c.alongside.join(', ')} (some files may be ${c.alongside.length === 1 ? 'that step' : 'those steps'}')` : ''}`);
     if (flag === 'no evidence') advice.push(noEvidenceAdvice(doc.fm.id, s.id, doc.fm.status === 'executing'));
   }
   if (!parts.length) return undefined;

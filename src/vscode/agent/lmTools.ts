@@ -52,7 +52,9 @@ async function run(tool: PlanTool, input: unknown, ctx: ToolContext, plans: Work
   if (!vscode.workspace.isTrusted && !tool.readOnly) {
     throw new Error('This workspace is in Restricted Mode: plans are read-only. Ask the user to trust the workspace, then call again.');
   }
-  // The same refusal of arguments, in the same words, as over MCP (an unknown key names the closest known one).
+  // A call refused whatever its arguments is refused first; then the same refusal of arguments, in the same words, as over MCP (an unknown key names the closest known one).
+  const off = tool.refusedNow?.(ctx.settings);
+  if (off) throw new Error(off);
   const args = parseArguments(tool.schema, input);
   await plans.ready;
   try {

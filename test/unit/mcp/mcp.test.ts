@@ -66,6 +66,8 @@ describe('MCP server (pi-plans mcp: the SDK client over stdio, the built CLI)', 
       const required = [...(ours.required ?? []), ...('id' in t.schema.shape && !ours.required?.includes('id') ? ['id'] : [])];
       assert.deepEqual([...(served.inputSchema.required ?? [])].sort(), required.sort(), t.name);
       assert.equal(served.description, t.modelDescription, t.name);
+      // No plan is active over MCP (id is required there): no description says otherwise.
+      assert.doesNotMatch(served.description ?? '', /active plan/, t.name);
     }
   });
 

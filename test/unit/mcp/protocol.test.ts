@@ -169,6 +169,12 @@ describe('MCP server to the specification (the SDK client over stdio, the built 
       const r = await call('pi_plan_approve', { id: 'PLAN-00000000', digest: `sha256:${'0'.repeat(64)}` });
       assert.equal(r.isError, true);
       assert.match(textOf(r), /agent approval is off/);
+      // With wrong arguments too: approval being off is said first, not "fix the arguments" (which would only be refused again).
+      for (const args of [{}, { id: 'PLAN-00000000' }, { id: 'x', digest: 'y', wiat: 1 }]) {
+        const bad = textOf(await call('pi_plan_approve', args));
+        assert.match(bad, /agent approval is off\. Ask the user to approve it/, JSON.stringify(args));
+        assert.doesNotMatch(bad, /fix the arguments/, JSON.stringify(args));
+      }
     });
   });
 
