@@ -285,6 +285,14 @@ export function approve(ws, id) {
   return atTerminalSync(path.join(DIST, 'bin.js'), ['--root', ws.dir, 'approve', id, '--digest', digestOf(ws, id)], { cwd: ws.dir, env: ws.env }).stdout;
 }
 
+/**
+ * A person resumes a stalled (or failed) plan at a terminal (`pi-plans resume`, answered "y"): the
+ * plan an agent's session left open when it ended its turn twice executes again.
+ */
+export function resume(ws, id) {
+  return atTerminalSync(path.join(DIST, 'bin.js'), ['--root', ws.dir, 'resume', id], { cwd: ws.dir, env: ws.env }).stdout;
+}
+
 /** The plan file's text, its status line and its step lines. */
 export const planText = (ws, id) => fs.readFileSync(path.join(ws.dir, '.pi', 'plans', `${id}.md`), 'utf8');
 export const planStatus = (ws, id) => /^status: (\S+)$/m.exec(planText(ws, id))?.[1];
