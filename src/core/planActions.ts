@@ -88,6 +88,118 @@ export function primaryCommands(status: PlanStatus, opts: { flag?: AttentionFlag
   return wanted.filter((c) => valid.includes(c)).slice(0, 2);
 }
 
+/**
+ * The one command a plan's editor draws as its primary action, if any: what needs the person in
+ * this state. Nothing that is already happening: an executing plan whose agent is at work has
+ * none (Execute in Copilot stays on offer, secondary); once it stalls, handing it to Copilot is.
+ */
+export function editorPrimary(status: PlanStatus, opts: { flag?: AttentionFlag } = {}): PlanCommand | undefined {
+  const valid = planCommands(status, opts);
+  const wanted: PlanCommand | undefined =
+    opts.flag === 'foreign'
+      ? 'confirm'
+      : status === 'proposed'
+        ? 'approve'
+        : status === 'needs_review'
+          ? 'reopen'
+          : status === 'approved'
+            ? 'execute'
+            : status === 'executing'
+              ? opts.flag === 'stalled'
+                ? 'execute'
+                : undefined
+              : status === 'stalled' || status === 'failed'
+                ? 'resume'
+                : undefined;
+  return wanted && valid.includes(wanted) ? wanted : undefined;
+}
+
+/**
+ * What a plan needs from a person, the most urgent first: a file that does not read, an approval
+ * that does not hold (not valid, changed since, made elsewhere and not confirmed), a decision, a
+ * run that stopped, a run under way. The status bar counts each plan once, under the first that
+ * applies (a stalled run is not also running).
+ */
+export const PLAN_NEEDS = ['invalid', 'unapproved', 'changed', 'foreign', 'review', 'stalled', 'running'] as const;
+export type PlanNeed = (typeof PLAN_NEEDS)[number];
+
+/** The one need a plan counts under (none for a plan that needs nothing now: a draft, an approved plan waiting to run, a finished one). */
+export function planNeed(r: { valid: boolean; status?: PlanStatus; flag?: AttentionFlag }): PlanNeed | undefined {
+  if (!r.valid || !r.status) return 'invalid';
+  if (approvalFlag(r.flag)) return r.flag;
+  if (r.status === 'proposed' || r.status === 'needs_review') return 'review';
+  if (r.status === 'stalled' || (r.status === 'executing' && r.flag === 'stalled')) return 'stalled';
+  if (r.status === 'executing') return 'running';
+  return undefined;
+}
+
+/**
+ * Needs that are something wrong only a person can put right, now: a plan file that does not read
+ * (no agent can use it) and an approval that no longer covers the text (an agent may be working
+ * from words nobody approved). The status bar takes the warning colour for these only; a review,
+ * an approval to confirm and a stalled run are a person's next decisions, counted without alarm.
+ */
+export function needsPersonNow(need: PlanNeed | undefined): boolean {
+  return need === 'invalid' || need === 'unapproved' || need === 'changed';
+}
+
+/**
+ * About how wide text is drawn, in ems of the workbench's font: each character's advance in
+ * DejaVu Sans (Linux's default, wider than Segoe UI or San Francisco, so text that fits here fits
+ * there), printable ASCII by code point from the space; 0.62 for other letters, 1 for wide scripts.
+ */
+const ADVANCE = [
+  0.32, 0.4, 0.46, 0.84, 0.64, 0.95, 0.78, 0.27, 0.39, 0.39, 0.5, 0.84, 0.32, 0.36, 0.32, 0.34, // space to /
+  0.64, 0.64, 0.64, 0.64, 0.64, 0.64, 0.64, 0.64, 0.64, 0.64, 0.34, 0.34, 0.84, 0.84, 0.84, 0.53, // 0 to ?
+  1, 0.68, 0.69, 0.7, 0.77, 0.63, 0.58, 0.77, 0.75, 0.29, 0.29, 0.66, 0.56, 0.86, 0.75, 0.79, // @ to O
+  0.6, 0.79, 0.69, 0.63, 0.61, 0.73, 0.68, 0.99, 0.69, 0.61, 0.69, 0.39, 0.34, 0.39, 0.84, 0.5, // P to _
+  0.5, 0.61, 0.63, 0.55, 0.63, 0.62, 0.35, 0.63, 0.63, 0.28, 0.28, 0.58, 0.28, 0.97, 0.63, 0.61, // ` to o
+  0.63, 0.63, 0.41, 0.52, 0.39, 0.63, 0.59, 0.82, 0.59, 0.59, 0.52, 0.64, 0.34, 0.64, 0.84, // p to ~
+];
+
+/** About how many ems wide `text` is drawn (see ADVANCE). */
+export function textWidthEm(text: string): number {
+  let w = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    w += c >= 32 && c < 127 ? ADVANCE[c - 32] : c >= 0x2e80 ? 1 : 0.62;
+  }
+  return w;
+}
+
+/**
+ * A row's label that fits `maxEm` ems: the text itself when it fits, otherwise cut after its last
+ * whole word that fits (a single long word is cut inside; no punctuation or little word such as
+ * "to" or "with a" left at the end), with "…". The whole text belongs in the row's tooltip and
+ * accessible name.
+ */
+export function fitLabel(text: string, maxEm: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (textWidthEm(t) <= maxEm) return t;
+  const room = maxEm - textWidthEm('…');
+  let end = 0;
+  let w = 0;
+  for (const ch of t) {
+    const next = w + textWidthEm(ch);
+    if (next > room) break;
+    w = next;
+    end += ch.length;
+  }
+  const cut = t.slice(0, end);
+  let words = (t[end] === ' ' ? cut : cut.slice(0, cut.lastIndexOf(' ') + 1 || cut.length)).trimEnd();
+  // A cut never ends on punctuation, nor on a little word that leads nowhere ("to…", "with a…").
+  for (let prev = ''; prev !== words; ) {
+    prev = words;
+    words = words.replace(/[\s,;:·–—-]+$/, '');
+    const last = / (\S+)$/.exec(words);
+    if (last && DANGLING.has(last[1].toLowerCase())) words = words.slice(0, last.index);
+  }
+  return `${words || cut.trimEnd()}…`;
+}
+
+/** Words a cut label does not end on. */
+const DANGLING: ReadonlySet<string> = new Set(['a', 'an', 'the', 'to', 'of', 'and', 'or', 'for', 'with', 'in', 'on', 'at', 'by', 'from', 'into', 'as']);
+
 /** The statuses a person may mark a step with while its plan executes (none otherwise). */
 export function stepMarks(planStatus: PlanStatus, step: StepStatus): StepStatus[] {
   if (!canDo(planStatus, 'mark_step')) return [];

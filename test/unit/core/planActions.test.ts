@@ -4,11 +4,15 @@ import {
   approve,
   canDo,
   createPlanText,
+  editorPrimary,
+  fitLabel,
   isFinishedStatus,
   markStep,
+  needsPersonNow,
   parsePlan,
   PLAN_STATUSES,
   planCommands,
+  planNeed,
   planContextValue,
   planLenses,
   primaryCommands,
@@ -17,6 +21,7 @@ import {
   stepMarks,
   submit,
   TERMINAL_STATUSES,
+  textWidthEm,
 } from '../../../src/core';
 
 const ctx = { now: '2026-11-23T10:00:00.000Z', actor: 'user' as const, approvals: TEST_APPROVALS };
@@ -134,6 +139,78 @@ describe('core: what a person can do with a plan now (planActions)', () => {
       if (l.kind !== 'invalid') return;
       assert.match(l.message, /version/);
       assert.equal(typeof l.errorLine, 'number');
+    });
+  });
+
+  describe('the plan editor\'s one primary action (editorPrimary)', () => {
+    it('is what needs the person in each state, never what is already happening', () => {
+      const primary = Object.fromEntries(PLAN_STATUSES.map((s) => [s, editorPrimary(s) ?? '']));
+      assert.deepEqual(primary, {
+        draft: '', proposed: 'approve', approved: 'execute', executing: '', stalled: 'resume', failed: 'resume',
+        completed: '', rejected: '', cancelled: '', superseded: '', needs_review: 'reopen',
+      });
+      // An executing plan whose agent went quiet: handing it to Copilot is what the person does now.
+      assert.equal(editorPrimary('executing', { flag: 'stalled' }), 'execute');
+    });
+
+    it('is always one of the commands offered, and none where the approval does not hold', () => {
+      for (const s of PLAN_STATUSES) for (const flag of [undefined, 'stalled', 'stale', 'changed', 'unapproved', 'foreign'] as const) {
+        const p = editorPrimary(s, { flag });
+        if (p) assert.ok(planCommands(s, { flag }).includes(p), `${p} on ${s} (${flag})`);
+      }
+      assert.equal(editorPrimary('approved', { flag: 'changed' }), undefined);
+      assert.equal(editorPrimary('executing', { flag: 'unapproved' }), undefined);
+      assert.equal(editorPrimary('approved', { flag: 'foreign' }), 'confirm');
+    });
+  });
+
+  describe('what a plan needs from a person, for the status bar (planNeed)', () => {
+    it('counts each plan once, under its most urgent need: a stalled run is not also running, a broken approval not also running', () => {
+      assert.equal(planNeed({ valid: true, status: 'executing', flag: 'stalled' }), 'stalled');
+      assert.equal(planNeed({ valid: true, status: 'executing' }), 'running');
+      assert.equal(planNeed({ valid: true, status: 'stalled' }), 'stalled');
+      assert.equal(planNeed({ valid: true, status: 'executing', flag: 'changed' }), 'changed');
+      assert.equal(planNeed({ valid: true, status: 'approved', flag: 'foreign' }), 'foreign');
+      assert.equal(planNeed({ valid: true, status: 'proposed', flag: 'stale' }), 'review');
+      assert.equal(planNeed({ valid: true, status: 'needs_review' }), 'review');
+      assert.equal(planNeed({ valid: false }), 'invalid');
+      for (const s of ['draft', 'approved', 'completed', 'rejected', 'cancelled', 'superseded'] as const) assert.equal(planNeed({ valid: true, status: s }), undefined, s);
+    });
+
+    it('calls for the warning colour only for what is wrong and waits for a person: not a review, a stalled run or an approval to confirm', () => {
+      // The demo's first screen: three proposals, the sample's stalled run, a draft, a rejected and a completed plan.
+      const demo = [
+        { valid: true, status: 'proposed' }, { valid: true, status: 'proposed' }, { valid: true, status: 'proposed' },
+        { valid: true, status: 'executing', flag: 'stalled' }, { valid: true, status: 'draft' }, { valid: true, status: 'rejected' }, { valid: true, status: 'completed' },
+      ] as const;
+      const needs = demo.map((r) => planNeed(r));
+      assert.deepEqual(needs.filter(Boolean), ['review', 'review', 'review', 'stalled']);
+      assert.equal(needs.some(needsPersonNow), false);
+      assert.deepEqual(['invalid', 'unapproved', 'changed', 'foreign', 'review', 'stalled', 'running'].filter((n) => needsPersonNow(n as never)), ['invalid', 'unapproved', 'changed']);
+    });
+  });
+
+  describe('a row\'s label that fits the side bar (fitLabel)', () => {
+    it('keeps a title that fits whole, and cuts a longer one after its last whole word, with an ellipsis, within the width', () => {
+      assert.equal(fitLabel('Add a health-check endpoint', 15), 'Add a health-check endpoint');
+      // Not "page to…", not "limiting to the…": a cut ends on a word that says something.
+      assert.equal(fitLabel('Migrate the settings page to the new form components', 15), 'Migrate the settings page…');
+      assert.equal(fitLabel('Add rate limiting to the public API', 15), 'Add rate limiting…');
+      for (const t of ['Migrate the settings page to the new form components', 'Send invoice reminder to Acme Corp', 'WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW', 'Return 429 with a Retry-After header — and a body, per RFC 6585', '請求書のリマインダーを送信して、お客様に確認してもらう']) {
+        const l = fitLabel(t, 15);
+        assert.ok(textWidthEm(l) <= 15, `${l}: ${textWidthEm(l)} em`);
+        assert.ok(l.endsWith('…') && t.startsWith(l.slice(0, -1).trimEnd().replace(/[\s,;:·–—-]+$/, '')), l);
+      }
+      // One long word is cut inside it; a cut never ends on a dash or a comma.
+      assert.match(fitLabel('WWWWWWWWWWWWWWWWWWWWWWWWWWWWWW', 15), /^W+…$/);
+      assert.equal(fitLabel('Deploy, then verify, then announce the release to everyone', 12), 'Deploy, then verify…');
+      assert.equal(fitLabel('  spaced\n  out  ', 15), 'spaced out');
+    });
+
+    it('measures text as DejaVu Sans draws it (Linux\'s default, wider than Segoe UI or San Francisco)', () => {
+      // 187 px at 13 px, as chromium measured "Add a health-check endpoint" in DejaVu Sans.
+      assert.ok(Math.abs(textWidthEm('Add a health-check endpoint') * 13 - 187.1) < 1.5);
+      assert.equal(textWidthEm('iiii') < textWidthEm('mmmm'), true);
     });
   });
 });
