@@ -27,6 +27,7 @@ import { COMMANDS } from './common/ids';
 import { registerCheckCommands } from './checks/checkCommands';
 import { workFactsEmitter } from './common/workFacts';
 import { statusIcon } from './common/planIcons';
+import { tooltipText } from './common/plainTooltip';
 
 /** What other extensions get from `vscode.extensions.getExtension('pi-plans.pi-plans').exports`. */
 export interface PiPlansApi {
@@ -121,10 +122,8 @@ export function activate(context: vscode.ExtensionContext): PiPlansApi {
     _explorerRow: async (folder, id) => {
       const item = await explorer.planRow(folder, id);
       if (!item) return undefined;
-      const tip = item.tooltip;
-      // The tooltip as the text it shows: MarkdownString.appendText's escapes undone.
-      const text = typeof tip === 'string' ? tip : (tip?.value ?? '').replace(/&nbsp;/g, ' ').replace(/\\([\\`*_{}[\]()#+\-.!<>|~])/g, '$1');
-      return { description: String(item.description ?? ''), tooltip: text, label: item.accessibilityInformation?.label ?? '' };
+      // The tooltip as the text it shows: its escapes undone.
+      return { description: String(item.description ?? ''), tooltip: tooltipText(item.tooltip), label: item.accessibilityInformation?.label ?? '' };
     },
   };
 }

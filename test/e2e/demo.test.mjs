@@ -302,6 +302,22 @@ describe('npm run demo', function () {
       const toasts = await page.evaluate(() => window.__piPlansToasts);
       assert.deepEqual(toasts.filter((t) => t.severity !== 'info'), [], JSON.stringify(toasts));
       assert.ok(toasts.some((t) => t.text.includes(reviewOf(plan.id))), JSON.stringify(toasts));
+      // The status bar counts each plan once (the sample's stalled run is not also "running") and
+      // raises no alarm for proposals and a stalled run: no warning colour.
+      const status = page.locator('.statusbar-item', { hasText: /\d+ plans/ }).first();
+      await page.locator('.statusbar-item', { hasText: '7 plans, 3 to review, 1 stalled' }).waitFor({ timeout: 20_000 });
+      assert.equal(
+        await status.evaluate((e) => {
+          const probe = document.createElement('div');
+          probe.style.background = 'var(--vscode-statusBarItem-warningBackground)';
+          document.querySelector('.monaco-workbench').append(probe);
+          const warning = getComputedStyle(probe).backgroundColor;
+          probe.remove();
+          return [e, ...e.querySelectorAll('*')].some((x) => getComputedStyle(x).backgroundColor === warning);
+        }),
+        false,
+        'the first screen is not warning-coloured',
+      );
       // No error in the status bar (the sample's pi-planner plan has warnings only), no panel open.
       assert.match(await page.locator('[id="status.problems"]').innerText(), /^\s*0\s+[1-9]/);
       assert.equal(await page.locator('.part.panel').isVisible(), false, 'no panel over the editor');

@@ -29,6 +29,22 @@ async function picture(page, name, clip) {
 /** The status bar item of Pi Plans. */
 const statusItem = (page) => page.locator('.statusbar-item').filter({ hasText: /\d+ plans/ }).first();
 
+/** Whether the item is drawn in the theme's status bar warning colour (statusBarItem.warningBackground), as a person sees it. */
+async function warningColoured(item) {
+  // Not under the pointer: a hovered item takes the hover colour instead.
+  await item.page().mouse.move(700, 300);
+  await item.page().waitForFunction(() => !document.querySelector('.statusbar-item:hover'));
+  return item.evaluate((e) => {
+    const probe = document.createElement('div');
+    probe.style.background = 'var(--vscode-statusBarItem-warningBackground)';
+    document.querySelector('.monaco-workbench').append(probe);
+    const warning = getComputedStyle(probe).backgroundColor;
+    probe.remove();
+    if (!warning || warning === 'rgba(0, 0, 0, 0)') throw new Error('the theme has no status bar warning colour');
+    return [e, ...e.querySelectorAll('*')].some((x) => getComputedStyle(x).backgroundColor === warning);
+  });
+}
+
 /** A fresh copy of examples/ open in a new code-server + chromium; `close()` removes it all. */
 async function openWorkbench(name, { trust = false } = {}) {
   const ws = freshWorkspace(name);
@@ -83,14 +99,26 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
     });
     after(() => wb?.close());
 
-    it('shows the plans in the status bar once the index has loaded, and never a count before that', async () => {
+    it('shows the plans in the status bar once the index has loaded, and never a count before that: each plan once (the stalled run is not also running), no warning colour for a review or a stall', async () => {
       const page = browser.page;
-      const item = page.locator('.statusbar-item', { hasText: '6 plans, 2 to review, 1 running, 1 stalled' });
+      const item = page.locator('.statusbar-item', { hasText: '6 plans, 2 to review, 1 stalled' });
       await item.waitFor({ timeout: 60_000 });
       const shown = await page.evaluate(() => window.__piPlansStatus);
       console.log(`      status bar texts in order: ${JSON.stringify(shown)}`);
       const counts = shown.filter((t) => /\d+ plans/.test(t));
-      assert.deepEqual([...new Set(counts.map((t) => t.trim()))], ['6 plans, 2 to review, 1 running, 1 stalled'], `the status bar showed: ${JSON.stringify(shown)}`);
+      assert.deepEqual([...new Set(counts.map((t) => t.trim()))], ['6 plans, 2 to review, 1 stalled'], `the status bar showed: ${JSON.stringify(shown)}`);
+      assert.equal(await warningColoured(item), false, 'two proposals and a stalled run are decisions, not an alarm');
+      // A screen reader hears the counts and the explanation as plain words, not the tooltip's Markdown.
+      const aria = await item.getAttribute('aria-label');
+      assert.match(aria, /^Pi Plans: 6 plans, 2 to review, 1 stalled\. Click to open a plan\./);
+      assert.doesNotMatch(aria, /\\|\*\*/, aria);
+      // Its tooltip says how it counts, in words.
+      await item.hover();
+      const tip = page.locator('.monaco-hover, .workbench-hover', { hasText: 'counted once' }).first();
+      await tip.waitFor({ timeout: 10_000 });
+      assert.match(await tip.innerText(), /2\sto\sreview: waiting for your decision\s+1\sstalled: executing with no activity for a while/);
+      await page.mouse.move(700, 300);
+      await tip.waitFor({ state: 'hidden', timeout: 10_000 });
       const box = await page.locator('.part.statusbar').boundingBox();
       await picture(page, 'status-bar', box ? { x: 0, y: box.y - 4, width: 700, height: box.height + 8 } : undefined);
     });
@@ -127,12 +155,18 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
         path.join(ws, '.pi/plans', `${id}.md`),
         `---\nid: ${id}\ntitle: "Written by another agent"\nstatus: proposed\nversion: 1\ncreated_at: 2026-11-22T10:00:00.000Z\nupdated_at: 2026-11-22T10:00:00.000Z\n---\n\n## Goal\nG\n\n## Steps\n1. [ ] S001 a\n`,
       );
-      await browser.page.locator('.statusbar-item', { hasText: '7 plans, 3 to review, 1 running, 1 stalled' }).waitFor({ timeout: 20_000 });
+      // The demo's first screen: three proposals and the sample's stalled run, nothing wrong.
+      const item = browser.page.locator('.statusbar-item', { hasText: '7 plans, 3 to review, 1 stalled' });
+      await item.waitFor({ timeout: 20_000 });
+      assert.equal(await warningColoured(item), false);
     });
 
     it('flags an invalid plan in the status bar', async () => {
       fs.writeFileSync(path.join(ws, '.pi/plans', 'PLAN-0bad0bad.md'), '---\nid: PLAN-0bad0bad\nversion: "3"\n---\n');
-      await browser.page.locator('.statusbar-item', { hasText: '8 plans, 3 to review, 1 running, 1 stalled, 1 invalid' }).waitFor({ timeout: 20_000 });
+      // A file no agent can read waits for a person: warning-coloured.
+      const item = browser.page.locator('.statusbar-item', { hasText: '8 plans, 3 to review, 1 stalled, 1 invalid' });
+      await item.waitFor({ timeout: 20_000 });
+      assert.equal(await warningColoured(item), true);
     });
 
     /** Runs the fixture's command, which calls `piPlans.approve` with `{ id, version }`; returns the modal. */
@@ -171,14 +205,22 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
       assert.match(text, /status: approved/);
       assert.match(text, /approved_version: 1/);
       assert.match(text, /approved_hash: sha256:[0-9a-f]{64}\napprover: "?Ana"?\napproval_key: ed25519:/);
-      await page.locator('.statusbar-item', { hasText: '8 plans, 2 to review, 1 running, 1 stalled, 1 invalid' }).waitFor({ timeout: 20_000 });
+      await page.locator('.statusbar-item', { hasText: '8 plans, 2 to review, 1 stalled, 1 invalid' }).waitFor({ timeout: 20_000 });
+      // The broken file mended: nothing is wrong, the colour goes.
+      fs.writeFileSync(path.join(ws, '.pi/plans', 'PLAN-0bad0bad.md'), fs.readFileSync(path.join(ws, '.pi/plans', 'PLAN-a04c9d13.md'), 'utf8').replace(/PLAN-a04c9d13/g, 'PLAN-0bad0bad'));
+      const mended = page.locator('.statusbar-item', { hasText: /^\s*8 plans, 2 to review, 1 stalled\s*$/ });
+      await mended.waitFor({ timeout: 20_000 });
+      assert.equal(await warningColoured(mended), false);
     });
 
     it('flags an approved plan whose steps were edited outside the store afterwards', async () => {
       const file = path.join(ws, '.pi/plans', 'PLAN-0e2e0e2e.md');
       // An agent's plain file edit: the step changes, the version does not.
       fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('1. [ ] S001 a', '1. [ ] S001 a, and also delete the database'));
-      await browser.page.locator('.statusbar-item', { hasText: '8 plans, 2 to review, 1 running, 1 stalled, 1 changed since approval, 1 invalid' }).waitFor({ timeout: 20_000 });
+      // Counted once, under what it needs (not also as approved or running), and warning-coloured: its approval no longer covers its text.
+      const item = browser.page.locator('.statusbar-item', { hasText: '8 plans, 2 to review, 1 stalled, 1 changed since approval' });
+      await item.waitFor({ timeout: 20_000 });
+      assert.equal(await warningColoured(item), true);
     });
   });
 
@@ -195,7 +237,7 @@ describe('Pi Plans in the VS Code UI (code-server + chromium)', function () {
       const no = page.getByRole('button', { name: /No, I don.t trust/i });
       await no.click({ timeout: 5_000 }).catch(() => undefined); // absent when VS Code opens in Restricted Mode at once
       await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).waitFor({ timeout: 60_000 });
-      const item = page.locator('.statusbar-item', { hasText: /6 plans, 2 to review, 1 running, 1 stalled\s*\(read-only\)/ });
+      const item = page.locator('.statusbar-item', { hasText: /6 plans, 2 to review, 1 stalled\s*\(read-only\)/ });
       await item.waitFor({ timeout: 60_000 });
       await item.hover();
       await page.locator('.monaco-hover, .workbench-hover', { hasText: 'read-only in Restricted Mode' }).first().waitFor({ timeout: 10_000 });
