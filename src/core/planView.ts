@@ -10,14 +10,14 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
-import type { EDITABLE_SECTIONS, InvalidView, PlanEditorCommand, PlanView, ViewNode } from './planViewModel';
+import type { EDITABLE_SECTIONS, InvalidView, PlanEditorCommand, PlanView, ViewNode, Words } from './planViewModel';
 import type { AttentionFlag } from './attentionOrder';
 import { parsePlan, PlanDocument } from './document';
 import { isPlanError } from './errors';
 import { LIMITS } from './limits';
 import { parseFailure, scanMarkdown } from './markdownGuard';
 import { nothingHidden } from './markdownShown';
-import { planCommands, stepMarks } from './planActions';
+import { editorPrimary, planCommands, stepMarks } from './planActions';
 import { editedInPlace, progressOf } from './policy';
 import { commentAddressed, comparePlans, describeComparison, PlanComparison, reviewHistoryOf, signedApprovalSection } from './review';
 import { type ApprovalStanding, contentDigest, standingProblem } from './approval';
@@ -25,7 +25,8 @@ import { type Checkpoint, STEP_STATUSES } from './schema';
 import { planGraph, runnableSteps, wavesOf } from './graph';
 import { RECORD_KEYS, type Step, type StepRecord } from './steps';
 import { evidenceFlag, evidenceSummary, readChangedLine, withContradicted } from './evidence';
-import { driftWords, formatCheckRecord, type PlanWorkFacts, stepCheck } from './checks';
+import { driftWords, formatCheckRecord, parseCheckRecord, type PlanWorkFacts, stepCheck } from './checks';
+import { parseClaim } from './claims';
 
 /** remark, GFM, what Markdown would draw as nothing made visible (markdownShown.ts), HTML, sanitized. */
 const markdown = unified().use(remarkParse).use(remarkGfm).use(nothingHidden).use(remarkRehype).use(rehypeSanitize);
@@ -229,8 +230,13 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
   const standing = ctx.standing;
   const signedSection = signedApprovalSection(doc, standing);
   const approvalText = standing && standing.state !== 'none' ? (standingProblem(doc, standing) ?? `approved by ${(standing as { approver: string }).approver} at v${(standing as { version: number }).version}`) : undefined;
+  const approver = approverOf(doc, standing);
   const { done, total } = progressOf(doc.steps);
-  const commands: PlanEditorCommand[] = ctx.readOnly ? [] : [...planCommands(fm.status, { flag: ctx.flag }).map((c) => (c === 'approve' && ctx.dirty ? 'saveToApprove' : c)), ...checkCommands(doc, ctx)];
+  // The person's own commands: approve becomes "save to approve" while the text is not saved; plan
+  // work on the active plan is ended, not started again.
+  const own = (c: PlanEditorCommand): PlanEditorCommand => (c === 'approve' && ctx.dirty ? 'saveToApprove' : c === 'startWork' && ctx.active ? 'endWork' : c);
+  const commands: PlanEditorCommand[] = ctx.readOnly ? [] : [...planCommands(fm.status, { flag: ctx.flag }).map(own), ...checkCommands(doc, ctx)];
+  const primary = ctx.readOnly ? undefined : editorPrimary(fm.status, { flag: ctx.flag });
   const drifted = ctx.facts?.drifted.length ? driftWords(ctx.facts.drifted) : undefined;
   const unverified = Object.values(ctx.facts?.checks ?? {}).some((c) => c.unverified);
   const marks = [ctx.active ? 'active' : '', ctx.flag ?? '', drifted ? 'drifted' : '', unverified ? 'unverified' : ''].filter(Boolean);
@@ -246,9 +252,8 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     ...(fm.planner_model ? { plannerModel: fm.planner_model } : {}),
     ...(fm.executor_model ? { executorModel: fm.executor_model } : {}),
     toolsRequired: [...(fm.tools_required ?? [])],
-    // Who approved, as the signed record says, while that approval holds (otherwise the approval
-    // line above the actions says what it is); without the keys at hand, as the file says.
-    ...(standing?.state === 'valid' ? { approvedBy: `${standing.approver}${fm.approved_by === 'agent' ? ' (the agent)' : ''}` } : !standing && fm.approved_by ? { approvedBy: fm.approved_by } : {}),
+    // Who approved (approverOf), as the timeline names them too.
+    ...(approver ? { approvedBy: approver.name } : {}),
     ...(fm.approved_version !== undefined ? { approvedVersion: fm.approved_version } : {}),
     digest: contentDigest(doc),
     ...(approvalText && standing && standing.state !== 'none' ? { approval: { state: standing.state, text: approvalText } } : {}),
@@ -267,9 +272,10 @@ export function planView(text: string, ctx: PlanViewContext = {}): PlanView | In
     // An approval's section is the person's only when the signed record names its text; any other
     // (written into the file by hand, or of an approval that no longer holds) says it is not signed.
     history: historyViews(sections, bodyOf, signedSection),
-    timeline: timelineOf(ctx.checkpoints ?? [], doc, standing),
+    timeline: timelineOf(ctx.checkpoints ?? [], doc, approver),
     ...(fm.result_summary ? { resultSummary: fm.result_summary } : {}),
     commands,
+    ...(primary ? { primary: own(primary) } : {}),
     // Edited here only where an edit keeps the status (a draft, a proposal): never voids an approval.
     editable: !ctx.readOnly && editedInPlace(fm.status),
     ...(goal ? { goalText: bodyOf(goal) } : {}),
@@ -304,10 +310,48 @@ function sinceReview(doc: PlanDocument, reviewed: PlanViewContext['reviewed']): 
   };
 }
 
-/** A step's record lines other than its note, in the store's order, for the editor to show as the agent reads them. */
-function recordView(record: StepRecord | undefined): { key: string; text: string }[] | undefined {
-  const lines = RECORD_KEYS.filter((k) => k !== 'Note' && record?.[k]).map((k) => ({ key: k, text: record![k]! }));
+/** A step's record lines other than its note, in the store's order: as the agent reads them, and said plainly where they read. */
+function recordView(record: StepRecord | undefined): { key: string; text: string; words?: Words }[] | undefined {
+  const lines = RECORD_KEYS.filter((k) => k !== 'Note' && record?.[k]).map((k) => {
+    const words = recordWords(k, record![k]!);
+    return { key: k, text: record![k]!, ...(words ? { words } : {}) };
+  });
   return lines.length ? lines : undefined;
+}
+
+/**
+ * A record line in words, its times for the reader's locale: who holds (or held) the step and
+ * since when, whose claim it took over; a check's result and when it ran. Undefined for a line in
+ * no form the store writes (it is shown as written).
+ */
+function recordWords(key: string, text: string): Words | undefined {
+  if (key === 'Claimed') {
+    const c = parseClaim(text);
+    if (!c) return undefined;
+    return ['Claimed by ', c.session, ' · ', { at: c.at }, ...(c.takenFrom ? [` (taken over from ${c.takenFrom.session}, claimed `, { at: c.takenFrom.at }, ')'] : [])];
+  }
+  if (key === 'Check') {
+    const r = parseCheckRecord(text);
+    if (!r) return undefined;
+    const at = /Z$/.test(r.at) && !Number.isNaN(Date.parse(r.at)) ? { at: r.at } : r.at;
+    return [`Check ${formatCheckRecord({ ...r, at: '' }).replace(/ · $/, '')} · `, at];
+  }
+  return undefined;
+}
+
+/**
+ * Who approved the plan, as the header and the timeline both say it: the signed record's approver
+ * while that approval holds, or for a finished plan the approval it ran on (its record verified);
+ * without the keys at hand, as the file says. None when no approval holds (the approval line
+ * above the actions says why).
+ */
+function approverOf(doc: PlanDocument, standing: ApprovalStanding | undefined): { name: string; version: number } | undefined {
+  const fm = doc.fm;
+  const agent = fm.approved_by === 'agent';
+  if (standing?.state === 'valid') return { name: `${standing.approver}${agent ? ' (the agent)' : ''}`, version: standing.version };
+  if (standing?.state === 'none' && standing.finished && fm.approver) return { name: `${fm.approver}${agent ? ' (the agent)' : ''}`, version: standing.finished.version };
+  if (!standing && fm.approved_version !== undefined && (fm.approver || fm.approved_by)) return { name: fm.approver ?? (agent ? 'the agent' : 'a person'), version: fm.approved_version };
+  return undefined;
 }
 
 /** The waves of a plan that uses `after:` lines (none for a plain list: it is one sequence). */
@@ -420,12 +464,11 @@ const STEP_STATUS_SET: ReadonlySet<string> = new Set(STEP_STATUSES);
  * on (the write that records it is the next one); the approval in force names its approver.
  * Times stay ISO: the webview writes them in the reader's locale.
  */
-function timelineOf(checkpoints: readonly Checkpoint[], doc: PlanDocument, standing: ApprovalStanding | undefined): PlanView['timeline'] {
+function timelineOf(checkpoints: readonly Checkpoint[], doc: PlanDocument, approver: { name: string; version: number } | undefined): PlanView['timeline'] {
   const shown = checkpoints.slice(-TIMELINE_LIMIT);
   // Which step event is each step's last in the log: its status now is the one the file says.
   const lastOfStep = new Map<string, Checkpoint>();
   for (const c of checkpoints) if (c.type === 'step' && c.step) lastOfStep.set(c.step, c);
-  const approver = standing?.state === 'valid' ? standing : undefined;
   // The plan's status before each event, from the events before it (the log's first shown event has none).
   let before: string | undefined;
   for (const c of checkpoints.slice(0, checkpoints.length - shown.length)) if (c.type !== 'step' && c.status) before = c.status;
@@ -457,7 +500,7 @@ function timelineOf(checkpoints: readonly Checkpoint[], doc: PlanDocument, stand
         break;
       case 'status':
         text = statusEvent(c.status, before, c.version);
-        if (c.status === 'approved' && before !== 'failed' && before !== 'stalled' && approver && decided === approver.version) by = `by ${approver.approver}`;
+        if (c.status === 'approved' && before !== 'failed' && before !== 'stalled' && approver && decided === approver.version) by = `by ${approver.name}`;
         break;
       case 'archived':
         text = 'Archived';

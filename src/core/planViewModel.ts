@@ -24,7 +24,7 @@ export const ViewNodeSchema: z.ZodMiniType<ViewNode> = z.union([
 export const EDITABLE_SECTIONS = ['assumptions', 'risks', 'verification', 'files', 'context'] as const;
 
 /** The person's commands the editor offers (the core decides which apply now). */
-export const PLAN_EDITOR_COMMANDS = ['approve', 'saveToApprove', 'reject', 'confirm', 'withdraw', 'startWork', 'execute', 'retry', 'resume', 'reopen', 'clone', 'cancel', 'archive', 'runChecks', 'acknowledgeDrift'] as const;
+export const PLAN_EDITOR_COMMANDS = ['approve', 'saveToApprove', 'reject', 'confirm', 'withdraw', 'startWork', 'endWork', 'execute', 'retry', 'resume', 'reopen', 'clone', 'cancel', 'archive', 'runChecks', 'acknowledgeDrift'] as const;
 export type PlanEditorCommand = (typeof PLAN_EDITOR_COMMANDS)[number];
 
 /** What each command is called wherever a person sees it (the plan editor, the CodeLens). */
@@ -35,6 +35,7 @@ export const COMMAND_LABELS: Record<PlanEditorCommand, string> = {
   confirm: 'Confirm approval…',
   withdraw: 'Withdraw approval',
   startWork: 'Start plan work',
+  endWork: 'End plan work',
   execute: 'Execute in Copilot',
   retry: 'Retry',
   resume: 'Resume',
@@ -45,6 +46,13 @@ export const COMMAND_LABELS: Record<PlanEditorCommand, string> = {
   runChecks: 'Run checks',
   acknowledgeDrift: 'Acknowledge drift…',
 };
+
+/**
+ * Words with times in them, as the editor draws a record line: text, and ISO times it writes in
+ * the reader's locale (the ISO time in their tooltip), as the header and the timeline do.
+ */
+const WordsSchema = z.array(z.union([z.string(), z.object({ at: z.string() })]));
+export type Words = z.infer<typeof WordsSchema>;
 
 const StepViewSchema = z.object({
   id: z.string(),
@@ -70,8 +78,8 @@ const StepViewSchema = z.object({
       tail: z.optional(z.array(z.string())),
     }),
   ),
-  /** The step's record lines other than its note (its claim, changes, check), in the file's order. */
-  record: z.optional(z.array(z.object({ key: z.string(), text: z.string() }))),
+  /** The step's record lines other than its note (its claim, changes, check), in the file's order; `words`: the line said plainly (who holds it, when), where it reads. */
+  record: z.optional(z.array(z.object({ key: z.string(), text: z.string(), words: z.optional(WordsSchema) }))),
   /** What the step changed, as its `> Changed:` line says, and its evidence flag (a step done). */
   evidence: z.optional(
     z.object({
@@ -174,6 +182,8 @@ export const PlanViewSchema = z.object({
   timeline: z.array(z.object({ at: z.string(), text: z.string(), note: z.optional(z.string()) })),
   resultSummary: z.optional(z.string()),
   commands: z.array(z.enum(PLAN_EDITOR_COMMANDS)),
+  /** The one command drawn as the primary action (one of `commands`): none while nothing needs the person (an agent at work). */
+  primary: z.optional(z.enum(PLAN_EDITOR_COMMANDS)),
   /** Steps and the goal can be edited here (a draft or a proposal: an edit keeps its status). */
   editable: z.boolean(),
   /** The goal's Markdown as written, for its edit box. */
@@ -182,6 +192,22 @@ export const PlanViewSchema = z.object({
   readOnly: z.boolean(),
 });
 export type PlanView = z.infer<typeof PlanViewSchema>;
+
+/** A number and the word after it, never split over two lines. */
+const whole = (n: number, word: string) => `${n}\u00a0${word}`;
+
+/**
+ * A finished plan's evidence in plain words, one sentence per fact (the plan editor's Result, the
+ * explorer's tooltip): how many files the steps changed and the lines, the steps done with nothing
+ * recorded and no reason, the steps that changed nothing and say why. A file two steps changed counts twice.
+ */
+export function evidenceSummaryWords(e: { files: number; added: number; removed: number; noEvidence: number; explained: number }): string[] {
+  const s = (n: number, one: string, many: string) => whole(n, n === 1 ? one : many);
+  const out = [e.files ? `The steps changed ${s(e.files, 'file', 'files')}: ${s(e.added, 'line', 'lines')} added, ${whole(e.removed, 'removed')}.` : 'The steps changed no file.'];
+  if (e.noEvidence) out.push(`${s(e.noEvidence, 'step was', 'steps were')} marked done with no change recorded and no note saying why.`);
+  if (e.explained) out.push(`${s(e.explained, 'step', 'steps')} changed nothing, and ${e.explained === 1 ? 'its note says' : 'their notes say'} why.`);
+  return out;
+}
 
 export const InvalidViewSchema = z.object({ kind: z.literal('invalid'), message: z.string(), line: z.optional(z.number()) });
 export type InvalidView = z.infer<typeof InvalidViewSchema>;

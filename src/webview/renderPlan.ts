@@ -1,5 +1,5 @@
 /** The plan editor's page: a plan drawn from its view (header, actions, goal, steps, sections, reviews), or why it cannot be read. */
-import { COMMAND_LABELS, InvalidView, PlanView } from '../protocol/planEditor';
+import { COMMAND_LABELS, evidenceSummaryWords, InvalidView, PlanView } from '../protocol/planEditor';
 import { build, button, el, icon, section, sectionActions } from './dom';
 import { post } from './host';
 import { goalForm, rejectForm, sectionForm } from './renderForms';
@@ -8,7 +8,6 @@ import { commentAction, stepsSection, threadCount } from './renderSteps';
 import { forgetTyped, render, ui } from './state';
 import { RowAction, timeOf } from './toolbar';
 
-const PRIMARY = new Set(['approve', 'execute', 'resume', 'saveToApprove', 'confirm']);
 /** What each mark says on its badge. */
 const MARK_TEXT: Record<string, string> = { changed: 'changed since approval', unapproved: 'approval not valid', foreign: 'approved elsewhere', drifted: 'drifted', unverified: 'unverified' };
 /** Codicons (the icon font VS Code draws with) by command. */
@@ -19,6 +18,7 @@ const COMMAND_ICON: Record<string, string> = {
   confirm: 'verified',
   withdraw: 'discard',
   startWork: 'target',
+  endWork: 'stop-circle',
   execute: 'play',
   retry: 'refresh',
   resume: 'debug-continue',
@@ -30,12 +30,10 @@ const COMMAND_ICON: Record<string, string> = {
   acknowledgeDrift: 'warning',
 };
 
-/** A finished plan's evidence: file changes and lines over its steps, steps with no evidence. */
+/** A finished plan's evidence in plain words: the files and lines its steps changed, the steps done with no evidence. */
 function evidenceSummaryLine(p: PlanView): HTMLElement | undefined {
   const e = p.evidenceSummary;
-  if (!e) return undefined;
-  const flags = [e.noEvidence ? `${e.noEvidence} step${e.noEvidence === 1 ? '' : 's'} with no evidence` : '', e.explained ? `${e.explained} with no change, explained` : ''].filter(Boolean);
-  return el('p', { class: 'evidence-summary' }, `Changed: ${e.files} file change${e.files === 1 ? '' : 's'}, +${e.added} −${e.removed} lines${flags.length ? ` · ${flags.join(', ')}` : ''}.`);
+  return e ? el('p', { class: 'evidence-summary' }, evidenceSummaryWords(e).join(' ')) : undefined;
 }
 
 export function renderPlan(p: PlanView): HTMLElement {
@@ -84,7 +82,7 @@ function planHeader(p: PlanView): HTMLElement {
   return header;
 }
 
-/** The plan's commands, and Open as Text. */
+/** The plan's commands, and Open as Text: only the one the core calls primary is drawn so (none while an agent is at work). */
 function actionBar(p: PlanView): HTMLElement {
   // A group, not a toolbar: each button is its own Tab stop (a toolbar would owe arrow-key movement).
   const bar = el('div', { class: 'actions', role: 'group', 'aria-label': 'Plan actions' });
@@ -98,7 +96,7 @@ function actionBar(p: PlanView): HTMLElement {
       continue;
     }
     // Approve names the text on screen by its digest: what is approved is exactly what was drawn.
-    bar.append(button(c === 'approve' ? `Approve v${p.version}` : COMMAND_LABELS[c], () => post({ type: 'command', command: c, version: p.version, digest: p.digest }), PRIMARY.has(c) ? '' : 'secondary', COMMAND_ICON[c]));
+    bar.append(button(c === 'approve' ? `Approve v${p.version}` : COMMAND_LABELS[c], () => post({ type: 'command', command: c, version: p.version, digest: p.digest }), c === p.primary ? 'primary' : 'secondary', COMMAND_ICON[c]));
   }
   bar.append(button('Open as Text', () => post({ type: 'openAsText' }), 'secondary', 'go-to-file'));
   return bar;

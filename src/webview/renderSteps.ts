@@ -1,10 +1,10 @@
 /** The plan editor's steps: each step's row (reused while unchanged), its actions, dragging to reorder. */
-import type { PlanView, StepView } from '../protocol/planEditor';
+import type { PlanView, StepView, Words } from '../protocol/planEditor';
 import { build, button, el, icon, link, section } from './dom';
 import { post } from './host';
 import { stepForm } from './renderForms';
 import { openStepEditor, shownVersion, ui } from './state';
-import { RowAction, rowToolbar } from './toolbar';
+import { RowAction, rowToolbar, timeOf } from './toolbar';
 
 const MARK_LABEL: Record<string, string> = { in_progress: 'in progress', done: 'done', blocked: 'blocked', skipped: 'skipped' };
 /** Codicons (the icon font VS Code draws with) by step status and mark. */
@@ -70,15 +70,19 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
   }
   if (p.editable) dropTarget(li, s.id);
   const head = el('div', { class: 'step-head' }, handle, icon(STEP_ICON[s.status] ?? STEP_ICON.pending, 'step-icon'), el('span', { class: 'step-id' }, s.id), el('span', { class: 'step-text' }, build(s.text)));
-  if (s.status !== 'pending') head.append(el('span', { class: `badge step-status ${s.status}` }, s.status.replace('_', ' ')));
-  if (s.since) head.append(el('span', { class: `badge since ${s.since}`, title: `${s.since} since the reviewed version` }, s.since === 'added' ? 'new' : s.since));
-  if (s.threads) head.append(threadCount(s.threads));
-  if (s.runnable && p.status === 'executing') head.append(el('span', { class: 'badge runnable', title: 'Every step it waits for is done: it can start now' }, 'runnable'));
+  // The badges in one column at the row's end, the same on every row: what else is said of the step
+  // (new, runnable, its evidence flag, comments), then its status in a slot of its own (empty while pending).
+  const others = el('span', { class: 'step-marks' });
+  if (s.since) others.append(el('span', { class: `badge since ${s.since}`, title: `${s.since} since the reviewed version` }, s.since === 'added' ? 'new' : s.since));
+  if (s.runnable && p.status === 'executing') others.append(el('span', { class: 'badge runnable', title: 'Every step it waits for is done: it can start now' }, 'runnable'));
   const flag = s.evidence?.flag;
   if (flag === 'no evidence' || flag === 'no change, explained') {
     const title = flag === 'no evidence' ? 'Marked done with no recorded change and no note saying why' : 'No recorded change; the note says why';
-    head.append(el('span', { class: `badge evidence-flag ${flag === 'no evidence' ? 'no-evidence' : 'explained'}`, title }, flag));
+    others.append(el('span', { class: `badge evidence-flag ${flag === 'no evidence' ? 'no-evidence' : 'explained'}`, title }, flag));
   }
+  if (s.threads) others.append(threadCount(s.threads));
+  const status = el('span', { class: 'step-status-slot' }, s.status !== 'pending' ? el('span', { class: `badge step-status ${s.status}` }, s.status.replace('_', ' ')) : undefined);
+  head.append(el('span', { class: 'step-badges' }, others, status));
   li.append(head);
   if (s.waitsFor) li.append(el('div', { class: 'waits-for' }, s.waitsFor.length ? `Waits for ${s.waitsFor.join(', ')}` : 'Waits for nothing'));
   if (s.tool) {
@@ -87,9 +91,10 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
     li.append(el('div', { class: 'annotation' }, el('span', { class: 'tool' }, s.tool), s.operation ? `: ${s.operation}` : '', target ? ' → ' : '', target));
   }
   if (s.details?.length) li.append(el('div', { class: 'details' }, build(s.details)));
-  for (const r of s.record ?? []) if (!(r.key === 'Changed' && s.evidence)) li.append(el('div', { class: `record record-${r.key.toLowerCase()}` }, `${r.key}: ${r.text}`));
+  // What was recorded of the step (who held it, what it changed, its note, its check), in one quiet style.
+  for (const r of s.record ?? []) if (!(r.key === 'Changed' && s.evidence)) li.append(el('div', { class: `record record-${r.key.toLowerCase()}`, title: `${r.key}: ${r.text}` }, ...(r.words ? said(r.words) : [`${r.key}: ${r.text}`])));
   if (s.evidence) li.append(evidenceBlock(s, s.evidence));
-  if (s.note) li.append(el('div', { class: 'note' }, `Note: ${s.note}`));
+  if (s.note) li.append(el('div', { class: 'record note' }, 'Note: ', el('span', { class: 'note-text' }, s.note)));
   if (s.check) li.append(checkLine(s.check));
   // Text between this step and the next: not a step, but the agent reads it, so it is drawn here.
   if (s.after?.length) li.append(el('div', { class: 'loose', title: 'Text between the steps (the agent reads it too)' }, build(s.after)));
@@ -99,7 +104,7 @@ function stepItem(p: PlanView, s: StepView): HTMLLIElement {
     if (actions.length) {
       // The head keeps room for the toolbar, which shows there on hover and focus (by a class: the
       // page carries no style attribute, which the hostile-text check holds to none).
-      head.classList.add('has-actions', `actions-${Math.min(actions.length, 6)}`);
+      head.classList.add('has-actions');
       head.append(rowToolbar(`${s.id} actions`, actions));
     }
   }
@@ -118,8 +123,13 @@ function evidenceBlock(s: StepView, e: NonNullable<StepView['evidence']>): HTMLE
     box.append(el('ul', { class: 'changed-files' }, ...e.files.map((f) => el('li', {}, f)), more > 0 ? el('li', { class: 'more' }, `and ${more} more file${more === 1 ? '' : 's'}`) : undefined));
     if (e.notBySession?.length) box.append(el('div', { class: 'not-by-session' }, `Changed by another process while the step ran: ${e.notBySession.join(', ')}`));
   }
-  if (e.canView) box.append(button('View changes', () => post({ type: 'viewChanges', step: s.id }), 'view-changes', 'diff-multiple'));
+  if (e.canView) box.append(button('View changes', () => post({ type: 'viewChanges', step: s.id }), 'secondary small view-changes', 'diff-multiple'));
   return box;
+}
+
+/** A record line's words: text, and times in the reader's locale (the ISO time in a tooltip). */
+function said(words: Words): (string | HTMLElement)[] {
+  return words.map((w) => (typeof w === 'string' ? w : timeOf(w.at)));
 }
 
 /** A step's actions: the marks while its plan executes, the edits of a draft or proposal, and a comment. */
@@ -181,7 +191,9 @@ export function threadCount(n: number): HTMLElement {
 
 /** The Steps section: the text before the steps, the rows (reused while unchanged), and Add step or its form. */
 export function stepsSection(p: PlanView): HTMLElement {
-  const list = el('ol', { class: 'steps' });
+  // Every row keeps room for the largest toolbar of the list, so the badges line up in one column.
+  const room = Math.min(6, Math.max(0, ...p.steps.map((s) => (ui.editing === s.id && p.editable ? 0 : stepActions(p, s).length))));
+  const list = el('ol', { class: `steps toolbar-${room}` });
   p.steps.forEach((s, i) => list.append(cachedStep(p, s, i)));
   const shown = new Set(p.steps.map((s) => s.id));
   for (const id of stepCache.keys()) if (!shown.has(id)) stepCache.delete(id);

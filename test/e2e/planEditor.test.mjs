@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
 import { closeWorkbench, keepFailureShot, runCommand, waitForFocus } from '../harness/workbench.mjs';
-import { freshWorkspace } from '../harness/fixtures.mjs';
+import { approveAndStart, freshWorkspace } from '../harness/fixtures.mjs';
 import { atTerminalSync } from '../helpers/person.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -46,6 +46,19 @@ describe('the plan editor (code-server + chromium)', function () {
   const viewFrame = async () => (await page.frameLocator('iframe.webview.ready').last().locator('#active-frame').elementHandle()).contentFrame();
   const dialogs = [];
   const outside = [];
+
+  /** The names of the buttons drawn in the theme's primary button colour (button.background), as a person sees them. */
+  const primaryButtons = () =>
+    view()
+      .locator('body')
+      .evaluate(() => {
+        const probe = document.createElement('div');
+        probe.style.background = 'var(--vscode-button-background)';
+        document.body.append(probe);
+        const primary = getComputedStyle(probe).backgroundColor;
+        probe.remove();
+        return [...document.querySelectorAll('button')].filter((b) => b.offsetParent !== null && getComputedStyle(b).backgroundColor === primary).map((b) => b.textContent.trim());
+      });
 
   async function openFromExplorer(name) {
     await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name }).first().click();
@@ -98,6 +111,8 @@ describe('the plan editor (code-server + chromium)', function () {
     assert.equal(await steps.nth(2).getByRole('button', { name: 'Mark S003 done', exact: true }).count(), 1);
     assert.equal(await view().getByRole('button', { name: 'Execute in Copilot' }).count(), 1);
     assert.equal(await view().getByRole('button', { name: /^Approve/ }).count(), 0);
+    // Its agent is long gone (stalled): handing it to Copilot is the one thing drawn as primary.
+    assert.deepEqual(await primaryButtons(), ['Execute in Copilot']);
     if (PICTURES) {
       // The pointer on S003: its toolbar shows, as a person sees it.
       await steps.nth(2).locator('.step-text').hover();
@@ -107,11 +122,82 @@ describe('the plan editor (code-server + chromium)', function () {
     }
   });
 
+  it('a plan an agent is executing: nothing drawn as primary, End plan work on the active plan, claims and changes as quiet as notes in local time, badges in one column, the approver named as the header names them', async () => {
+    const id = 'PLAN-0e2e0a60';
+    const file = path.join(plansDir(), `${id}.md`);
+    fs.writeFileSync(file, plan(id, 'A plan under way', 'proposed', 1, '## Goal\nLimit the API.\n\n## Steps\n1. [ ] S001 Add the limiter\n2. [ ] S002 Run the tests\n3. [ ] S003 Document it\n4. [ ] S004 Tell the team\n\n## Verification\n- v\n'));
+    // Approved by the workbench's person (Ana) at a terminal, then started; the agent's session marks its steps.
+    approveAndStart(server, ws, id);
+    const at = (minutesAgo) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+    const claims = [at(9), at(6), at(2)];
+    const steps = [
+      '1. [x] S001 Add the limiter', `   > Claimed: vscode-d067455f at ${claims[0]}`, '   > Changed: src/bucket.ts (new, +40 −0) · 1 file +40 −0 · tree 0123456789..abcdef0123', '   > Note: limiter added',
+      '2. [x] S002 Run the tests', `   > Claimed: vscode-d067455f at ${claims[1]}`, '   > Changed: nothing · tree abcdef0123..abcdef0123',
+      '3. [ ] S003 *in progress* Document it', `   > Claimed: vscode-d067455f at ${claims[2]}`,
+      '4. [ ] S004 Tell the team',
+    ].join('\n');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/## Steps\n[\s\S]*?\n\n## Verification/, `## Steps\n${steps}\n\n## Verification`));
+    await openFromExplorer(/^A plan under way, executing/);
+    await view().locator('h1', { hasText: 'A plan under way' }).waitFor({ timeout: 30_000 });
+    await view().locator('li.step[data-step="S003"] .badge.step-status', { hasText: 'in progress' }).waitFor({ timeout: 20_000 });
+    const header = await view().locator('header').innerText();
+    assert.match(header, /executing/);
+    assert.doesNotMatch(header, /stalled/);
+    // Nothing is drawn as primary: the agent is at work. Execute in Copilot and View changes are on offer, secondary.
+    assert.deepEqual(await primaryButtons(), []);
+    assert.equal(await view().getByRole('button', { name: 'Execute in Copilot' }).count(), 1);
+    assert.equal(await view().getByRole('button', { name: 'View changes' }).count(), 1);
+    // Plan work: started here, the "active" badge and End plan work (never Start again); ended from the keyboard.
+    await view().getByRole('button', { name: 'Start plan work' }).click();
+    await view().locator('.badge.mark.active').waitFor({ timeout: 20_000 });
+    const end = view().getByRole('button', { name: 'End plan work' });
+    await end.waitFor({ timeout: 20_000 });
+    assert.equal(await view().getByRole('button', { name: 'Start plan work' }).count(), 0);
+    await end.press('Enter');
+    await view().locator('.badge.mark.active').waitFor({ state: 'detached', timeout: 20_000 });
+    await view().getByRole('button', { name: 'Start plan work' }).waitFor({ timeout: 20_000 });
+    // Each claim: its session and a time in the reader's locale, the ISO time in its tooltip; no ISO time on the page.
+    const format = (iso) => view().locator('body').evaluate((_, t) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(t)), iso);
+    for (const [i, step] of ['S001', 'S002', 'S003'].entries()) {
+      const claim = view().locator(`li.step[data-step="${step}"] .record-claimed`);
+      assert.equal(await claim.innerText(), `Claimed by vscode-d067455f · ${await format(claims[i])}`);
+      assert.equal(await claim.locator('time').getAttribute('title'), claims[i]);
+      assert.equal(await claim.locator('time').getAttribute('datetime'), claims[i]);
+    }
+    assert.doesNotMatch(await view().locator('ol.steps').innerText(), /\d{4}-\d\d-\d\dT\d\d:\d\d/);
+    // Claims, changes and notes in one quiet style.
+    const style = (sel) => view().locator(sel).first().evaluate((e) => { const c = getComputedStyle(e); return [c.color, c.fontSize, c.fontStyle, c.marginLeft].join(' '); });
+    const note = await style('li.step[data-step="S001"] .record.note');
+    assert.equal(await style('li.step[data-step="S001"] .record-claimed'), note);
+    assert.equal(await style('li.step[data-step="S001"] .evidence'), note);
+    // The badges in one column: every status badge starts at the same x, though the rows have toolbars of 2, 4 and 5 actions;
+    // S002's "no evidence" flag sits before its status.
+    const boxes = await view().locator('li.step').evaluateAll((lis) => lis.map((li) => {
+      const b = (sel) => li.querySelector(sel)?.getBoundingClientRect();
+      return { id: li.dataset.step, status: b('.badge.step-status'), flag: b('.badge.evidence-flag'), actions: li.querySelectorAll('.row-actions button').length };
+    }));
+    const withStatus = boxes.filter((b) => b.status);
+    assert.deepEqual(withStatus.map((b) => b.id), ['S001', 'S002', 'S003']);
+    assert.ok(new Set(boxes.map((b) => b.actions)).size > 1, `rows with toolbars of different sizes (${boxes.map((b) => b.actions)})`);
+    for (const b of withStatus) assert.ok(Math.abs(b.status.left - withStatus[0].status.left) < 1, `${b.id}'s status badge at x=${b.status.left}, S001's at ${withStatus[0].status.left}`);
+    const s2 = boxes.find((b) => b.id === 'S002');
+    assert.ok(s2.flag && s2.flag.right <= s2.status.left && Math.abs(s2.flag.top - s2.status.top) < 4, 'the flag sits before the status, on its line');
+    // The timeline names the approver as the header does.
+    const by = /approved by (.+) at v(\d+)/.exec(header);
+    assert.ok(by, header);
+    assert.equal(by[1], 'Ana');
+    const timeline = await view().locator('section[aria-label="Timeline"] li').allInnerTexts();
+    assert.ok(timeline.some((t) => t.endsWith(`Approved v${by[2]} by ${by[1]}`)), timeline.join('\n'));
+    assert.doesNotMatch(timeline.join('\n'), /Approved v\d+ by a person/);
+    await runCommand(page, 'View: Close Editor');
+  });
+
   it('approves from the editor: the version shown, the file, the explorer and the editor agree', async () => {
     const file = path.join(plansDir(), 'PLAN-7b2d4e61.md');
     await openFromExplorer(/^Migrate the settings page/);
     const approve = view().getByRole('button', { name: 'Approve v2' });
     await approve.waitFor({ timeout: 30_000 });
+    assert.deepEqual(await primaryButtons(), ['Approve v2'], 'a proposal: the decision is the one primary action');
     await approve.click();
     await view().locator('.badge.status', { hasText: 'approved' }).waitFor({ timeout: 20_000 });
     assert.match(await view().locator('header').innerText(), /v3[\s\S]*approved by Ana at v2/);

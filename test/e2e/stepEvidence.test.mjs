@@ -88,7 +88,11 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
     assert.equal(await steps.nth(0).locator('.evidence-flag').count(), 0);
     assert.equal(await steps.nth(1).locator('.badge.evidence-flag.no-evidence', { hasText: 'no evidence' }).count(), 1);
     assert.equal(await steps.nth(1).getByRole('button', { name: 'View changes' }).count(), 0, 'nothing to show for a step that changed nothing');
-    assert.match(await view().locator('.evidence-summary').innerText(), /2 file changes, \+2 −0 lines · 1 step with no evidence/);
+    // The finished plan's summary in plain words, each number with its word.
+    assert.equal(await view().locator('.evidence-summary').innerText(), 'The steps changed 2\u00a0files: 2\u00a0lines added, 0\u00a0removed. 1\u00a0step was marked done with no change recorded and no note saying why.');
+    // View changes is on offer, not drawn as the page's primary action.
+    const viewChanges = steps.nth(0).getByRole('button', { name: 'View changes' });
+    assert.match(await viewChanges.getAttribute('class'), /\bsecondary\b/);
     if (PICTURES) await page.screenshot({ path: path.join(PICTURES, `step-evidence-${process.env.PI_PLANS_THEME ?? 'dark'}.png`) });
   });
 

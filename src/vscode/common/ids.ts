@@ -61,6 +61,7 @@ export const PLAN_COMMAND_IDS = {
   confirm: COMMANDS.confirmApproval,
   withdraw: COMMANDS.withdraw,
   startWork: COMMANDS.startWork,
+  endWork: COMMANDS.endWork,
   execute: COMMANDS.executeInCopilot,
   retry: COMMANDS.retry,
   resume: COMMANDS.resume,

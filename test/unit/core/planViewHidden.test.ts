@@ -130,7 +130,8 @@ describe('plan editor view: a step\'s record lines are drawn', () => {
     const text = `${HEAD}## Goal\nG\n\n## Steps\n1. [x] S001 Build\n   Details.\n   > Check: passed · exit 0\n   > Claimed: agent-1 at 2026-01-01T00:00:00Z\n   > Changed: src/a.ts (+1 −0)\n   > Note: built\n2. [ ] S002 Test\n`;
     const v = planView(text) as PlanView;
     assert.deepEqual(v.steps[0].record, [
-      { key: 'Claimed', text: 'agent-1 at 2026-01-01T00:00:00Z' },
+      // A claim in the store's form is also said in words (its time for the reader's locale); a check record in no form the store writes is not.
+      { key: 'Claimed', text: 'agent-1 at 2026-01-01T00:00:00Z', words: ['Claimed by ', 'agent-1', ' · ', { at: '2026-01-01T00:00:00Z' }] },
       { key: 'Changed', text: 'src/a.ts (+1 −0)' },
       { key: 'Check', text: 'passed · exit 0' },
     ]);
