@@ -59,13 +59,13 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     assert.deepEqual(await topRows(), expected);
   };
   /**
-   * The plan rows as drawn: the screen-reader label, the icon's codicon, whether the icon lies in
-   * the side bar, and the label's text up to where the row cuts it (the characters left of the
-   * label's clip, less the ellipsis).
+   * The plan rows (or, `level` 3, the step rows) as drawn: the screen-reader label, the icon's
+   * codicon, whether the icon lies in the side bar, the label and description as given, and the
+   * label's text up to where the row cuts it (the characters left of the label's clip, less the ellipsis).
    */
-  const planRows = () =>
+  const planRows = (level = 2) =>
     tree()
-      .locator('[role="treeitem"][aria-level="2"]')
+      .locator(`[role="treeitem"][aria-level="${level}"]`)
       .evaluateAll((rows) => {
         const side = document.querySelector('.part.sidebar').getBoundingClientRect();
         return rows.map((r) => {
@@ -89,6 +89,8 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
             aria: r.getAttribute('aria-label'),
             icon: [...(icon?.classList ?? [])].find((c) => c.startsWith('codicon-') && c !== 'codicon-colored'),
             iconInside: !!box && box.width > 0 && box.left >= side.left && box.right <= side.right,
+            label: name.textContent,
+            description: r.querySelector('.label-description')?.textContent ?? '',
             visible,
           };
         });
@@ -124,7 +126,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     page = browser.page;
     await page.goto(server.url(ws));
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.locator('.statusbar-item', { hasText: '6 plans, 2 to review, 1 running, 1 stalled' }).waitFor({ timeout: 60_000 });
+    await page.locator('.statusbar-item', { hasText: '6 plans, 2 to review, 1 stalled' }).waitFor({ timeout: 60_000 });
   });
   after(() => closeWorkbench({ browser, server, folder: ws }));
   afterEach(async function () {
@@ -150,16 +152,25 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await row(/^Add rate limiting/).locator('.monaco-tl-twistie').click();
   });
 
-  it('reads well at the default side bar width (300 px): each plan row opens with its status icon and its progress; plan work on a proposal is a mark, not the play icon', async () => {
+  it('reads well at the default side bar width (300 px): each row\'s label is whole (the title, cut at a word when it is longer), its progress and the rest in the description; plan work on a proposal is a mark, not the play icon', async () => {
     await sideBarWidth(300);
     // Plan work on a proposal (as an agent's pi_plan_create starts it): "active" in words, its status icon kept.
     await runCommand(page, 'Pi Plans: Start Work on a Plan…');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Migrate the settings page' }).first().click();
     await row(/^Migrate the settings page to the new form components, proposed \(active\)/).waitFor({ timeout: 20_000 });
     try {
+      // A long title of the explorer's own (and the demo agent's title, which fits).
+      fs.writeFileSync(path.join(plansDir(), 'PLAN-0e2e0300.md'), plan('PLAN-0e2e0300', 'Add a health-check endpoint', 'draft', 1, '## Goal\nG\n\n## Steps\n1. [ ] S001 Add a /healthz route that answers 200 with the build version and the commit it was built from\n2. [ ] S002 Return 429 with a Retry-After header\n'));
+      fs.writeFileSync(path.join(plansDir(), 'PLAN-0e2e0301.md'), plan('PLAN-0e2e0301', 'Backfill the invoices table from the 2019–2024 exports, in batches of 10000 rows', 'draft', 1));
+      await row(/^Backfill the invoices table from the 2019–2024 exports, in batches of 10000 rows, draft/).waitFor({ timeout: 20_000 });
+      // The rows at rest, but for the one selected (a draft opened from its row): it shows its inline button (Start plan work).
+      await row(/^Speed up the CI pipeline, draft/).locator('.label-name').click();
+      await page.locator('.tab', { hasText: 'PLAN-a04c9d13.md' }).waitFor({ timeout: 10_000 });
+      await page.mouse.move(900, 600);
+      await row(/^Speed up the CI pipeline, draft/).locator('.actions .action-item').first().waitFor({ timeout: 10_000 });
       const rows = await planRows();
       const byTitle = (t) => rows.find((r) => r.aria.startsWith(t)) ?? assert.fail(`no row ${t} in ${JSON.stringify(rows)}`);
-      // What the row shows before it is cut: the icon of its status, then "done/steps", then the title's start.
+      // The icon of its status first.
       assert.deepEqual(
         ['Migrate the settings page', 'Send invoice reminder', 'Add rate limiting', 'Speed up the CI pipeline', 'Rename the User model'].map((t) => [t, byTitle(t).icon]),
         [
@@ -172,13 +183,78 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
       );
       for (const r of rows) {
         assert.ok(r.iconInside, `${r.aria}: the icon is inside the side bar`);
-        assert.match(r.visible, /^\d+\/\d+\s+\S+ \S+/, `${r.aria}: shows its progress and the start of its title before the cut (shows "${r.visible}")`);
+        // The label is shown whole: nothing of it past the row's edge.
+        assert.equal(r.visible, r.label, `${r.aria}: its label "${r.label}" is cut by the row at "${r.visible}"`);
+        // It is the title, or the title's start up to a whole word and "…": never cut inside a word.
+        const title = /^(.*?), (draft|proposed|executing|approved|rejected|completed)/.exec(r.aria)[1];
+        assert.ok(r.label === title || (r.label.endsWith('…') && new RegExp(`^${r.label.slice(0, -1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\\s,;:–—-]`).test(title)), `${r.aria}: label "${r.label}"`);
+        // Progress, marks, age and id follow in the description.
+        assert.match(r.description, /^\d+\/\d+ · /, `${r.aria}: "${r.description}"`);
       }
-      assert.match(byTitle('Add rate limiting').visible, /^2\/5\s/);
-      assert.match(byTitle('Migrate the settings page').visible, /^0\/3\s/);
+      assert.equal(byTitle('Add a health-check endpoint').label, 'Add a health-check endpoint');
+      assert.equal(byTitle('Backfill the invoices table').label, 'Backfill the invoices table…');
+      assert.match(byTitle('Add rate limiting').description, /^2\/5 · stalled · /);
+      assert.match(byTitle('Migrate the settings page').description, /^0\/3 · active · /);
+      // The steps' rows too: the id, then the text up to a whole word.
+      await row(/^Add a health-check endpoint, draft/).locator('.monaco-tl-twistie').click();
+      await row(/^Step S002, pending: Return 429 with a Retry-After header/).waitFor({ timeout: 10_000 });
+      await page.mouse.move(900, 600);
+      const steps = await planRows(3);
+      assert.deepEqual(steps.map((r) => r.label), ['S001 Add a /healthz route…', 'S002 Return 429…']);
+      for (const r of steps) assert.equal(r.visible, r.label, `${r.aria}: its label is cut by the row at "${r.visible}"`);
+      await row(/^Add a health-check endpoint, draft/).locator('.monaco-tl-twistie').click();
+      await runCommand(page, 'View: Close All Editors');
     } finally {
-      await runCommand(page, 'Pi Plans: End Plan Work');
-      await row(/^Migrate the settings page to the new form components, proposed, /).waitFor({ timeout: 20_000 });
+      // Put things back for the next tests (a failure here never hides the test's own).
+      for (const f of ['PLAN-0e2e0300.md', 'PLAN-0e2e0301.md']) fs.rmSync(path.join(plansDir(), f), { force: true });
+      await page.keyboard.press('Escape');
+      await runCommand(page, 'Pi Plans: End Plan Work').catch(() => undefined);
+      await row(/^Migrate the settings page to the new form components, proposed, /).waitFor({ timeout: 20_000 }).catch(() => undefined);
+      await page.locator('.statusbar-item', { hasText: '6 plans, 2 to review, 1 stalled' }).waitFor({ timeout: 20_000 }).catch(() => undefined);
+    }
+  });
+
+  it('a step\'s tooltip is plain words that wrap between words: no number split over two lines', async () => {
+    const id = 'PLAN-0e2e0302';
+    // A long step whose words are mostly numbers, so a line break anywhere inside a word would split one.
+    const text = 'Return 429 for 101 requests in 60 s per key; 1000 in 3600 s per account; 20000 in 86400 s per org; log 4290 4291 4292 4293 4294 4295 4296 4297 4298 4299 42910 42911 42912 42913 42914 42915 and 99 more';
+    fs.writeFileSync(path.join(plansDir(), `${id}.md`), plan(id, 'Limits in numbers', 'draft', 1, `## Goal\nG\n\n## Steps\n1. [ ] S001 ${text}\n`));
+    try {
+      const planRow = row(/^Limits in numbers, draft/);
+      await planRow.waitFor({ timeout: 20_000 });
+      await planRow.locator('.monaco-tl-twistie').click();
+      const stepRow = row(/^Step S001, pending: Return 429/);
+      await stepRow.waitFor({ timeout: 10_000 });
+      await stepRow.hover();
+      const tip = page.locator('.monaco-hover, .workbench-hover', { hasText: '42915' }).first();
+      await tip.waitFor({ timeout: 20_000 });
+      const lines = await tip.evaluate((h) => {
+        // Each number's line boxes, and the characters between the words.
+        const out = { split: [], wrapped: 0, spaces: 0, nbsp: 0 };
+        const walker = document.createTreeWalker(h, NodeFilter.SHOW_TEXT);
+        const tops = new Set();
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          for (const m of n.data.matchAll(/\d+/g)) {
+            const r = document.createRange();
+            r.setStart(n, m.index);
+            r.setEnd(n, m.index + m[0].length);
+            const rows = new Set([...r.getClientRects()].map((b) => Math.round(b.top)));
+            if (rows.size > 1) out.split.push(m[0]);
+            for (const t of rows) tops.add(t);
+          }
+          out.spaces += (n.data.match(/ /g) ?? []).length;
+          out.nbsp += (n.data.match(/\u00a0/g) ?? []).length;
+        }
+        out.wrapped = tops.size;
+        return out;
+      });
+      assert.ok(lines.wrapped > 2, `the step's text wraps in the tooltip (${JSON.stringify(lines)})`);
+      assert.deepEqual(lines.split, [], 'no number is split over two lines');
+      assert.ok(lines.spaces > lines.nbsp, `words are separated by spaces a line may break at (${JSON.stringify(lines)})`);
+      await page.mouse.move(900, 600);
+      await planRow.locator('.monaco-tl-twistie').click();
+    } finally {
+      fs.rmSync(path.join(plansDir(), `${id}.md`), { force: true });
     }
   });
 
@@ -196,10 +272,20 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     const draft = row(/^Speed up the CI pipeline/);
     await draft.and(page.locator('[aria-selected="true"]')).waitFor({ timeout: 10_000 });
     assert.equal(await draft.getAttribute('aria-selected'), 'true', 'the row follows the active editor');
-    // A proposal's file carries the "to review" badge (R), here and in the file explorer and tabs.
+    // A proposal's file carries the "to review" badge (R) in its tab (and the file explorer); its
+    // row here carries none (its icon says it, and the label keeps the room).
     // (VS Code draws a decoration's letter as the label's ::after content.)
-    const letters = await row(/^Migrate the settings page/).locator('.monaco-icon-label').evaluateAll((els) => els.map((e) => getComputedStyle(e, '::after').content).join(' '));
-    assert.match(letters, /"R"/, letters);
+    const rowLetters = await row(/^Migrate the settings page/).locator('.monaco-icon-label').evaluateAll((els) => els.map((e) => getComputedStyle(e, '::after').content).join(' '));
+    assert.doesNotMatch(rowLetters, /"R"/, rowLetters);
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('PLAN-7b2d4e61.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'PLAN-7b2d4e61.md' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    const tab = page.locator('.tab', { hasText: 'PLAN-7b2d4e61.md' });
+    await tab.waitFor({ timeout: 10_000 });
+    await page.waitForFunction(() => [...document.querySelectorAll('.tab')].some((t) => /PLAN-7b2d4e61/.test(t.textContent) && [...t.querySelectorAll('.monaco-icon-label')].some((e) => /"R"/.test(getComputedStyle(e, '::after').content))), undefined, { timeout: 10_000 });
+    await page.keyboard.press('Control+W');
+    await tab.waitFor({ state: 'detached', timeout: 10_000 });
     await row(/^Add rate limiting/).hover();
     const tip = page.locator('.monaco-hover, .workbench-hover', { hasText: 'Protect the public API from bursts' }).first();
     await tip.waitFor({ timeout: 20_000 });
@@ -290,7 +376,7 @@ describe('the reviewer side: plan explorer, CodeLens, Problems (code-server + ch
     await group('Awaiting review', 1).waitFor({ timeout: 20_000 });
     await group('Approved', 1).waitFor();
     await waitBadge(1);
-    await page.locator('.statusbar-item', { hasText: '6 plans, 1 to review, 1 running, 1 stalled' }).waitFor({ timeout: 20_000 });
+    await page.locator('.statusbar-item', { hasText: '6 plans, 1 to review, 1 stalled' }).waitFor({ timeout: 20_000 });
   });
 
   it('offers "Save to approve" on an unsaved plan and approves nothing', async () => {

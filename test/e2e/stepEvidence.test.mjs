@@ -108,6 +108,18 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
     await editor.locator('.view-line', { hasText: "import './routes-health';" }).first().waitFor({ timeout: 30_000 });
   });
 
+  it('the explorer\'s tooltips say what the steps changed in plain words', async () => {
+    const planRow = plansPane().getByRole('treeitem', { name: /Evidence on screen/ }).first();
+    await planRow.hover();
+    const tip = page.locator('.monaco-hover, .workbench-hover', { hasText: 'The steps changed' }).first();
+    await tip.waitFor({ timeout: 20_000 });
+    const said = (await tip.innerText()).replace(/\u00a0/g, ' ');
+    assert.match(said, /The steps changed 2 files: 2 lines added, 0 removed\. 1 step was marked done with no change recorded and no note saying why\./);
+    assert.doesNotMatch(said, /file changes|with no evidence|no change, explained|\+\d+ −\d+ ·/, said);
+    await page.mouse.move(900, 600);
+    await tip.waitFor({ state: 'hidden', timeout: 10_000 });
+  });
+
   it('the explorer\'s step row says "no evidence"', async () => {
     const planRow = plansPane().getByRole('treeitem', { name: /Evidence on screen/ }).first();
     await planRow.locator('.monaco-tl-twistie').click();

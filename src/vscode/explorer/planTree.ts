@@ -1,12 +1,14 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionLabel, attentionRank, checkStanding, compareText, evidenceFlag, evidenceSummary, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, standingProblem, stepContextValue, workFactLines } from '../../core';
-import { lastDrift, planWorkFacts, readPlanState } from '../../node';
+import { AttentionFlag, attentionLabel, attentionRank, checkStanding, compareText, evidenceFlag, fitLabel, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, stepContextValue, textWidthEm } from '../../core';
+import { lastDrift, readPlanState } from '../../node';
+import { planTooltip } from './planTooltip';
+import { plainTooltip } from '../common/plainTooltip';
 import { stepAnnotation, stepTooltip } from './stepTooltip';
 import type { IndexEntry } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
 import { COMMANDS, CONTEXT_KEYS, VIEWS } from '../common/ids';
-import { dateTime, planCodicon, planColor, relativeTime, STATUS_CODICON, STATUS_COLOR, STEP_ICON } from '../common/planIcons';
+import { planCodicon, planColor, relativeTime, STATUS_CODICON, STATUS_COLOR, STEP_ICON } from '../common/planIcons';
 import type { WorkspacePlans } from '../workspace/workspacePlans';
 import { PlanSessions, sessionsMark, sessionsTooltip } from './planSessions';
 
@@ -41,6 +43,14 @@ function groupOf(e: IndexEntry, flag: AttentionFlag | undefined): GroupKey {
       return e.status;
   }
 }
+
+/**
+ * How wide a label the default side bar (300 px) shows whole, in ems of the workbench font: a plan
+ * row (two levels in), a step row (three); a multi-root workspace's folder level takes 0.62 em more.
+ * Measured at rest and with one inline button shown (20 px each; a proposal's two, on its hovered
+ * or focused row, take the end of a label longer than 13.6 em).
+ */
+const LABEL_EM = { plan: 14.8, step: 14.4, folderLevel: 0.62 };
 
 /** A large group shows this many rows, then "Show more". */
 const PAGE = 200;
@@ -417,7 +427,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
       const item = new vscode.TreeItem(n.file, vscode.TreeItemCollapsibleState.None);
       item.id = n.key;
       item.description = e?.error ? `${e.error.line ? vscode.l10n.t('line {0}: ', e.error.line) : ''}${e.error.message}` : '';
-      item.tooltip = new vscode.MarkdownString().appendText(`${n.file}\n\n${item.description}`);
+      item.tooltip = plainTooltip([String(item.description)], n.file);
       item.iconPath = new vscode.ThemeIcon(STATUS_CODICON.invalid, new vscode.ThemeColor(STATUS_COLOR.invalid));
       item.resourceUri = uri;
       item.contextValue = 'piPlans.invalid';
@@ -427,20 +437,21 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     }
     const flag = this.plans.attention(n.folder, e.file);
     const isActive = this.active.list().some((a) => a.id === e.id);
-    // At the default side bar width (300 px) a row shows its first 30 characters or so: what it
-    // is comes first in forms that survive the cut. The icon says its status (or what needs a
-    // person: stalled, changed since approval…), the label opens with its progress; the rest
-    // (marks, age, id) follows in the description, cut first, and all of it is in the tooltip.
+    // The label is the title, whole at the default side bar width (300 px) or cut there at a word
+    // (fitLabel); the icon says the status (or what needs a person: stalled, changed since
+    // approval…). The rest (progress, marks, age, id) follows in the description, cut first; all
+    // of it, the whole title included, is in the tooltip and the accessible label. No resourceUri:
+    // its file decorations (git's letter, problem counts, the plan badge the icon already says)
+    // would take the label's room.
     const progress = e.steps ? `${e.stepsDone}/${e.steps}` : '';
-    const item = new vscode.TreeItem(progress ? `${progress}  ${e.title ?? e.id}` : (e.title ?? e.id), e.steps ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(fitLabel(e.title ?? e.id, this.labelEm('plan')), e.steps ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = n.key;
     // Drift as the last look found it (one small file read; the tooltip looks again).
     const drifted = CHECKED.has(e.status) && lastDrift(n.folder.fsPath, { fm: { id: e.id, status: e.status, approved_hash: e.approvedHash } as PlanDocument['fm'] }).length > 0;
     const marks = [isActive ? vscode.l10n.t('active') : '', flag ? vscode.l10n.t(attentionLabel(flag)) : '', drifted ? vscode.l10n.t('drifted') : '', sessionsMark(this.sessions.of(n.folder, e.id))].filter(Boolean);
-    item.description = [...marks, relativeTime(e.updatedAt, Date.now()), e.id].filter(Boolean).join(' · ');
+    item.description = [progress, ...marks, relativeTime(e.updatedAt, Date.now()), e.id].filter(Boolean).join(' · ');
     // The active plan (plan work) is a mark, never an icon: the play icon belongs to an executing plan.
     item.iconPath = new vscode.ThemeIcon(planCodicon(e.status, flag), new vscode.ThemeColor(planColor(e.status, flag)));
-    item.resourceUri = uri;
     const bound = this.sessions.of(n.folder, e.id).length > 0;
     item.contextValue = `${planContextValue(e.status, { flag })}${CHECKED.has(e.status) || e.status === 'completed' ? 'runChecks:' : ''}${drifted ? 'acknowledgeDrift:' : ''}${bound ? 'releaseSession:' : ''}`;
     item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ id: e.id, version: e.version }] };
@@ -462,7 +473,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
   private stepItem(n: StepNode): vscode.TreeItem {
     const doc = this.stepDocs.get(n.parent.key);
     const s = doc?.steps.find((x) => x.id === n.step);
-    const item = new vscode.TreeItem(s ? `${s.id} ${s.text}` : n.step, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(s ? `${s.id} ${fitLabel(s.text, this.labelEm('step') - textWidthEm(`${s.id} `))}` : n.step, vscode.TreeItemCollapsibleState.None);
     item.id = n.key;
     if (!s || !doc) return item;
     const annotation = stepAnnotation(s);
@@ -483,7 +494,12 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     return item;
   }
 
-  /** The tooltip of a plan row: its one file, read when the pointer rests on it. Escaped text only. */
+  /** How many ems of a row's label the default side bar shows whole (see LABEL_EM). */
+  private labelEm(kind: 'plan' | 'step'): number {
+    return LABEL_EM[kind] - ((vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? LABEL_EM.folderLevel : 0);
+  }
+
+  /** The tooltip of a plan row: its one file, read when the pointer rests on it, in plain words (plainTooltip). */
   async resolveTreeItem(item: vscode.TreeItem, n: Node): Promise<vscode.TreeItem> {
     if (n.kind === 'step') return this.resolveStep(item, n);
     if (n.kind !== 'plan') return item;
@@ -492,41 +508,9 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     if (!store || !e?.valid) return item;
     try {
       const doc = await store.read(n.id);
-      const fm = doc.fm;
-      const tip = new vscode.MarkdownString(undefined, true);
-      tip.isTrusted = false;
-      tip.supportHtml = false;
-      tip.appendMarkdown('**').appendText(fm.title).appendMarkdown('**\n\n');
-      tip.appendText(`${fm.id} · ${fm.status.replace('_', ' ')} · v${fm.version}`);
-      const goal = /## Goal\r?\n([\s\S]*?)(?:\r?\n## |$)/.exec(doc.body)?.[1]?.trim();
-      if (goal) tip.appendMarkdown('\n\n').appendText(goal.length > 400 ? `${goal.slice(0, 400)}…` : goal);
-      const counts = new Map<string, number>();
-      for (const s of doc.steps) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
-      const byStatus = [...counts].map(([k, v]) => `${v} ${k.replace('_', ' ')}`).join(', ');
-      tip.appendMarkdown('\n\n').appendText(
-        doc.steps.length === 0 ? vscode.l10n.t('No steps') : doc.steps.length === 1 ? vscode.l10n.t('1 step: {0}', byStatus) : vscode.l10n.t('{0} steps: {1}', doc.steps.length, byStatus),
-      );
-      const models = [fm.planner_model ? `planned by ${fm.planner_model}` : '', fm.executor_model ? `executed by ${fm.executor_model}` : ''].filter(Boolean).join(', ');
-      if (models) tip.appendMarkdown('\n\n').appendText(models);
-      // Who approved, as the signed record says, and whether that approval holds on this machine.
-      const standing = await store.approvalStanding(doc);
-      if (standing.state === 'valid') tip.appendMarkdown('\n\n').appendText(`Approved by ${standing.approver}${fm.approved_by === 'agent' ? ' (the agent)' : ''} at v${standing.version}${fm.approved_at ? ` (${dateTime(fm.approved_at)})` : ''}`);
-      const problem = standingProblem(doc, standing);
-      if (problem) tip.appendMarkdown('\n\n').appendText(`${problem}.`);
-      const flag = this.plans.attention(n.folder, e.file);
-      if (flag === 'stalled' || flag === 'stale') tip.appendMarkdown('\n\n').appendText(flag === 'stalled' ? 'Stalled: no activity for a while.' : 'Stale: waiting for review for a long time.');
-      const last = doc.rejections.at(-1);
-      if (last) tip.appendMarkdown('\n\n').appendText(doc.rejections.length === 1 ? vscode.l10n.t('Rejected once, at v{0}.', last.version) : vscode.l10n.t('Rejected {0} times; last at v{1}.', doc.rejections.length, last.version));
-      const ev = evidenceSummary(doc.steps);
-      if (ev.recorded || ev.noEvidence) tip.appendMarkdown('\n\n').appendText(`Changed: ${ev.files} file change${ev.files === 1 ? '' : 's'}, +${ev.added} −${ev.removed}${ev.noEvidence ? ` · ${ev.noEvidence} step${ev.noEvidence === 1 ? '' : 's'} done with no evidence` : ''}${ev.explained ? ` · ${ev.explained} with no change, explained` : ''}`);
-      const sessions = sessionsTooltip(n.folder, this.sessions.of(n.folder, n.id));
-      if (sessions.length) tip.appendMarkdown('\n\n').appendText(sessions.join('\n'));
-      // Checks (stale, unverified) and drift, as the files say now.
-      const facts = workFactLines(fm.id, await planWorkFacts(store.root, doc));
-      if (facts.length) tip.appendMarkdown('\n\n').appendText(facts.join('\n'));
-      item.tooltip = tip;
+      item.tooltip = await planTooltip(store, doc, { file: vscode.Uri.joinPath(n.folder, '.pi', 'plans', n.file), flag: this.plans.attention(n.folder, e.file), sessions: sessionsTooltip(n.folder, this.sessions.of(n.folder, n.id)) });
     } catch (err) {
-      item.tooltip = new vscode.MarkdownString().appendText(String((err as Error).message ?? err));
+      item.tooltip = plainTooltip([String((err as Error).message ?? err)]);
     }
     return item;
   }
