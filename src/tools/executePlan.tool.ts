@@ -82,11 +82,13 @@ export const executePlanTool = defineTool({
 
 /**
  * The step a session is handed after it starts the plan or finishes a step (see `handOffStep`):
- * the line that says so and the step's details, with the plan as written; undefined when it was
- * handed nothing (it holds a step, the plan ended, or nothing can start now: its "Next:" says why).
+ * the line that says so and the step's details, with the plan as written; only the plan as read
+ * when nothing can start now (its "Next:" says why); undefined when it holds a step or the plan ended.
  */
-async function handOff(place: Place, id: string, session: string): Promise<{ doc: PlanDocument; line: string; details?: string } | undefined> {
+async function handOff(place: Place, id: string, session: string): Promise<{ doc: PlanDocument; line?: string; details?: string } | undefined> {
   const r = await handOffStep(place, id, { session }, { actor: 'agent' }).catch(() => undefined);
+  // Nothing could start: the plan as read then (another session's claim since the mark) says what to do.
+  if (r?.none) return { doc: r.doc };
   if (!r?.done) return undefined;
   const doc = r.done.doc;
   const s = doc.steps.find((x) => x.id === r.done.result.step);

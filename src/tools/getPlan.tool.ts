@@ -55,6 +55,6 @@ export const getPlanTool = defineTool({
       // Checks and drift, as the files say now (a face that can look gives them; a failure to look says nothing).
       const facts = ctx.facts ? await ctx.facts.of(store, doc).catch(() => undefined) : undefined;
       const work = facts ? workFactLines(id, facts).join('\n') || undefined : undefined;
-      return [header(doc), digest, approved, attention, work, problems, rejections, comments, unsigned, evidenceNote(await store.withEvidenceChecked(doc)), nextAction(doc, standing), runnableLine(doc), asData(doc, section)].filter(Boolean).join('\n');
+      return [header(doc), digest, approved, attention, work, problems, rejections, comments, unsigned, evidenceNote(await store.withEvidenceChecked(doc)), nextAction(doc, standing, ctx.session), runnableLine(doc), asData(doc, section)].filter(Boolean).join('\n');
     }),
 });

@@ -242,8 +242,9 @@ function nextForSession(doc: PlanDocument, session: string): string {
   const mark = (step: string) => `pi_plan_execute {"id":"${id}","op":"mark","step":"${step}","status":"done"}`;
   const mine = doc.steps.find((s) => s.status === 'in_progress' && holder(s) === me);
   if (mine) return `Next: do step ${mine.id} ("${mine.text}"), yours, then ${mark(mine.id)}.`;
+  // A step no one holds: claimed with op=next (another session may be about to take it; a mark from pending could be refused).
   const free = runnableSteps(doc.steps)[0];
-  if (free) return `Next: do step ${free.id} ("${free.text}"), then ${mark(free.id)}.`;
+  if (free) return `Next: pi_plan_execute {"id":"${id}","op":"next"} claims ${free.id} ("${free.text}") or the next step that can start, for you.`;
   const held = doc.steps.filter((s) => s.status === 'in_progress').map((s) => `${s.id} (in progress${holder(s) ? `, held by ${holder(s)}` : ''})`);
   if (held.length) return `Next: wait: no step can start until ${held.join(', ')} ${held.length === 1 ? 'is' : 'are'} done; pi_plan_execute {"id":"${id}","op":"next","wait":true} waits for one and claims it.`;
   if (doc.steps.every((s) => isFinished(s.status))) return `Next: pi_plan_execute {"id":"${id}","op":"complete","summary":"..."}.`;

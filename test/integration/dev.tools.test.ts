@@ -5,7 +5,9 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { contentDigest, parsePlan } from '../../src/core';
+import { execFileSync } from 'node:child_process';
+import { contentDigest, parsePlan, readChangedLine } from '../../src/core';
+import { counted, followNext, newTally } from '../helpers/scriptedAgent';
 import { api, approveInTerminal, folder, say, until } from './helpers';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(vscode.extensions.getExtension('pi-plans.pi-plans')!.extensionPath, 'package.json'), 'utf8'));
@@ -105,10 +107,47 @@ describe('agent tools through vscode.lm.invokeTool', function () {
     assert.equal(d.fm.approved_by, 'cli');
     assert.equal(d.fm.approved_version, version);
     // The mark that completes the plan is followed by the plan's own status line, completed.
-    assert.deepEqual(log(id).map((c) => c.type), ['created', 'edit', 'edit', 'submitted', 'status', 'status', 'step', 'step', 'status']);
+    // Start hands the session S001 (a step event), the mark of S001 hands it S002 (another).
+    assert.deepEqual(log(id).map((c) => c.type), ['created', 'edit', 'edit', 'submitted', 'status', 'status', 'step', 'step', 'step', 'step', 'status']);
     assert.equal(log(id).at(-1)?.status, 'completed');
     sub.dispose();
     assert.deepEqual(statuses.filter((x) => x.startsWith(id)).map((x) => x.slice(id.length + 1)), ['draft', 'proposed', 'approved', 'executing', 'completed']);
+  });
+
+  it('a scripted agent that makes only the calls the results name: 5 steps from create to completed in 8 calls and under 3,500 characters, each step\'s own file its evidence', async () => {
+    // The workspace as a repository (the evidence is git's), its own files committed.
+    const root = folder().uri.fsPath;
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'ignore' });
+    if (!fs.existsSync(path.join(root, '.git'))) {
+      git('init', '-q');
+      git('add', '-A');
+      git('-c', 'user.email=t@example.com', '-c', 'user.name=T', 'commit', '-q', '-m', 'base');
+    }
+    const tally = newTally();
+    const call = counted(async (name, args) => invoke(name, args).then((text) => ({ text, refused: false }), (e: Error) => ({ text: e.message, refused: true })), tally);
+    const fileOf = (step: string) => `scripted/${step.toLowerCase()}.txt`;
+    const work = (step: string) => {
+      fs.mkdirSync(path.join(root, 'scripted'), { recursive: true });
+      fs.writeFileSync(path.join(root, fileOf(step)), `${step}\n`);
+    };
+    const created = await call('pi_plan_create', { title: 'Scripted in VS Code', goal: 'Five files', verification: ['they exist'], steps: [1, 2, 3, 4, 5].map((i) => ({ text: `Write scripted/s00${i}.txt` })) });
+    const id = idOf(created.text);
+    // The person approves at a terminal once the agent's submit is waiting.
+    const person = (async () => {
+      await until('the plan proposed on disk', () => onDisk(id).fm.status === 'proposed');
+      await approveInTerminal(id, onDisk(id).fm.version);
+    })();
+    const last = await followNext(call, created.text, id, { work });
+    await person;
+    assert.match(last, /status: completed/);
+    assert.deepEqual(tally.refused, []);
+    assert.ok(tally.calls <= 8, tally.log.join('\n'));
+    assert.ok(tally.chars <= 3500, `${tally.chars} characters`);
+    for (const s of onDisk(id).steps) {
+      const c = readChangedLine(s.record?.Changed ?? '');
+      assert.deepEqual(c.shown.map((f) => f.path), [fileOf(s.id)], `${s.id}: ${s.record?.Changed}`);
+    }
+    say(`scripted agent in VS Code: ${tally.calls} calls, ${tally.chars} characters`);
   });
 
   it('an approved plan whose steps an agent edited as a file (version kept) is flagged and cannot be started', async () => {
