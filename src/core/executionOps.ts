@@ -93,6 +93,27 @@ export function markStep(
   return result(input, text, 'step', { step: s.id, stepStatus: status, note: logged, autoCompleted: finishing, ...(change.takenOver ? { takenOver: change.takenOver } : {}), ...(claim ? { session: cleanSession(claim.session) } : {}) }, doc === input ? input : undefined);
 }
 
+/**
+ * A person lets a step's claim go: the step in progress goes back to pending with its
+ * `> Claimed:` line removed, for any session to take (a session whose server went away for good,
+ * an agent that stopped). Only a person: a session lets its own step go by marking it pending,
+ * and another agent waits for the claim to stall. The log keeps whose claim it was.
+ */
+export function releaseStep(input: PlanDocument, stepId: string, ctx: OpContext): OpResult {
+  nextStatus(input.fm.id, input.fm.status, 'mark_step', ctx.actor);
+  const doc = ensureStepIds(input);
+  const s = findStep(doc, stepId);
+  if (ctx.actor === 'agent') {
+    throw new PlanError('HUMAN_ONLY', `${s.id}: releasing another session's claim is a person's decision; mark your own step "pending" to let it go, or call pi_plan_execute {"id":"${doc.fm.id}","op":"next"} for a step that can run now`);
+  }
+  const claim = parseClaim(s.record?.Claimed);
+  const held = claim ?? (s.status === 'in_progress' ? ctx.activity?.get(s.id) : undefined);
+  if (s.status !== 'in_progress') throw new PlanError('INVALID_INPUT', `${s.id} is ${s.status.replace('_', ' ')}, not in progress: there is no claim to release`);
+  const who = held?.session ? `${held.session}'s claim (since ${held.at})` : 'its claim';
+  const edits = stepEdits(doc, s, { status: 'pending', record: { Claimed: null } });
+  return result(input, applyEdits(doc, stamp(input, ctx), edits).text, 'step', { step: s.id, stepStatus: 'pending', note: `${who} released by a person` }, doc === input ? input : undefined);
+}
+
 /** Why `claimNext` claimed nothing: the plan is complete, or what holds its open steps. */
 export class NoRunnableStep extends Error {
   constructor(

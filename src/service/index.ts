@@ -38,6 +38,7 @@ import {
   PlanError,
   PlanDocument,
   reject,
+  releaseStep,
   SectionsInput,
   SeenPlan,
   setContent,
@@ -343,6 +344,11 @@ export async function nextPlanStep(p: Place, id: string, claim: ClaimInput, act:
     if (e instanceof NoRunnableStep) return { none: e, doc: await p.store.read(id) };
     throw e;
   }
+}
+
+/** A person lets a step's claim go (see core `releaseStep`): the step is pending again, for any session. */
+export function releaseStepClaim(p: Place, id: string, step: string, act: Act): Promise<Done> {
+  return run(p, id, act, (d, c) => releaseStep(d, step, c), { claims: true });
 }
 
 /**

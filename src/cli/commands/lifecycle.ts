@@ -1,8 +1,8 @@
 // Commands that move a plan through its life, or mend it: cancel, reopen, retry, resume, withdraw;
-// unlock and clone.
-import { nextStatus, PlanStatus } from '../../core';
+// unlock, release and clone.
+import { nextStatus, parseClaim, PlanError, PlanStatus } from '../../core';
 import { clearPlanLock } from '../../node';
-import { changePlanStatus } from '../../service';
+import { changePlanStatus, releaseStepClaim } from '../../service';
 import { CliContext, needsPerson, personConfirms } from '../cliContext';
 
 /** Registers `cancel`, `reopen`, `retry`, `resume` and `withdraw`, in that order; all but cancel are a person's decision, asked at a terminal. */
@@ -39,8 +39,9 @@ async function personDecides({ io, keys }: CliContext, id: string, verb: 'reopen
   await personConfirms({ io, keys }, `${verb[0].toUpperCase()}${verb.slice(1)} ${id} "${fm.title}" (${fm.status} -> ${to})? [y/N] `, `${id} was left ${fm.status}.`);
 }
 
-/** Registers `unlock` and `clone`, in that order. */
-export function registerUpkeepCommands({ program, io, store }: CliContext): void {
+/** Registers `unlock`, `release` and `clone`, in that order. */
+export function registerUpkeepCommands(ctx: CliContext): void {
+  const { program, io, store } = ctx;
   program
     .command('unlock <id>')
     .description('clear a plan\'s lock left by a crashed writer, or something planted where the lock goes (a link is removed itself, never its target); a lock a live process holds is not cleared')
@@ -48,6 +49,21 @@ export function registerUpkeepCommands({ program, io, store }: CliContext): void
       const st = await store({ index: false });
       const removed = await clearPlanLock(st.pathOf(id), { root: st.root });
       io.out(removed ? `${id}: its lock (${removed.kind}${removed.owners.length ? `, held by pid ${removed.owners.map((o) => `${o.pid} on ${o.host}`).join(', ')}` : ''}) was cleared.\n` : `${id} has no lock to clear.\n`);
+    });
+
+  program
+    .command('release <id> <step>')
+    .description("let a step's claim go (a person's decision, at a terminal): the step in progress goes back to pending, for any agent to take (an agent whose server went away for good, one that stopped)")
+    .action(async (id: string, step: string) => {
+      const st = await store({ index: false });
+      const s = (await st.read(id)).steps.find((x) => x.id === step.toUpperCase());
+      if (!s) throw new PlanError('NOT_FOUND', `${id} has no step ${step}: \`pi-plans show ${id}\` lists its steps`);
+      if (s.status !== 'in_progress') throw new PlanError('INVALID_INPUT', `${id}: ${s.id} is ${s.status.replace('_', ' ')}, not in progress: there is no claim to release`);
+      if (!io.ask) needsPerson(`${id}: the claim on ${s.id} was not released: it is a person's decision`, `The person runs \`pi-plans release ${id} ${s.id}\` in their own terminal, or uses Release Claim in VS Code.`, 'ask the user; do not release it yourself.');
+      const claim = parseClaim(s.record?.Claimed);
+      await personConfirms(ctx, `Release ${s.id} "${s.text}" of ${id}${claim ? `, claimed by ${claim.session} since ${claim.at}` : ''}? It goes back to pending, for any agent to take. [y/N] `, `${id}: ${s.id} is still claimed.`);
+      const { doc } = await releaseStepClaim({ store: st }, id, s.id, { actor: 'cli' });
+      io.out(`${id}: ${s.id} is pending again, claimed by no one (v${doc.fm.version}).\n`);
     });
 
   program

@@ -62,6 +62,38 @@ describe('the MCP server: the host session a call comes from', function () {
     assert.match(fs.readFileSync(sandbox.planFile(id), 'utf8'), new RegExp(`1\\. \\[x\\] S001 One\\n {3}> Claimed: claude-${SESSION} at `));
   });
 
+  it('a client that names no session and went away for good: its step is released by a person at a terminal (never by an agent\'s command), and another client takes it', async () => {
+    let client = await sandbox.connect();
+    const id = await executing(client);
+    const started = textOf(await client.callTool({ name: 'pi_plan_execute', arguments: { id, op: 'start' } }));
+    const gone = /S001 is yours now \(claimed for (\S+), in progress\)/.exec(started)![1];
+    await client.close();
+    client = await sandbox.connect();
+    const locked = await client.callTool({ name: 'pi_plan_execute', arguments: { id, op: 'mark', step: 'S001', status: 'done' } });
+    assert.match(textOf(locked), new RegExp(`S001 is in progress, claimed by ${gone}`));
+    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, '--root', sandbox.root, ...args], { encoding: 'utf8', env: sandbox.env() });
+    // An agent's command (no terminal) releases nothing.
+    const plain = cli('release', id, 'S001');
+    assert.equal(plain.status, 1);
+    assert.match(plain.stderr, /the claim on S001 was not released: it is a person's decision, and there is no terminal here/);
+    assert.match(fs.readFileSync(sandbox.planFile(id), 'utf8'), new RegExp(`> Claimed: ${gone} at `));
+    // A step not in progress has no claim to release.
+    assert.match(cli('release', id, 'S002').stderr, /S002 is pending, not in progress: there is no claim to release/);
+    // The person, at a terminal, is shown whose claim it is and says yes.
+    const released = personSync(CLI, ['--root', sandbox.root, 'release', id, 'S001'], { env: sandbox.env() });
+    assert.equal(released.status, 0, released.stdout);
+    assert.match(released.stdout, new RegExp(`Release S001 "One" of ${id}, claimed by ${gone} since `));
+    assert.match(released.stdout, /S001 is pending again, claimed by no one/);
+    const text = fs.readFileSync(sandbox.planFile(id), 'utf8');
+    assert.doesNotMatch(text, /> Claimed:/);
+    assert.match(text, /1\. \[ \] S001 One\n/);
+    // The log keeps whose claim it was.
+    assert.match(fs.readFileSync(`${sandbox.root}/.pi/plans/sessions/${id}.jsonl`, 'utf8'), new RegExp(`${gone}'s claim \\(since [^)]+\\) released by a person`));
+    const next = textOf(await client.callTool({ name: 'pi_plan_execute', arguments: { id, op: 'next' } }));
+    assert.match(next, /^S001 is yours \(claimed by pi-plans-test-[0-9a-f]{8}\)/);
+    await client.close();
+  });
+
   it('Codex\'s session, named on each call, holds its step across servers', async () => {
     const meta = { sessionId: SESSION, threadId: SESSION, 'x-codex-turn-metadata': { session_id: SESSION, turn_id: 'turn-1' } };
     let client = await sandbox.connect();

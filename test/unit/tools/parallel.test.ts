@@ -3,7 +3,7 @@
 // op=next claiming for each session, claims held against other sessions and taken over once stalled.
 import { strict as assert } from 'node:assert';
 import { seenNow } from '../../helpers/approvals';
-import { approve, markStep, OpContext, parseClaim, PlanDocument } from '../../../src/core';
+import { approve, markStep, OpContext, parseClaim, PlanDocument, releaseStep } from '../../../src/core';
 
 /** A person skips a step (no reason given: a person's mark needs none). */
 const markStepAsPerson = (d: PlanDocument, step: string, c: OpContext) => markStep(d, step, 'skipped', c);
@@ -250,6 +250,20 @@ describe('several agents on one plan: dependencies, next, claims (tools on in-me
       assert.doesNotMatch(doneB, /S003 is yours/);
       assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'mark', step: 'S003', status: 'done' }).catch((e: Error) => e.message), /S003 is in progress, claimed by agent-a/);
     }
+  });
+
+  it('a claim is released by a person only: the step is pending again with no claim line, and the log says whose it was', async () => {
+    const { store, as } = await setup();
+    const id = await graphPlan(as('A'), store);
+    await call(as(), 'pi_plan_execute', { id, op: 'start' });
+    await call(as('agent-a'), 'pi_plan_execute', { id, op: 'next' });
+    await assert.rejects(store.update(id, 'agent', (d, c) => releaseStep(d, 'S001', c), { claims: true }), /releasing another session's claim is a person's decision; mark your own step "pending"/);
+    await assert.rejects(store.update(id, 'user', (d, c) => releaseStep(d, 'S002', c), { claims: true }), /S002 is pending, not in progress: there is no claim to release/);
+    await store.update(id, 'user', (d, c) => releaseStep(d, 'S001', c), { claims: true });
+    const doc = await store.read(id);
+    assert.equal(doc.steps[0].status, 'pending');
+    assert.equal(doc.steps[0].record?.Claimed, undefined);
+    assert.match(await call(as('agent-b'), 'pi_plan_execute', { id, op: 'next' }), /^S001 is yours \(claimed by agent-b\)/);
   });
 
   it('next with wait=true ends when the request is cancelled, and says how to wait again', async () => {
