@@ -51,7 +51,7 @@ export function buildProgram(io: CliIo = realIo): Command {
   registerDiffCommand(ctx); // diff
   registerStatusCommands(ctx); // cancel, reopen, retry, resume, withdraw
   registerIntegrationCommands(ctx); // mcp, setup, merge-driver, git-setup, hook
-  registerUpkeepCommands(ctx); // unlock, release, clone
+  registerUpkeepCommands(ctx); // unlock, release, archive, clone
   registerCheckCommands(ctx); // verify, drift
 
   // A usage error ends with commander's "Did you mean …?" and where to read more, not the whole

@@ -2,7 +2,7 @@
 // unlock, release and clone.
 import { nextStatus, parseClaim, PlanError, PlanStatus } from '../../core';
 import { clearPlanLock } from '../../node';
-import { changePlanStatus, releaseStepClaim } from '../../service';
+import { archivePlan, changePlanStatus, releaseStepClaim } from '../../service';
 import { CliContext, needsPerson, personConfirms } from '../cliContext';
 
 /** Registers `cancel`, `reopen`, `retry`, `resume` and `withdraw`, in that order; all but cancel are a person's decision, asked at a terminal. */
@@ -39,7 +39,7 @@ async function personDecides({ io, keys }: CliContext, id: string, verb: 'reopen
   await personConfirms({ io, keys }, `${verb[0].toUpperCase()}${verb.slice(1)} ${id} "${fm.title}" (${fm.status} -> ${to})? [y/N] `, `${id} was left ${fm.status}.`);
 }
 
-/** Registers `unlock`, `release` and `clone`, in that order. */
+/** Registers `unlock`, `release`, `archive` and `clone`, in that order. */
 export function registerUpkeepCommands(ctx: CliContext): void {
   const { program, io, store } = ctx;
   program
@@ -64,6 +64,19 @@ export function registerUpkeepCommands(ctx: CliContext): void {
       await personConfirms(ctx, `Release ${s.id} "${s.text}" of ${id}${claim ? `, claimed by ${claim.session} since ${claim.at}` : ''}? It goes back to pending, for any agent to take. [y/N] `, `${id}: ${s.id} is still claimed.`);
       const { doc } = await releaseStepClaim({ store: st }, id, s.id, { actor: 'cli' });
       io.out(`${id}: ${s.id} is pending again, claimed by no one (v${doc.fm.version}).\n`);
+    });
+
+  program
+    .command('archive <id>')
+    .description("move a finished plan (completed, cancelled, superseded) into .pi/plans/archive/ as it is (a person's decision, at a terminal)")
+    .action(async (id: string) => {
+      const st = await store({ index: false });
+      const { fm } = await st.read(id);
+      nextStatus(id, fm.status, 'archive', 'cli');
+      if (!io.ask) needsPerson(`${id} was not archived: it is a person's decision`, `The person runs \`pi-plans archive ${id}\` in their own terminal, or uses Archive in VS Code.`, 'ask the user; do not archive it yourself.');
+      await personConfirms(ctx, `Archive ${id} "${fm.title}" (${fm.status}) into .pi/plans/archive/? [y/N] `, `${id} was not archived.`);
+      const { path } = await archivePlan({ store: st }, id, { actor: 'cli' });
+      io.out(`${id} archived: ${path}\n`);
     });
 
   program

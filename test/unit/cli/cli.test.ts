@@ -307,6 +307,26 @@ describe('pi-plans CLI (in-process, real disk)', function () {
     });
   });
 
+  describe('archive', () => {
+    it('moves a finished plan into .pi/plans/archive/ when the person at a terminal says yes; an agent\'s command, a no and an unfinished plan move nothing', async () => {
+      put('PLAN-0000000c', planText('PLAN-0000000c', { status: 'completed' }));
+      put('PLAN-0000000a', planText('PLAN-0000000a'));
+      const plain = await cli('archive', 'PLAN-0000000c');
+      assert.equal(plain.code, 1);
+      assert.match(plain.err, /PLAN-0000000c was not archived: it is a person's decision, and there is no terminal here/);
+      assert.equal((await atTerminal('n', 'archive', 'PLAN-0000000c')).code, 1);
+      assert.ok(fs.existsSync(path.join(plans, 'PLAN-0000000c.md')));
+      const open = await atTerminal('y', 'archive', 'PLAN-0000000a');
+      assert.equal(open.code, 1);
+      assert.match(open.err, /PLAN-0000000a is proposed: "archive" is not possible now/);
+      const r = await atTerminal('y', 'archive', 'PLAN-0000000c');
+      assert.equal(r.code, 0, r.err);
+      assert.match(r.asked[0], /^Archive PLAN-0000000c ".*" \(completed\) into \.pi\/plans\/archive\/\? \[y\/N\] $/);
+      assert.ok(!fs.existsSync(path.join(plans, 'PLAN-0000000c.md')));
+      assert.ok(fs.existsSync(path.join(plans, 'archive', 'PLAN-0000000c.md')));
+    });
+  });
+
   /** The CLI with a person at the terminal who answers `answer` to its question (what it asked is in `asked`). */
   async function atTerminal(answer: string, ...args: string[]): Promise<Run & { asked: string[] }> {
     let out = '';
