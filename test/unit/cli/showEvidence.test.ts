@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../../src/cli/main';
-import { changedLine } from '../../../src/core';
+import { changedLine, withAlongside } from '../../../src/core';
 import { GitEvidence } from '../../../src/node';
 
 describe('pi-plans show --evidence (real repository)', function () {
@@ -37,12 +37,13 @@ describe('pi-plans show --evidence (real repository)', function () {
     assert.match(line, / and 3 more files · 9 files \+9 −0 /);
     fs.mkdirSync(path.join(root, '.pi', 'plans'), { recursive: true });
     const id = 'PLAN-0e0e0e0e';
-    const text = ['---', `id: ${id}`, 'title: Evidence', 'status: completed', 'version: 5', 'created_at: 2026-01-01T00:00:00.000Z', 'updated_at: 2026-01-02T00:00:00.000Z', '---', '', '## Goal', 'G', '', '## Steps', '1. [x] S001 Write nine files', `   > Changed: ${line}`, '2. [x] S002 Nothing', `   > Changed: nothing · tree ${after.slice(0, 10)}..${after.slice(0, 10)}`, '3. [x] S003 Docs only', '   > Changed: not recorded (not a git repository)', '   > Note: the docs live elsewhere', ''].join('\n');
+    const text = ['---', `id: ${id}`, 'title: Evidence', 'status: completed', 'version: 5', 'created_at: 2026-01-01T00:00:00.000Z', 'updated_at: 2026-01-02T00:00:00.000Z', '---', '', '## Goal', 'G', '', '## Steps', '1. [x] S001 Write nine files', `   > Changed: ${withAlongside(line, ['S002'])}`, '2. [x] S002 Nothing', `   > Changed: nothing · tree ${after.slice(0, 10)}..${after.slice(0, 10)}`, '3. [x] S003 Docs only', '   > Changed: not recorded (not a git repository)', '   > Note: the docs live elsewhere', ''].join('\n');
     fs.writeFileSync(path.join(root, '.pi', 'plans', `${id}.md`), text);
     let out = '';
     const code = await runCli(['show', id, '--evidence', '--root', root], { out: (s) => (out += s), err: (s) => (out += s) });
     assert.equal(code, 0, out);
     for (let i = 0; i < 9; i++) assert.ok(out.includes(`    added    f${i}.ts +1 −0`), `f${i}.ts in\n${out}`);
+    assert.match(out, /f8\.ts \+1 −0\n {4}another session worked on S002 while the step ran: some of these files may be that step'\n/);
     assert.match(out, /S002 \[done\] nothing changed \(tree [0-9a-f]{10}\): no evidence/);
     assert.match(out, /S003 \[done\] not recorded \(not a git repository\): no evidence\n {4}note: the docs live elsewhere/);
     assert.match(out, /summary: 9 file changes \+9 −0 over 2 recorded steps; 2 with no evidence, 0 explained/);
