@@ -382,6 +382,7 @@ function evidenceView(s: Step): { evidence?: NonNullable<PlanView['steps'][numbe
       added: c?.added ?? 0,
       removed: c?.removed ?? 0,
       ...(c?.notBySession.length ? { notBySession: c.notBySession } : {}),
+      ...(c?.alongside.length ? { alongside: c.alongside } : {}),
       canView: !!(c?.recorded && c.files && c.before && c.after),
     },
   };

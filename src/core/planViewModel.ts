@@ -93,6 +93,8 @@ const StepViewSchema = z.object({
       added: z.number(),
       removed: z.number(),
       notBySession: z.optional(z.array(z.string())),
+      /** Steps another session worked on while this one ran (no hooks told their files apart): some files may be theirs. */
+      alongside: z.optional(z.array(z.string())),
       /** The trees are named: View changes can show the diff. */
       canView: z.boolean(),
     }),

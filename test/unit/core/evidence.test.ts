@@ -97,5 +97,9 @@ describe('evidence lines (core)', () => {
     assert.equal(v.steps[2].evidence?.flag, 'no change, explained');
     assert.deepEqual(v.evidenceSummary, { files: 8, added: 16, removed: 8, noEvidence: 1, explained: 1 });
     assert.ok(ToWebviewSchema.safeParse({ type: 'state', state: v }).success, 'the protocol carries it');
+    // A step that ran alongside another session's: the view names that step.
+    const along = planView(text.replace(`> Changed: ${changed}`, `> Changed: ${withAlongside(changed, ['S003'])}`));
+    assert.ok(along.kind === 'plan' && along.steps[0].evidence?.alongside?.[0] === 'S003');
+    assert.ok(ToWebviewSchema.safeParse({ type: 'state', state: along }).success);
   });
 });
