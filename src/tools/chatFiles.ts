@@ -21,7 +21,7 @@ export const PLANNER_TOOLS: readonly string[] = [...READ_ONLY_TOOLS, ...PLANNER_
 
 /** What the "Execute the plan" hand-off sends to agent mode. */
 export const EXECUTE_HANDOFF_PROMPT =
-  'Execute the plan I approved with the Pi Plans tools: start it with #planExecute, mark each step in progress and then done with a one-line note (or blocked with the reason) with #planUpdate, and read it again with #planGet whenever you lose track. ' +
+  'Execute the plan I approved with the Pi Plans tools: start it with #planExecute, which hands you its first step; do it, then mark it done with #planExecute (with a one-line note, or blocked with the reason), which hands you the next; read it again with #planGet whenever you lose track. ' +
   'When #planExecute names several runnable steps (a wave), hand each independent one to a subagent, telling it the plan id and its step id, to mark that step in progress, do it, and mark it done; wait for the wave, then go on with the next runnable steps.';
 
 const yamlString = (s: string) => JSON.stringify(s);

@@ -280,7 +280,7 @@ export function evidenceNote(doc: PlanDocument): string | undefined {
     const c = s.record?.Changed ? readChangedLine(s.record.Changed) : undefined;
     if (!flag && !c) continue;
     const what = c?.recorded ? (c.files ? `${c.files} file${c.files === 1 ? '' : 's'} +${c.added} −${c.removed}` : 'nothing changed') : c ? `not recorded: ${c.why}` : 'no change recorded';
-    parts.push(`${s.id} ${s.status}: ${what}${flag && flag !== 'changed' ? ` (${flag})` : ''}${c?.notBySession.length ? `, also changed by another process: ${c.notBySession.join(', ')}` : ''}${c?.alongside.length ? `, while another session worked on ${c.alongside.join(', ')} (some files may be ${c.alongside.length === 1 ? 'that step' : 'those steps'}')` : ''}`);
+    parts.push(`${s.id} ${s.status}: ${what}${flag && flag !== 'changed' ? ` (${flag})` : ''}${c?.notBySession.length ? `, also changed by another process: ${c.notBySession.join(', ')}` : ''}${c?.alongside.length ? `, while another session worked on ${c.alongside.join(', ')} (some files may be ${c.alongside.length === 1 ? "that step's" : "those steps'"})` : ''}`);
     if (flag === 'no evidence') advice.push(noEvidenceAdvice(doc.fm.id, s.id, doc.fm.status === 'executing'));
   }
   if (!parts.length) return undefined;

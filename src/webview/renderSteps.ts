@@ -122,7 +122,7 @@ function evidenceBlock(s: StepView, e: NonNullable<StepView['evidence']>): HTMLE
     const more = e.count - e.files.length;
     box.append(el('ul', { class: 'changed-files' }, ...e.files.map((f) => el('li', {}, f)), more > 0 ? el('li', { class: 'more' }, `and ${more} more file${more === 1 ? '' : 's'}`) : undefined));
     if (e.notBySession?.length) box.append(el('div', { class: 'not-by-session' }, `Changed by another process while the step ran: ${e.notBySession.join(', ')}`));
-    if (e.alongside?.length) box.append(el('div', { class: 'not-by-session' }, `Another session worked on ${e.alongside.join(', ')} while this step ran: some of these files may be ${e.alongside.length === 1 ? 'that step' : 'those steps'}'.`));
+    if (e.alongside?.length) box.append(el('div', { class: 'not-by-session' }, `Another session worked on ${e.alongside.join(', ')} while this step ran: some of these files may be ${e.alongside.length === 1 ? "that step's" : "those steps'"}.`));
   }
   if (e.canView) box.append(button('View changes', () => post({ type: 'viewChanges', step: s.id }), 'secondary small view-changes', 'diff-multiple'));
   return box;

@@ -39,7 +39,7 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
   before(async () => {
     if (!fs.existsSync(VSIX)) execFileSync(process.execPath, [path.join(ROOT, 'scripts/package.mjs')], { stdio: 'inherit' });
     ws = sampleRepo(freshWorkspace('evidence'));
-    // S001 changed two files (one new); S002 was done with nothing changed and no note.
+    // S001 changed two files (one new) while another session's S002 ran; S002 was done with nothing changed and no note.
     const before = snapshot(ws);
     fs.writeFileSync(path.join(ws, 'src/routes-health.ts'), "export const health = () => 'ok';\n");
     fs.appendFileSync(path.join(ws, 'src/server.ts'), "import './routes-health';\n");
@@ -52,7 +52,7 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
         '---', `id: ${ID}`, 'title: "Evidence on screen"', 'status: completed', 'version: 6', 'created_at: 2026-11-23T10:00:00.000Z', 'updated_at: 2026-11-23T10:00:00.000Z', '---', '',
         '## Goal', 'Show what each step changed.', '', '## Steps',
         '1. [x] S001 Add the health route',
-        `   > Changed: src/routes-health.ts (new, +1 −0), src/server.ts (+1 −0) · 2 files +2 −0 · tree ${b}..${a}`,
+        `   > Changed: src/routes-health.ts (new, +1 −0), src/server.ts (+1 −0) · 2 files +2 −0 · tree ${b}..${a} · ran alongside: S002`,
         '2. [x] S002 Run the tests',
         `   > Changed: nothing · tree ${a}..${a}`, '',
       ].join('\n'),
@@ -90,6 +90,8 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
     const first = await steps.nth(0).innerText();
     assert.match(first, /Changed: 2 files \+2 −0/);
     assert.match(first, /src\/routes-health\.ts \(new, \+1 −0\)/);
+    // Another session's step ran meanwhile (no hooks told the files apart): said under the files.
+    assert.match(first, /Another session worked on S002 while this step ran: some of these files may be that step's\./);
     assert.equal(await steps.nth(0).locator('.evidence-flag').count(), 0);
     assert.equal(await steps.nth(1).locator('.badge.evidence-flag.no-evidence', { hasText: 'no evidence' }).count(), 1);
     assert.equal(await steps.nth(1).getByRole('button', { name: 'View changes' }).count(), 0, 'nothing to show for a step that changed nothing');

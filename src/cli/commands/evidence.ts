@@ -49,7 +49,7 @@ export function evidenceText(report: Awaited<ReturnType<typeof evidenceReport>>)
     for (const f of r.files ?? []) out.push(fileLine(f));
     if (!r.files && c?.shown.length) for (const f of c.shown) out.push(`    ${f.text}`);
     if (c?.notBySession.length) out.push(`    changed by another process while the step ran: ${c.notBySession.join(', ')}`);
-    if (c?.alongside.length) out.push(`    another session worked on ${c.alongside.join(', ')} while the step ran: some of these files may be ${c.alongside.length === 1 ? 'that step' : 'those steps'}'`);
+    if (c?.alongside.length) out.push(`    another session worked on ${c.alongside.join(', ')} while the step ran: some of these files may be ${c.alongside.length === 1 ? "that step's" : "those steps'"}`);
     if (r.problem) out.push(`    (${r.problem})`);
     // The agent's note beside a step with no change: the reviewer weighs it (it explains an empty record, never a missing one).
     if ((r.flag === 'no change, explained' || r.flag === 'no evidence') && r.note) out.push(`    note: ${r.note}`);
