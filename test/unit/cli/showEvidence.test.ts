@@ -43,7 +43,7 @@ describe('pi-plans show --evidence (real repository)', function () {
     const code = await runCli(['show', id, '--evidence', '--root', root], { out: (s) => (out += s), err: (s) => (out += s) });
     assert.equal(code, 0, out);
     for (let i = 0; i < 9; i++) assert.ok(out.includes(`    added    f${i}.ts +1 −0`), `f${i}.ts in\n${out}`);
-    assert.match(out, /f8\.ts \+1 −0\n {4}another session worked on S002 while the step ran: some of these files may be that step'\n/);
+    assert.match(out, /f8\.ts \+1 −0\n {4}another session worked on S002 while the step ran: some of these files may be that step's\n/);
     assert.match(out, /S002 \[done\] nothing changed \(tree [0-9a-f]{10}\): no evidence/);
     assert.match(out, /S003 \[done\] not recorded \(not a git repository\): no evidence\n {4}note: the docs live elsewhere/);
     assert.match(out, /summary: 9 file changes \+9 −0 over 2 recorded steps; 2 with no evidence, 0 explained/);
