@@ -84,7 +84,10 @@ describe('Run checks (code-server + chromium)', function () {
     await row.hover();
     const tip = page.locator('.monaco-hover, .workbench-hover', { hasText: 'echo all good' }).first();
     await tip.waitFor({ timeout: 20_000 });
-    assert.match((await tip.innerText()).replace(/\s+/g, ' '), /check stale: echo all good \(passed · exit 0 · /);
+    // In words, when it ran in local time (no ISO time).
+    const said = (await tip.innerText()).replace(/\s+/g, ' ');
+    assert.match(said, /Check stale: echo all good \(passed, exit 0, [^)]*\d:\d\d[^)]*\)/);
+    assert.doesNotMatch(said, /\d{4}-\d\d-\d\dT\d/);
     await page.mouse.move(900, 600);
   });
 
