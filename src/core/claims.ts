@@ -151,7 +151,7 @@ export function stepsAlongside(
   steps: readonly { id: string; status: StepStatus; record?: { Claimed?: string } }[],
   step: { id: string; status: StepStatus; record?: { Claimed?: string } },
   session: string,
-  activity?: ReadonlyMap<string, { at: string; session?: string }>,
+  activity?: ReadonlyMap<string, { at: string; session?: string; status?: StepStatus }>,
 ): string[] {
   const me = cleanSession(session);
   const own = step.status === 'in_progress' ? parseClaim(step.record?.Claimed) : undefined;
@@ -169,6 +169,8 @@ export function stepsAlongside(
       const last = activity?.get(s.id);
       // Its last event fell inside the window (strictly after it opened: the mark that opened it is not "alongside").
       if (last && Date.parse(last.at) > opened && (last.session === undefined || last.session === holder)) out.push(s.id);
+      // Or its status in the file is not yet in the log (another process appends its event after it lets the plan's lock go): it ended just now.
+      else if (last?.status === 'in_progress') out.push(s.id);
     }
   }
   return out;

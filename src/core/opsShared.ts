@@ -37,6 +37,8 @@ export interface OpContext {
 export interface StepActivity {
   at: string;
   session?: string;
+  /** The status that event gave the step. */
+  status?: StepStatus;
 }
 
 /**

@@ -265,7 +265,7 @@ export class PlanWriter {
   private async stepActivity(id: string): Promise<Map<string, StepActivity>> {
     const out = new Map<string, StepActivity>();
     const log = await this.history.readCheckpoints(id).catch(() => [] as Checkpoint[]);
-    for (const c of log) if (c.step) out.set(c.step, { at: c.at, ...(c.session ? { session: c.session } : {}) });
+    for (const c of log) if (c.step) out.set(c.step, { at: c.at, ...(c.session ? { session: c.session } : {}), ...(c.status ? { status: c.status as StepActivity['status'] } : {}) });
     return out;
   }
 

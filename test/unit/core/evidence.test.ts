@@ -63,6 +63,9 @@ describe('evidence lines (core)', () => {
     ]);
     assert.deepEqual(stepsAlongside(steps, steps[0], 'a', activity), ['S002', 'S004']);
     assert.deepEqual(stepsAlongside(steps, steps[0], 'a'), ['S002'], 'without the log: the steps in progress only');
+    // A step the file says is done whose done is not in the log yet (another process appends it after the lock): it ended just now.
+    const unlogged = new Map([...activity, ['S003', { at: '2026-01-01T09:00:00.000Z', session: 'b', status: 'in_progress' as const }]]);
+    assert.deepEqual(stepsAlongside(steps, steps[0], 'a', unlogged), ['S002', 'S003', 'S004']);
     // A step done straight from pending counts from the plan's last mark (the log's latest event).
     const pending = { id: 'S006', status: 'pending' as const };
     assert.deepEqual(stepsAlongside(steps, pending, 'a', new Map([...activity, ['S005', { at: '2026-01-01T10:03:00.000Z', session: 'a' }]])), ['S002']);
