@@ -204,6 +204,13 @@ export interface ApprovalKeyring {
    * approved again), or a file older than the last decision (a copy written back). Undefined: it holds.
    */
   superseded?(plan: string, approval: { signature: string; at: string; fileVersion: number }): string | undefined;
+  /**
+   * What this keyring answers from, as one string (a digest of the own key, the trusted keys and
+   * confirmations that count, the record of decisions, the problem): two keyrings with the same
+   * `state` give the same answers. Verdicts kept between processes are keyed on it; absent, none
+   * are kept.
+   */
+  readonly state?: string;
 }
 
 /** A person's decision on a plan, as this machine records it (outside every workspace). */
@@ -298,6 +305,29 @@ export function approvalStanding(doc: PlanDocument, keyring?: ApprovalKeyring): 
   if (trusted) return { state: 'valid', approver, by, version, digest, signer: trusted.kind, ...signed };
   if (keyring.confirmed(signature)) return { state: 'valid', approver, by, version, digest, signer: 'confirmed', ...signed };
   return { state: 'foreign', approver, by, version, digest, key, signature, ...signed };
+}
+
+/** What an index keeps of a plan's approval record (`IndexEntry`): enough to tell a record that is not there. */
+export interface ApprovalHead {
+  status?: string;
+  approved_hash?: string;
+  approved_by?: Actor;
+  approved_version?: number;
+}
+
+/**
+ * The state of a plan's approval when the frontmatter alone decides it, whatever the body says:
+ * `invalid` for a status an approval governs whose record lacks a field every record that holds
+ * has (the digest, who approved, the version approved), or when the keyring trusts no approval
+ * (`problem`): `approvalStanding` says `invalid` for every such plan (the property test in
+ * approval.test.ts holds the two together). Undefined when only `approvalStanding` on the whole
+ * plan tells (its body's digest, the signature). Never `valid`: a head alone never makes an
+ * approval hold.
+ */
+export function standingByHead(head: ApprovalHead, keyring?: ApprovalKeyring): 'invalid' | undefined {
+  if (!head.status || !APPROVAL_GOVERNS.has(head.status)) return undefined;
+  if (!head.approved_hash || !head.approved_by || head.approved_version === undefined) return 'invalid';
+  return keyring?.problem ? 'invalid' : undefined;
 }
 
 /** A signer key shortened for people: `ed25519:AbCdEf12…`. */

@@ -94,6 +94,11 @@ async function stamp(files: readonly string[], blocking: boolean): Promise<strin
   return stats.join('|');
 }
 
+/** A keyring's `state`: the SHA-256 of everything its answers come from. */
+function keyringState(items: readonly string[]): string {
+  return createHash('sha256').update(JSON.stringify(['pi-plans keyring v1', ...items])).digest('hex');
+}
+
 /** How many confirmations are kept (the oldest go first). */
 const CONFIRMATIONS_KEPT = 1000;
 
@@ -142,6 +147,7 @@ export class NodeApprovalKeys implements ApprovalKeysPort {
     const confirmed = new Set(problem ? [] : this.confirmations().filter((c) => sealed(c.seal, confirmSealed(c.signature))).map((c) => c.signature));
     const keyring: ApprovalKeyring = {
       problem,
+      state: keyringState([problem ?? '', ownKey ?? '', own?.protected ? 'protected' : 'plain', ...[...trusted].map(([k, n]) => `trusted ${k} ${n ?? ''}`).sort(), ...[...confirmed].map((c) => `confirmed ${c}`).sort()]),
       ownKeyProtected: own?.protected === true,
       verify: (payload, signature, key) => this.verify(payload, signature, key),
       trust: (key) => (key === ownKey ? { kind: 'own' } : trusted.has(key) ? { kind: 'trusted', name: trusted.get(key) } : undefined),
@@ -398,7 +404,7 @@ function withDecisions(keys: NodeApprovalKeys, file: string): ApprovalKeysPort {
       const now = await stamp([file], false);
       if (cached?.base === base && cached.stamp === now) return cached.keyring;
       const ledger = await DecisionLedger.read(file);
-      const keyring: ApprovalKeyring = { ...base, superseded: (plan, approval) => ledger.superseded(plan, approval) };
+      const keyring: ApprovalKeyring = { ...base, superseded: (plan, approval) => ledger.superseded(plan, approval), ...(base.state !== undefined ? { state: keyringState([base.state, `decisions ${ledger.digest}`]) } : {}) };
       cached = { base, stamp: now, keyring };
       return keyring;
     },

@@ -43,7 +43,11 @@ const verb = (d: DecisionRecord) => ({ approve: 'approved it again', reject: 're
 
 /** The decisions recorded in `file`, by plan, in the order they were made. */
 export class DecisionLedger {
-  private constructor(private readonly byPlan: ReadonlyMap<string, readonly DecisionRecord[]>) {}
+  private constructor(
+    private readonly byPlan: ReadonlyMap<string, readonly DecisionRecord[]>,
+    /** The SHA-256 (hex) of the text this ledger was read from: equal digests, equal answers (a keyring's `state` names it). */
+    readonly digest: string,
+  ) {}
 
   /** Reads the ledger without following a link or waiting on a FIFO; a missing or unreadable one is empty, a bad line is skipped. */
   static async read(file: string): Promise<DecisionLedger> {
@@ -76,7 +80,7 @@ export class DecisionLedger {
       list.push(r);
       byPlan.set(r.plan, list);
     }
-    return new DecisionLedger(byPlan);
+    return new DecisionLedger(byPlan, createHash('sha256').update(text).digest('hex'));
   }
 
   /** Why an approval of `plan` (its signature and time, and the file's version now) no longer holds; undefined when it does. */

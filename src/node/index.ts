@@ -16,6 +16,7 @@ import { PersistedOutlines } from './persistedOutlines';
 import { KeyUnlock, NodeApprovalKeys, userConfigDir, userPorts } from './approvalKeys';
 import { cacheHome } from './userFolders';
 import { NodeEvidence } from './stepEvidence';
+import { ApprovalVerdicts } from './approvalVerdicts';
 
 export { cacheHome } from './userFolders';
 
@@ -24,6 +25,7 @@ export { clearPlanLock, lockPathOf, NodeLock, readPlanLock, type LockOwner, type
 export { NodeWatcher } from './nodeWatcher';
 export { OffThreadParser } from './offThreadParser';
 export { PersistedOutlines } from './persistedOutlines';
+export { ApprovalVerdicts, verdictsFile } from './approvalVerdicts';
 export { NodeEvidence, type SessionReports } from './stepEvidence';
 export { GitEvidence, NotRecorded, pinRef, type TreeChange } from './gitEvidence';
 export { folderInsideWorkspace, NodeApprovalKeys, readUserConfig, reviewCopiesDir, userConfigDir, userPorts, userStateDir, type KeyUnlock } from './approvalKeys';
@@ -45,12 +47,14 @@ export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCache
 /**
  * Node ports: real file system, proper-lockfile locks, the system clock, crypto randomness, and
  * the user's folders outside the workspace: the approval keys (`keys`, one shared by the stores
- * of a process when given) and where review copies are kept. `blocking: false` for a process
+ * of a process when given), where review copies are kept, and the approval verdicts kept in the
+ * user's cache (`verdicts: false`: none, each process checks an approval itself). `blocking: false` for a process
  * other code shares (the extension host): no synchronous I/O. Every write and delete stays inside
  * `root`, the review copies' folder or one of `extraRoots`, never through a linked folder.
  */
-export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?: boolean; extraRoots?: readonly string[]; keys?: NodeApprovalKeys; evidence?: boolean } = {}): StorePorts {
-  const user = userPorts(root, opts.keys ?? new NodeApprovalKeys(userConfigDir(), () => [root], opts.blocking ?? true));
+export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?: boolean; extraRoots?: readonly string[]; keys?: NodeApprovalKeys; evidence?: boolean; verdicts?: boolean } = {}): StorePorts {
+  const keys = opts.keys ?? new NodeApprovalKeys(userConfigDir(), () => [root], opts.blocking ?? true);
+  const user = userPorts(root, keys);
   const files = new NodeFileSystem({ blocking: opts.blocking, roots: [path.resolve(root), ...(user.reviewCopies ? [user.reviewCopies] : []), ...(opts.extraRoots ?? [])] });
   return {
     fs: files,
@@ -59,6 +63,7 @@ export function nodePorts(root: string, opts: { indexCache?: boolean; blocking?:
     random: { hex8: () => randomBytes(4).toString('hex') },
     indexCache: opts.indexCache === false ? undefined : fileIndexCache(root),
     evidence: opts.evidence === false ? undefined : new NodeEvidence(root),
+    verdicts: opts.verdicts === false ? undefined : new ApprovalVerdicts(root, cacheHome(), path.join(keys.configDir, 'approval-key.pem')),
     ...user,
   };
 }

@@ -1,4 +1,4 @@
-import { Actor, APPROVAL_GOVERNS, approvalStanding, ApprovalKeyring, ApprovalStanding, AttentionFlag, changeStatus, Frontmatter, isPlanError, isStale, isStalled, PlanDocument, PlanError } from '../core';
+import { Actor, APPROVAL_GOVERNS, approvalStanding, ApprovalKeyring, ApprovalStanding, AttentionFlag, changeStatus, Frontmatter, isPlanError, isStale, isStalled, PlanDocument, PlanError, standingByHead } from '../core';
 import type { FolderIndex } from './folderIndex';
 import type { PlanHistory } from './history';
 import type { PlanFolder } from './planFolder';
@@ -7,7 +7,8 @@ import type { PlanWriter } from './writePath';
 
 /**
  * What needs a person's attention in a plans folder: approvals that do not hold (checked with the
- * user's keyring, cached per file state), executing plans that stalled, proposals waiting too
+ * user's keyring: from the index alone for a plan with no record, else once per file version and
+ * machine through the `verdicts` port), executing plans that stalled, proposals waiting too
  * long; and the two acts a person takes on them here: marking stalled plans in their files, and
  * confirming an approval signed on another machine.
  */
@@ -76,15 +77,43 @@ export class PlanAttention {
   /** Approval checks by file, kept while the file's size and time and the keyring stay the same. */
   private readonly approvalChecks = new Map<string, { size: number; mtimeMs: number; keyring: unknown; standing: ApprovalStanding['state'] }>();
 
-  /** Where an indexed plan's approval stands (one read and parse, then cached per file state and keyring). */
+  /**
+   * Where an indexed plan's approval stands. No read at all when the frontmatter the index keeps
+   * decides it (no approval record: core `standingByHead`); otherwise the verdict kept for the
+   * file's exact bytes under this keyring (the `verdicts` port, shared between processes), or one
+   * read and parse whose verdict is then kept. Cached in memory per file state and keyring.
+   */
   private async standingOf(entry: IndexEntry, keyring: ApprovalKeyring | undefined): Promise<ApprovalStanding['state']> {
+    const head = standingByHead({ status: entry.status, approved_hash: entry.approvedHash, approved_by: entry.approvedBy, approved_version: entry.approvedVersion }, keyring);
+    if (head) return head;
     const hit = this.approvalChecks.get(entry.file);
     if (hit && hit.size === entry.size && hit.mtimeMs === entry.mtimeMs && hit.keyring === keyring) return hit.standing;
-    const doc = await this.read(entry.id).catch(() => undefined);
-    const standing = doc ? approvalStanding(doc, keyring).state : 'none';
+    const standing = await this.checkApproval(entry.id, keyring).catch((): ApprovalStanding['state'] => 'none');
     this.approvalChecks.set(entry.file, { size: entry.size, mtimeMs: entry.mtimeMs, keyring, standing });
     if (this.approvalChecks.size > 1000) this.approvalChecks.delete(this.approvalChecks.keys().next().value as string);
     return standing;
+  }
+
+  /**
+   * A plan's approval checked on its file's bytes as they are now: the verdict kept for exactly
+   * these bytes and this keyring when there is one, else the plan read and parsed (as `readPlan`
+   * does, from the same bytes) and its verdict kept. Reported as the store's reads are.
+   */
+  private checkApproval(id: string, keyring: ApprovalKeyring | undefined): Promise<ApprovalStanding['state']> {
+    return this.folder.reported(`read ${id}`, async () => {
+      const path = this.folder.pathOf(id);
+      await this.folder.checkFolders();
+      const bytes = await this.folder.readPlanBytes(id, path);
+      const verdicts = this.folder.ports.verdicts;
+      const keep = verdicts && keyring?.state !== undefined ? { verdicts, state: keyring.state } : undefined;
+      const kept = await keep?.verdicts.get(id, bytes, keep.state);
+      if (kept) return kept;
+      const doc = this.folder.checkId(id, path, await this.folder.documentOf(path, bytes));
+      this.folder.ports.parser?.parsed?.(doc.text);
+      const standing = approvalStanding(doc, keyring).state;
+      keep?.verdicts.put(id, bytes, keep.state, standing);
+      return standing;
+    });
   }
 
   /** The user's keyring (approvals are checked with it), when the store has the approval keys port. */

@@ -4,7 +4,7 @@
  * Paths are absolute, with "/" separators.
  */
 
-import type { ApprovalKeyring, ApprovalSigner, DecisionRecord, StepChanges } from '../core';
+import type { ApprovalKeyring, ApprovalSigner, ApprovalStanding, DecisionRecord, StepChanges } from '../core';
 import type { IndexEntry } from './indexEntry';
 
 /** What a path is. Only a `file` is ever opened for reading. */
@@ -202,6 +202,21 @@ export interface ApprovalKeysPort {
   recordDecision?(d: DecisionRecord): Promise<void>;
 }
 
+/**
+ * Verdicts on approvals kept between processes, outside every workspace (src/node/approvalVerdicts.ts),
+ * so an approval is checked once per file version and machine. A verdict is about exactly one
+ * plan file's bytes under one keyring (`ApprovalKeyring.state`). The port never answers `valid`
+ * from an entry that could be written without the person's plain approval key (which signs
+ * approvals outright): what it gives back is the verdict a check of those bytes gave, or a more
+ * restrictive one, never a looser one.
+ */
+export interface ApprovalVerdictsPort {
+  /** The verdict kept for plan `id` with exactly these bytes under the keyring `state`; undefined when none holds (none kept, stale, or not to be trusted). */
+  get(id: string, bytes: Uint8Array, state: string): Promise<ApprovalStanding['state'] | undefined>;
+  /** Keeps the verdict a check of these bytes gave under the keyring `state` (written later, off the caller's path; never throws). */
+  put(id: string, bytes: Uint8Array, state: string, verdict: ApprovalStanding['state']): void;
+}
+
 /** Everything the store needs. */
 /**
  * What a step changed in the workspace while it was in progress (src/node/stepEvidence: git
@@ -235,6 +250,8 @@ export interface StorePorts {
   onError?: (operation: string, error: unknown) => void;
   /** The user's approval keys: approvals are checked and signed with them. */
   approvals?: ApprovalKeysPort;
+  /** Approval verdicts kept between processes (none: each process checks an approval once, in memory). */
+  verdicts?: ApprovalVerdictsPort;
   /**
    * The folder where this workspace's review copies (the versions a person decided on) are kept:
    * outside the workspace, in the user's state folder, so no file write in the workspace can
