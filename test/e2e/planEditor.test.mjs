@@ -61,6 +61,10 @@ describe('the plan editor (code-server + chromium)', function () {
       });
 
   async function openFromExplorer(name) {
+    // The pointer off the tree first: left where the last row was clicked, it rests on whatever row
+    // a redraw put there, and that row's tooltip can lie over the one to click.
+    await page.mouse.move(900, 120);
+    await page.locator('.monaco-hover, .workbench-hover').first().waitFor({ state: 'hidden', timeout: 10_000 });
     await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name }).first().click();
   }
 
@@ -560,8 +564,10 @@ describe('the plan editor (code-server + chromium)', function () {
     await fileLinks.nth(1).waitFor({ timeout: 20_000 });
     assert.equal(await view().locator('#root a[data-href="src/absent.ts"]').count(), 0);
     await fileLinks.first().click();
-    // Beside the plan, which stays open.
+    // Beside the plan, which stays open; VS Code focuses it once its editor is made (after its tab
+    // shows): wait for that, or that focus lands in the middle of what follows.
     await page.locator('.tab.active', { hasText: 'limiter.ts' }).waitFor({ timeout: 20_000 });
+    await page.locator('.part.editor .monaco-editor.focused', { hasText: 'export const limit' }).waitFor({ timeout: 20_000 });
     assert.equal(await page.locator('.tab', { hasText: 'PLAN-0e2e0a57.md' }).count(), 1);
     // A web page: the extension asks first; Cancel opens nothing, and VS Code itself was not asked to open it.
     const web = view().locator('#root a[data-href="https://example.com/api-guide"]');
@@ -580,6 +586,16 @@ describe('the plan editor (code-server + chromium)', function () {
     await dialog.waitFor({ state: 'detached', timeout: 10_000 });
     // Once the question is answered the link is no longer busy, and the focus is back on it (VS
     // Code gives it back to the view's frame only; the extension puts it back into the view).
+    await view().locator('#root a[data-href="https://example.com/api-guide"]:not([aria-busy])').first().waitFor({ timeout: 10_000 });
+    await waitForFocus(web);
+    // So too when VS Code counts the file's group beside as the active one (the person was there
+    // last): the focus comes back to this view's link, not to the file.
+    await page.locator('.part.editor .monaco-editor .view-lines', { hasText: 'export const limit' }).click();
+    await web.focus();
+    await web.press('Enter');
+    await dialog.waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached', timeout: 10_000 });
     await view().locator('#root a[data-href="https://example.com/api-guide"]:not([aria-busy])').first().waitFor({ timeout: 10_000 });
     await waitForFocus(web);
     assert.deepEqual(outside.slice(before), []);

@@ -119,10 +119,11 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
       session.start();
       return;
     }
-    void this.handle(m.data, document, session.folder, session.id, session.drawn, (out) => panel.webview.postMessage(out)).catch(report);
+    void this.handle(m.data, document, session.folder, session.id, session.drawn, panel).catch(report);
   }
 
-  private async handle(m: FromWebview, document: vscode.TextDocument, folder: vscode.WorkspaceFolder | undefined, id: string | undefined, drawn: ReadonlyMap<string, string>, post: (out: ToWebview) => Thenable<boolean>): Promise<void> {
+  private async handle(m: FromWebview, document: vscode.TextDocument, folder: vscode.WorkspaceFolder | undefined, id: string | undefined, drawn: ReadonlyMap<string, string>, panel: vscode.WebviewPanel): Promise<void> {
+    const post = (out: ToWebview) => panel.webview.postMessage(out);
     if (m.type === 'rendered') {
       this.renderTimes.push(m.ms);
       return;
@@ -133,7 +134,7 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
     }
     if (m.type === 'openLink') {
       try {
-        await this.openLink(m.href, folder);
+        await this.openLink(m.href, folder, panel);
       } finally {
         void post({ type: 'linkDone', href: m.href });
       }
@@ -214,15 +215,18 @@ export class PlanEditorProvider extends DisposableScope implements vscode.Custom
   }
 
   /** A link in a plan: a file of the workspace opens; a web page after the person agrees; nothing else. */
-  private async openLink(href: string, folder: vscode.WorkspaceFolder | undefined): Promise<void> {
+  private async openLink(href: string, folder: vscode.WorkspaceFolder | undefined, panel: vscode.WebviewPanel): Promise<void> {
     if (/^https?:\/\//i.test(href)) {
       const open = vscode.l10n.t('Open');
       const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Open {0} in the browser?', href), { modal: true, detail: vscode.l10n.t('The link is in the plan text, which an agent may have written.') }, open);
       if (choice === open) await vscode.env.openExternal(vscode.Uri.parse(href, true));
       // VS Code gives the focus back to the webview's frame, not into it: the link that asked would
-      // lose it, and keys pressed then reach nothing. Focusing the editor group focuses the view,
-      // which puts the focus back on the link (before the view hears that the link is done).
-      else await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+      // lose it, and keys pressed then reach nothing. Focusing this view's editor focuses the view,
+      // which puts the focus back on the link (before the view hears that the link is done). This
+      // view's own, not the active group's: with a file opened beside the plan, VS Code may still
+      // count that group as active (the click into the view's frame reaches it late), and the
+      // focus went to the file.
+      else panel.reveal(panel.viewColumn, false);
       return;
     }
     if (folder && !/^[a-z][a-z0-9+.-]*:/i.test(href) && (await isWorkspaceFile(folder, href))) {
