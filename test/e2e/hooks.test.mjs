@@ -18,7 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
 import { freshWorkspace } from '../harness/fixtures.mjs';
-import { closeWorkbench, keepFailureShot, runCommand } from '../harness/workbench.mjs';
+import { chooseFromContextMenu, closeWorkbench, keepFailureShot, runCommand } from '../harness/workbench.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const VSIX = path.join(ROOT, 'out', `${pkg.name}-${pkg.version}.vsix`);
@@ -240,14 +240,8 @@ describe('Plans that bind: hooks in VS Code agent mode (code-server + chromium, 
     assert.ok(n >= 2, `${n} sessions bound`);
     const planRow = (agents) => tree.getByRole('treeitem', { name: new RegExp(`^Migrate the settings page to the new form components, proposed \\(.*\\b${agents} agents?\\b.*\\)`) });
     await planRow(n).waitFor({ timeout: 20_000 });
-    await planRow(n).click({ button: 'right' });
-    const menu = page.locator('.context-view .monaco-menu');
-    await menu.waitFor({ timeout: 10_000 });
     // By the keyboard, as the reviewer tests choose from the row's menu.
-    const items = await menu.locator('.action-label').allInnerTexts();
-    assert.ok(items.includes('Free an Agent Session…'), items.join(' | '));
-    for (let i = 0; i < items.length && !(await menu.locator('.action-item.focused', { hasText: 'Free an Agent Session…' }).count()); i++) await page.keyboard.press('ArrowDown');
-    await page.keyboard.press('Enter');
+    await chooseFromContextMenu(page, planRow(n), 'Free an Agent Session…');
     // Several sessions are bound to the plan: the person picks one.
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'GitHub Copilot in VS Code' }).first();
     await pick.waitFor({ timeout: 10_000 });

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
-import { closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
+import { chooseFromContextMenu, closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
 import { approveAndStart, freshWorkspace } from '../harness/fixtures.mjs';
 
 const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
@@ -98,5 +98,30 @@ describe('a plan in waves in the plan editor (code-server + chromium)', function
     await s3.locator('.step-text').hover();
     await s3.getByRole('button', { name: 'Mark S003 in progress', exact: true }).click();
     await s3.locator('.badge.step-status', { hasText: 'in progress' }).waitFor({ timeout: 20_000 });
+  });
+
+  it('the person releases the claim of an agent that went away (the step row\'s Release Claim…, a modal): the step is pending again, claimed by no one', async () => {
+    // An agent session claimed S003 and is gone (its claim line, written as the store writes it).
+    const file = path.join(ws, '.pi/plans', `${ID}.md`);
+    const claimedAt = new Date(Date.now() - 5 * 60_000).toISOString();
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^(3\. \[ \] S003 \*in progress\* Round-trip test\n {3}after: S001, S002\n)/m, `$1   > Claimed: codex-gone-session at ${claimedAt}\n`));
+    assert.match(fs.readFileSync(file, 'utf8'), /> Claimed: codex-gone-session at /);
+    const tree = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).locator('.monaco-list').first();
+    const plan = tree.getByRole('treeitem', { name: /^Two waves/ }).first();
+    if ((await plan.getAttribute('aria-expanded')) !== 'true') {
+      await plan.click();
+      await page.keyboard.press('ArrowRight');
+    }
+    const row = tree.getByRole('treeitem', { name: /^Step S003, in progress: Round-trip test/ });
+    await row.waitFor({ timeout: 20_000 });
+    await chooseFromContextMenu(page, row, 'Release Claim…');
+    const dialog = page.locator('.monaco-dialog-box', { hasText: `Release S003 of ${ID}, claimed by codex-gone-session since ` });
+    await dialog.waitFor({ timeout: 10_000 });
+    assert.match(await dialog.innerText(), /It goes back to pending, for any agent to take/);
+    await dialog.getByRole('button', { name: 'Release Claim' }).click();
+    await tree.getByRole('treeitem', { name: /^Step S003, pending: Round-trip test/ }).waitFor({ timeout: 20_000 });
+    const text = fs.readFileSync(file, 'utf8');
+    assert.match(text, /^3\. \[ \] S003 Round-trip test$/m);
+    assert.doesNotMatch(text, /> Claimed:/);
   });
 });

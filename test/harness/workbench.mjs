@@ -15,6 +15,21 @@ export async function runCommand(page, title) {
 }
 
 /** Waits until `locator`'s element has the keyboard focus in a document that has the focus (a key pressed now reaches it). */
+/**
+ * Opens a row's context menu (a right click) and chooses `label` by the keyboard, as a person
+ * does: down the menu until it is focused, then Enter. Fails, naming the menu's items, when the
+ * menu has no such item.
+ */
+export async function chooseFromContextMenu(page, row, label) {
+  await row.click({ button: 'right' });
+  const menu = page.locator('.context-view .monaco-menu');
+  await menu.waitFor({ timeout: 10_000 });
+  const items = await menu.locator('.action-label').allInnerTexts();
+  if (!items.includes(label)) throw new Error(`no "${label}" in the row's menu: ${items.join(' | ')}`);
+  for (let i = 0; i < items.length && !(await menu.locator('.action-item.focused', { hasText: label }).count()); i++) await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+}
+
 export async function waitForFocus(locator, timeout = 10_000) {
   const end = Date.now() + timeout;
   while (!(await locator.evaluate((e) => e === document.activeElement && document.hasFocus()))) {

@@ -31,6 +31,7 @@ export const COMMANDS = {
   markDone: 'piPlans.markStepDone',
   markBlocked: 'piPlans.markStepBlocked',
   markSkipped: 'piPlans.markStepSkipped',
+  releaseClaim: 'piPlans.releaseClaim',
   newPlan: 'piPlans.newPlan',
   filter: 'piPlans.filter',
   clearFilter: 'piPlans.clearFilter',

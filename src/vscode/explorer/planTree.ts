@@ -486,7 +486,9 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     // The record line, else (a step not worked on yet) the result kept beside the plan.
     const recorded = s.record?.Check ?? readPlanState(n.parent.folder.fsPath, doc.fm.id).checks[s.id]?.line;
     const check = checkStanding(s, recorded, undefined);
-    item.contextValue = `${stepContextValue(doc.fm.status, s.status)}${check ? 'check:' : ''}`;
+    // A step an agent session holds: the person may let its claim go (Release Claim…).
+    const claimed = doc.fm.status === 'executing' && s.status === 'in_progress' && s.record?.Claimed ? 'claimed:' : '';
+    item.contextValue = `${stepContextValue(doc.fm.status, s.status)}${check ? 'check:' : ''}${claimed}`;
     // The tooltip is resolved on hover (resolveTreeItem): the check read against the files now, stale or not.
     const { done, total } = progressOf(doc.steps);
     item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, `${s.status.replace('_', ' ')}${shownFlag ? `, ${shownFlag}` : ''}`, s.text, s.note ? `; note: ${s.note}` : '', done, total) };

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { PLAN_ID_PATTERN, planContextValue, StepStatus } from '../../core';
-import { archivePlan, changePlanStatus, markPlanStep, Place } from '../../service';
+import { parseClaim, PLAN_ID_PATTERN, planContextValue, StepStatus } from '../../core';
+import { archivePlan, changePlanStatus, markPlanStep, Place, releaseStepClaim } from '../../service';
 import type { PlanStore } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { CONTEXT_KEYS, COMMANDS } from '../common/ids';
@@ -214,6 +214,33 @@ function markCommand({ plans, active }: PlanCommandContext, mark: StepStatus) {
   };
 }
 
+/**
+ * Release Claim…: a person lets a step's claim go (an agent that went away for good), after a
+ * modal that names whose claim it is; the step is pending again, for any agent to take. What
+ * `pi-plans release` does at a terminal.
+ */
+function releaseClaimCommand({ plans, active }: PlanCommandContext) {
+  return async (arg?: PlanTarget) => {
+    const p = placeFor(plans, active, arg);
+    const step = arg && !(arg instanceof vscode.Uri) ? arg.step : undefined;
+    if (!p || !step) return undefined;
+    const s = (await p.store.read(p.id)).steps.find((x) => x.id === step);
+    const claim = parseClaim(s?.record?.Claimed);
+    const release = vscode.l10n.t('Release Claim');
+    const answer = await vscode.window.showWarningMessage(
+      claim ? vscode.l10n.t('Release {0} of {1}, claimed by {2} since {3}?', step, p.id, claim.session, new Date(claim.at).toLocaleString()) : vscode.l10n.t('Release {0} of {1}?', step, p.id),
+      { modal: true, detail: vscode.l10n.t('It goes back to pending, for any agent to take. Release it when the agent that holds it is gone for good; one still at work would be refused its next mark of it.') },
+      release,
+    );
+    if (answer !== release) return undefined;
+    return attempt(async () => {
+      const r = await releaseStepClaim(p, p.id, step, { actor: 'user' });
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('{0}: {1} is pending again, claimed by no one.', p.id, step), 5000);
+      return { id: p.id, status: r.doc.fm.status, version: r.doc.fm.version };
+    });
+  };
+}
+
 /** New plan: its folder (asked when there are several), title and goal, then the new draft opened. */
 async function newPlanCommand({ plans }: PlanCommandContext) {
   await plans.ready;
@@ -262,6 +289,7 @@ export function registerPlanCommands(plans: WorkspacePlans, active: WorkspaceAct
     vscode.commands.registerCommand(COMMANDS.revealFile, (arg?: PlanTarget) => revealFileCommand(ctx, arg)),
     vscode.commands.registerCommand(COMMANDS.copyId, (arg?: PlanTarget) => copyIdCommand(arg)),
     ...Object.entries(MARKS).map(([command, mark]) => vscode.commands.registerCommand(command, markCommand(ctx, mark))),
+    vscode.commands.registerCommand(COMMANDS.releaseClaim, releaseClaimCommand(ctx)),
     vscode.commands.registerCommand(COMMANDS.newPlan, () => newPlanCommand(ctx)),
     // The active editor's plan, as a context key: palette entries and key bindings apply only where they can.
     vscode.window.onDidChangeActiveTextEditor(() => publishEditorPlan(plans)),

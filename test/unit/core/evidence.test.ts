@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { planView } from '../../../src/core/planView';
 import { ToWebviewSchema } from '../../../src/protocol/planEditor';
-import { changedLine, evidenceFlag, evidenceSummary, FileChange, LIMITS, readChangedLine, SHOWN_FILES, stepsAlongside, withAlongside } from '../../../src/core';
+import { changedLine, evidenceFlag, evidenceSummary, FileChange, LIMITS, readChangedLine, SHOWN_FILES, StepActivity, stepsAlongside, withAlongside } from '../../../src/core';
 
 const T1 = '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d';
 const T2 = '5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e';
@@ -57,7 +57,7 @@ describe('evidence lines (core)', () => {
       { id: 'S005', status: 'in_progress' as const, record: claimed('a', '2026-01-01T10:01:00.000Z') },
       { id: 'S006', status: 'pending' as const },
     ];
-    const activity = new Map([
+    const activity = new Map<string, StepActivity>([
       ['S003', { at: '2026-01-01T09:50:00.000Z', session: 'b' }],
       ['S004', { at: '2026-01-01T10:02:00.000Z', session: 'c' }],
     ]);
