@@ -102,7 +102,7 @@ export class PlanAttention {
   private checkApproval(id: string, keyring: ApprovalKeyring | undefined): Promise<ApprovalStanding['state']> {
     return this.folder.reported(`read ${id}`, async () => {
       const path = this.folder.pathOf(id);
-      await this.folder.checkFolders();
+      await this.foldersChecked();
       const bytes = await this.folder.readPlanBytes(id, path);
       const verdicts = this.folder.ports.verdicts;
       const keep = verdicts && keyring?.state !== undefined ? { verdicts, state: keyring.state } : undefined;
@@ -114,6 +114,20 @@ export class PlanAttention {
       keep?.verdicts.put(id, bytes, keep.state, standing);
       return standing;
     });
+  }
+
+  /** The folders' check in flight, shared by the approval checks that start while it runs (a list asks about thousands of plans at once). */
+  private foldersCheck: Promise<void> | undefined;
+
+  /** `checkFolders`, one check for the callers that ask while one runs (it ends after each of them asked: as recent as a check of its own). */
+  private foldersChecked(): Promise<void> {
+    if (!this.foldersCheck) {
+      const check = this.folder.checkFolders().finally(() => {
+        if (this.foldersCheck === check) this.foldersCheck = undefined;
+      });
+      this.foldersCheck = check;
+    }
+    return this.foldersCheck;
   }
 
   /** The user's keyring (approvals are checked with it), when the store has the approval keys port. */
