@@ -20,7 +20,11 @@
  * bench/evidence.ts, recording it in a 10,000-file git repository against `git status --porcelain`),
  * --no-evidence (none of it), --hosts-only (only the hooks as the real Claude Code, Codex and Copilot
  * CLI see them: bench/hosts.mjs, a scripted session with and without the hooks), --no-hosts (none of
- * it; also left out when the hosts are not installed: `npm run test:hosts` installs them).
+ * it; also left out when the hosts are not installed: `npm run test:hosts` installs them),
+ * --list-only (only `pi-plans list --json` on the mixed-status corpora of issue 40: bench/list.ts,
+ * cold and warm against the read floor and the proposed-only folder), --no-list (none of it),
+ * --cli label=path,… (the CLIs it runs, interleaved: e.g. before and after a change; default the
+ * built dist/cli.js). PI_PLANS_BENCH_PLANS=N is --plans N.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -44,13 +48,15 @@ async function hostsFigures(): Promise<Record<string, { runs: number; calls: num
   return (await import('./hosts.mjs')).hostFigures();
 }
 import { evidenceFigures, printEvidence } from './evidence';
+import { clisOf, listFigures, printList } from './list';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: number) => {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : def;
 };
-const N = arg('--plans', 10_000);
+const N = arg('--plans', Number(process.env.PI_PLANS_BENCH_PLANS) || 10_000);
+const cliArg = args.includes('--cli') ? args[args.indexOf('--cli') + 1] : undefined;
 const json = args.includes('--json');
 const root = path.resolve(__dirname, 'corpus', String(N));
 const plans = path.join(root, '.pi/plans');
@@ -253,6 +259,13 @@ async function main() {
     fs.rmSync(cacheDir, { recursive: true, force: true });
     return;
   }
+  if (args.includes('--list-only')) {
+    const l = await listFigures(N, clisOf(cliArg));
+    if (json) process.stdout.write(JSON.stringify({ list: l }, null, 2) + '\n');
+    else printList(l);
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    return;
+  }
   if (args.includes('--evidence-only')) {
     const e = await evidenceFigures();
     if (json) process.stdout.write(JSON.stringify({ evidence: e }, null, 2) + '\n');
@@ -360,6 +373,7 @@ async function main() {
   const stalls = await hostStalls(limitText);
 
   const cli = cliOnePlan();
+  const listRun = args.includes('--no-list') ? undefined : await listFigures(N, clisOf(cliArg));
   const hook = await hookFigures(root, executing);
   const evidence = args.includes('--no-evidence') ? undefined : await evidenceFigures();
   const hosts = args.includes('--no-hosts') ? undefined : await hostsFigures();
@@ -396,6 +410,7 @@ async function main() {
     machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
     rows: rows.map((r) => ({ ...r, ratio: r.ms / r.floor })),
     cli,
+    list: listRun,
     hook,
     evidence,
     processes: { floor: floorRun, loaded: loadedRun, cold: coldRun, hostCold: hostColdRun, hostColdAlone: hostAloneRun, warm: warmRun, updates },
@@ -426,6 +441,7 @@ async function main() {
     console.log('');
     console.log(`pi-plans on one plan of the ${names.length}-plan folder (a process of its own; bare Node: ${cli.bareNodeMb.toFixed(0)} MB):`);
     for (const c of cli.commands) console.log(`  ${c.command.padEnd(8)} ${c.ms.toFixed(0).padStart(5)} ms, peak memory ${c.peakMb.toFixed(0)} MB (target <= 70 MB)`);
+    if (listRun) printList(listRun);
     printHook(hook, names.length);
     if (hosts) (await import('./hosts.mjs')).printHosts(hosts);
     if (evidence) printEvidence(evidence);
