@@ -62,9 +62,9 @@ describe('the plan editor (code-server + chromium)', function () {
 
   async function openFromExplorer(name) {
     // The pointer off the tree first: left where the last row was clicked, it rests on whatever row
-    // a redraw put there, and that row's tooltip can lie over the one to click.
+    // a redraw put there, and that row's tooltip (shown as long as it rests there) can lie over the
+    // one to click. Off the tree, the tooltip goes, and the click waits for that.
     await page.mouse.move(900, 120);
-    await page.locator('.monaco-hover, .workbench-hover').first().waitFor({ state: 'hidden', timeout: 10_000 });
     await page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).getByRole('treeitem', { name }).first().click();
   }
 

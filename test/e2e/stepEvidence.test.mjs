@@ -80,7 +80,6 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
     // for that, and keep the pointer off the tree, so no row's tooltip lies over the one clicked.
     await plansPane().getByRole('treeitem', { name: 'Stalled: 1 plan' }).first().waitFor({ timeout: 30_000 });
     await page.mouse.move(900, 600);
-    await page.locator('.monaco-hover, .workbench-hover').first().waitFor({ state: 'hidden', timeout: 10_000 });
     await finished.locator('.label-name').click();
     if ((await finished.getAttribute('aria-expanded')) !== 'true') await page.keyboard.press('ArrowRight');
     await page.locator('.pane .monaco-list-row[aria-expanded="true"]', { hasText: /^Finished/ }).waitFor({ timeout: 20_000 });
