@@ -30,11 +30,14 @@ class Machine {
   readonly fs: MemoryFileSystem = this.base.fs;
   /** The approvals port with this workspace's record of decisions (as nodePorts gives it). */
   readonly approvals = userPorts(ROOT, this.keys, this.stateDir).approvals;
+  /** Every process's verdicts port, flushed before the folders are removed (a flush left for later would make them again). */
+  private readonly made: ApprovalVerdicts[] = [];
 
   /** A new process: a store on the same files, with its own verdicts port; `parses` counts the plans it parses. */
   async process(): Promise<{ store: PlanStore; verdicts: ApprovalVerdicts; parses: () => number; flags: () => Promise<Record<string, string | undefined>> }> {
     let parses = 0;
     const verdicts = new ApprovalVerdicts(ROOT, this.cacheDir, this.keyFile);
+    this.made.push(verdicts);
     const store = await PlanStore.open(ROOT, { ...this.base.ports, approvals: this.approvals, verdicts, parser: { prepare: async () => void parses++ } });
     const flags = async () => {
       const keyring = await store.keyring();
@@ -71,7 +74,8 @@ class Machine {
     fs.writeFileSync(file, JSON.stringify({ v: 1, root: ROOT, entries }));
   }
 
-  cleanup(): void {
+  async cleanup(): Promise<void> {
+    await Promise.all(this.made.map((v) => v.flush()));
     fs.rmSync(this.cacheDir, { recursive: true, force: true });
     fs.rmSync(this.stateDir, { recursive: true, force: true });
   }
