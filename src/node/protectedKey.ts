@@ -11,8 +11,9 @@
  */
 import { createPrivateKey, createPublicKey, KeyObject, randomBytes, scryptSync } from 'node:crypto';
 import { PlanError } from '../core';
+import { isProtectedKey, PROTECTED_KEY_MARK } from './keyFormat';
 
-const MARK = 'Pi-Plans-Key: protected';
+const MARK = PROTECTED_KEY_MARK;
 /** scrypt's cost: 128 MiB and a few tenths of a second per try. */
 const COST = { N: 131072, r: 8, p: 1 };
 const MAX_MEM = 256 * 1024 * 1024;
@@ -22,10 +23,7 @@ export function publicKeyText(key: KeyObject): string {
   return `ed25519:${createPublicKey(key).export({ format: 'jwk' }).x}`;
 }
 
-/** True when the key file's text is a protected key. */
-export function isProtectedKey(text: string): boolean {
-  return text.startsWith(`${MARK}\n`);
-}
+export { isProtectedKey };
 
 interface Header {
   publicKey: string;

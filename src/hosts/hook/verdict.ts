@@ -7,14 +7,17 @@
 //
 // The cache lives in the user's cache folder (outside every workspace: a verdict in the workspace
 // would be one more file an agent writes). An agent runs as the user and could write that folder
-// too, so each entry carries an HMAC keyed by a digest of the user's private approval key (in the
-// configuration folder, which the security model already keeps out of an agent's reach): an entry
-// that does not verify is not read. No private key yet, or either folder inside the workspace: no
-// cache, the check runs on every call that needs it.
+// too, so each entry carries an HMAC keyed by a digest of the user's private approval key file:
+// an entry that does not verify is not read. Whoever can read a plain key can sign approvals
+// outright, so a forged entry gives them nothing more. A key protected by a passphrase is a file
+// an agent can read (its bytes are no secret), so then a kept "valid" is never read back: the
+// cache only makes an answer more restrictive, and the store checks an approval each time the
+// hook needs one. No private key yet, or either folder inside the workspace: no cache.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decisionLedgerFile } from '../../node/decisionLedger';
+import { isProtectedKey } from '../../node/keyFormat';
 import { cacheHome, realPathOf, userConfigDir, userStateDir } from '../../node/userFolders';
 
 /** Statuses whose policy is looser than planning's and that only a person's approval reaches (core's APPROVAL_GOVERNS). */
@@ -55,8 +58,11 @@ export function verdictCache(root: string, env: NodeJS.ProcessEnv): VerdictCache
   if (within(configDir)) return `no verdict cache: the configuration folder (${configDir}) is inside the workspace`;
   const keyFile = path.join(configDir, 'approval-key.pem'); // NodeApprovalKeys' own key file
   let secret: Buffer;
+  let keyIsSecret: boolean;
   try {
-    secret = createHash('sha256').update('pi-plans hook verdict v1\0').update(fs.readFileSync(keyFile)).digest();
+    const key = fs.readFileSync(keyFile);
+    secret = createHash('sha256').update('pi-plans hook verdict v1\0').update(key).digest();
+    keyIsSecret = !isProtectedKey(key.toString('utf8'));
   } catch {
     return 'no verdict cache: no approval key in the configuration folder yet';
   }
@@ -69,6 +75,8 @@ export function verdictCache(root: string, env: NodeJS.ProcessEnv): VerdictCache
       try {
         const e = JSON.parse(fs.readFileSync(fileOf(id), 'utf8')) as { sha?: unknown; state?: unknown; detail?: unknown; openComments?: unknown; mac?: unknown };
         if (e.sha !== sha || typeof e.state !== 'string' || !STATES.includes(e.state) || typeof e.mac !== 'string') return undefined;
+        // A protected key's file is no secret: a kept "valid" could be forged from it, so it is checked again.
+        if (e.state === 'valid' && !keyIsSecret) return undefined;
         const v: Verdict = { state: e.state as Verdict['state'], ...(typeof e.detail === 'string' ? { detail: e.detail } : {}), ...(typeof e.openComments === 'number' ? { openComments: e.openComments } : {}) };
         const want = mac(id, sha, v);
         const got = Buffer.from(e.mac, 'hex');
@@ -78,6 +86,7 @@ export function verdictCache(root: string, env: NodeJS.ProcessEnv): VerdictCache
       }
     },
     put(id, sha, v) {
+      if (v.state === 'valid' && !keyIsSecret) return;
       const file = fileOf(id);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       const tmp = `${file}.${process.pid}.tmp`;

@@ -4,13 +4,16 @@
 // along its life by the real store and service (a person's signed approval, the test person's keys).
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { APPROVAL_GOVERNS, contentDigest, parsePlan } from '../../../src/core';
 import { GOVERNED } from '../../../src/hosts/hook/verdict';
 import { openNodeStore } from '../../../src/node';
+import { decisionLedgerFile } from '../../../src/node/decisionLedger';
+import { protectKey } from '../../../src/node/protectedKey';
+import { userStateDir } from '../../../src/node/userFolders';
 import { startPlan } from '../../../src/service';
 import { sealedByUser } from '../../helpers/approvals';
 import { bindingsOnDisk, freshStatePerTest, planText } from '../../helpers/hookContract';
@@ -407,6 +410,45 @@ describe('pi-plans hook: contract tests (the built command on each host\'s paylo
       assert.match(there.stderr, /approval checked by the store in \d+ ms: changed/);
       assert.deepEqual(fs.readdirSync(path.join(inside, 'hook-verdicts')), [path.basename(entryFile(inside))]);
     });
+
+    it('with a protected key (a file an agent can read), a kept "valid" is never read back: an entry forged from the key file\'s bytes, as the hook makes one, changes nothing', async () => {
+      bind(claude);
+      await approveAndStart(claude);
+      // The person protects their key (the approval's signature stays good: same public key).
+      const configDir = path.join(process.env.XDG_CONFIG_HOME!, 'pi-plans');
+      const keyFile = path.join(configDir, 'approval-key.pem');
+      const plain = fs.readFileSync(keyFile, 'utf8');
+      fs.writeFileSync(keyFile, protectKey(createPrivateKey(plain), 'correct horse'));
+      try {
+        await protectedKeyKeepsNoValid(configDir, keyFile);
+      } finally {
+        fs.writeFileSync(keyFile, plain);
+      }
+    });
+
+    async function protectedKeyKeepsNoValid(configDir: string, keyFile: string): Promise<void> {
+      fs.rmSync(entryFile(), { force: true });
+      const first = editTarget();
+      assert.equal(decision(claude, first.out).decision, undefined, first.stderr);
+      assert.match(first.stderr, /approval checked by the store in \d+ ms: valid/);
+      assert.ok(!fs.existsSync(entryFile()), 'no "valid" kept under a protected key');
+      const again = editTarget();
+      assert.match(again.stderr, /approval checked by the store in \d+ ms: valid/, 'checked again, not read from the cache');
+      // The agent edits a step, then forges the entry for its new bytes with everything it can read: the key file, the stamps, this formula.
+      fs.writeFileSync(planFile(ID), fs.readFileSync(planFile(ID), 'utf8').replace('Read PORT', 'Read PORT and drop the production database'));
+      const stamp = (f: string) => {
+        const st = fs.statSync(f, { throwIfNoEntry: false });
+        return st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '-';
+      };
+      const keys = [...['approval-key.pem', 'config.json', 'confirmed-approvals.json'].map((f) => path.join(configDir, f)), decisionLedgerFile(root, userStateDir(process.env))].map(stamp).join('|');
+      const secret = createHash('sha256').update('pi-plans hook verdict v1\0').update(fs.readFileSync(keyFile)).digest();
+      const mac = createHmac('sha256', secret).update(JSON.stringify([fs.realpathSync(root), ID, sha(), keys, 'valid', null, 0])).digest('hex');
+      fs.mkdirSync(path.dirname(entryFile()), { recursive: true });
+      fs.writeFileSync(entryFile(), JSON.stringify({ v: 1, id: ID, sha: sha(), state: 'valid', openComments: 0, mac }));
+      const forged = editTarget();
+      assert.equal(decision(claude, forged.out).decision, 'deny', forged.stderr);
+      assert.match(forged.stderr, /approval checked by the store in \d+ ms: changed/);
+    }
 
     it('a check that fails (the plan file no longer a plan the store reads) denies, and says why and what the person does', async () => {
       bind(claude);
