@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
-import { closeWorkbench, keepFailureShot } from '../harness/workbench.mjs';
+import { closeWorkbench, keepFailureShot, runCommand } from '../harness/workbench.mjs';
 import { freshWorkspace, sampleRepo } from '../harness/fixtures.mjs';
 
 const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
@@ -80,8 +80,13 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
     // for that, and keep the pointer off the tree, so no row's tooltip lies over the one clicked.
     await plansPane().getByRole('treeitem', { name: 'Stalled: 1 plan' }).first().waitFor({ timeout: 30_000 });
     await page.mouse.move(900, 600);
-    await finished.locator('.label-name').click();
-    if ((await finished.getAttribute('aria-expanded')) !== 'true') await page.keyboard.press('ArrowRight');
+    // The group is focused by the keyboard, never clicked: a click toggles it, and a row's state
+    // read just after a click can still be the old one, so a second toggle could close it again.
+    // Finished is the last row of the view (collapsed): End focuses it, the right arrow opens it.
+    await runCommand(page, 'Pi Plans: Focus on Plans View');
+    await page.keyboard.press('End');
+    await plansPane().locator('.monaco-list-row.focused', { hasText: /^Finished/ }).waitFor({ timeout: 10_000 });
+    await page.keyboard.press('ArrowRight');
     await page.locator('.pane .monaco-list-row[aria-expanded="true"]', { hasText: /^Finished/ }).waitFor({ timeout: 20_000 });
     await plansPane().getByRole('treeitem', { name: /Evidence on screen/ }).first().click();
     const steps = view().locator('li.step');
