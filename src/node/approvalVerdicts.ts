@@ -25,6 +25,7 @@ import type { ApprovalStanding } from '../core';
 import type { ApprovalVerdictsPort } from '../store';
 import { isProtectedKey } from './protectedKey';
 import { realPathOf } from './userFolders';
+import { flushAtExit, flushedBeforeExit } from './exitFlush';
 
 type Verdict = ApprovalStanding['state'];
 
@@ -74,19 +75,6 @@ export function verdictMac(secret: Buffer, realRoot: string, id: string, sha: st
 /** The verdicts file of the workspace at `root` (by its real path) in the cache folder. */
 export function verdictsFile(root: string, cacheDir: string): string {
   return path.join(cacheDir, 'approval-verdicts', `${createHash('sha256').update(realPathOf(root)).digest('hex').slice(0, 16)}.json`);
-}
-
-/** Caches with verdicts still to write, flushed when the process is about to exit: one hook for all of them. */
-const unflushed = new Set<ApprovalVerdicts>();
-let exitHook = false;
-function flushAtExit(cache: ApprovalVerdicts): void {
-  unflushed.add(cache);
-  if (exitHook) return;
-  exitHook = true;
-  process.once('beforeExit', () => {
-    exitHook = false;
-    for (const c of [...unflushed]) void c.flush();
-  });
 }
 
 /**
@@ -157,7 +145,7 @@ export class ApprovalVerdicts implements ApprovalVerdictsPort {
   async flush(): Promise<void> {
     await Promise.all(this.putting);
     clearTimeout(this.timer);
-    unflushed.delete(this);
+    flushedBeforeExit(this);
     if (!this.fresh.size) return;
     const mine = [...this.fresh];
     this.fresh.clear();

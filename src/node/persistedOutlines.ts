@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bodyOf, knownOutline, outlineFits, quickStepCounts, rememberOutline } from '../core';
 import type { ParserPort } from '../store';
+import { flushAtExit, flushedBeforeExit } from './exitFlush';
 
 /** Bodies below this many characters parse in a few milliseconds: not worth a file. */
 const MIN_CHARS = 8 * 1024;
@@ -12,19 +13,6 @@ const KEEP = 200;
 const QUIET_MS = 1000;
 
 const digest = (body: string) => createHash('sha256').update(body).digest('hex');
-
-/** Caches with an outline still to write, flushed when the process is about to exit: one hook for all of them. */
-const unflushed = new Set<PersistedOutlines>();
-let exitHook = false;
-function flushAtExit(cache: PersistedOutlines): void {
-  unflushed.add(cache);
-  if (exitHook) return;
-  exitHook = true;
-  process.once('beforeExit', () => {
-    exitHook = false;
-    for (const c of [...unflushed]) void c.flush();
-  });
-}
 
 /**
  * Outlines of large plan bodies kept on disk (by the body's SHA-256), for short-lived processes
@@ -84,7 +72,7 @@ export class PersistedOutlines implements ParserPort {
   /** Writes the pending outline now (the quiet timer or the process's exit does it otherwise). */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
-    unflushed.delete(this);
+    flushedBeforeExit(this);
     const text = this.pending;
     this.pending = undefined;
     const body = text === undefined ? undefined : bodyOf(text);

@@ -14,6 +14,22 @@ import { CLI, ensureBuilt, idIn, Sandbox, textOf } from './serverProcess';
 
 const fileOf = (step: string) => `work/${step.toLowerCase()}.txt`;
 
+/** Resolves once `file` matches `re`, woken by its folder's changes (a generous deadline fails it). */
+function fileSays(file: string, re: RegExp, ms = 60_000): Promise<void> {
+  const says = () => re.test(fs.readFileSync(file, 'utf8'));
+  return new Promise((resolve, reject) => {
+    const watcher = fs.watch(path.dirname(file), () => says() && done());
+    const timer = setTimeout(() => done(new Error(`${path.basename(file)} did not come to match ${re} within ${ms} ms`)), ms);
+    const done = (e?: Error) => {
+      watcher.close();
+      clearTimeout(timer);
+      if (e) reject(e);
+      else resolve();
+    };
+    if (says()) done();
+  });
+}
+
 describe('scripted agents that follow every "Next:" over MCP (a git workspace, a person at a terminal)', function () {
   this.timeout(120_000);
   let sandbox: Sandbox;
@@ -148,7 +164,7 @@ describe('scripted agents that follow every "Next:" over MCP (a git workspace, a
       // A plans, submits and starts, then works; B is told the plan's id and asks for a step (waiting until one can start).
       const runA = followNext(a, created.text, plan, { work });
       const runB = (async () => {
-        while (!/status: executing/.test(fs.readFileSync(sandbox.planFile(plan), 'utf8'))) await new Promise((r) => setTimeout(r, 50));
+        await fileSays(sandbox.planFile(plan), /^status: executing$/m);
         const first = await b('pi_plan_execute', { id: plan, op: 'next', wait: true });
         return followNext(b, first.text, plan, { work });
       })();
