@@ -98,7 +98,7 @@ async function generate(kind: Kind, n: number): Promise<void> {
 const load = () => os.loadavg()[0];
 
 /**
- * Measures every corpus with each CLI (`clis`: label → path of cli.js), `runs` times, interleaved:
+ * Measures every corpus with each CLI (`clis`: label → path of the bin, or of a cli.js), `runs` times, interleaved:
  * each round takes the floor, then each CLI's cold run and warm run, corpus after corpus.
  */
 export async function listFigures(n: number, clis: Record<string, string>, runs = 3): Promise<ListFigures> {
@@ -197,9 +197,9 @@ export function printList(l: ListFigures): void {
   console.log(`  what each listed (plans, then the attention flags): ${flags.join(' | ')}`);
 }
 
-/** The built CLI (dist/cli.js), built when missing. */
+/** The built `pi-plans` command (dist/bin.js, which loads dist/cli.js), built when missing. */
 export function builtCli(): string {
-  const cliJs = path.resolve(__dirname, '..', 'dist', 'cli.js');
+  const cliJs = path.resolve(__dirname, '..', 'dist', 'bin.js');
   if (!fs.existsSync(cliJs)) execFileSync(process.execPath, [path.resolve(__dirname, '..', 'scripts', 'build.mjs')], { cwd: path.resolve(__dirname, '..'), stdio: 'ignore' });
   return cliJs;
 }

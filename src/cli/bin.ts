@@ -2,8 +2,9 @@
 // anything else is loaded, since agents run it on every tool call; everything else to the CLI
 // (dist/cli.js). Nothing of the project is imported here: this file is what every start parses.
 //
-// The hook's bundles are loaded with V8's code cache (compiled code kept in Pi Plans' cache folder,
-// `code/`), which takes most of their load time off every tool call. Only where the bundle itself
+// The hook's bundles and the CLI are loaded with V8's code cache (compiled code kept in Pi Plans'
+// cache folder, `code/`), which takes most of their load time off every tool call and every
+// command a person runs (the CLI's start: 0.24 s to 0.12 s here). Only where the bundle itself
 // is a file this user may write: a cache an agent could plant then gives it no power it has not
 // got already (it could rewrite the bundle), and for a bundle the user cannot write (a system-wide
 // install) nothing is cached. A cache V8 does not accept for the source is compiled anew.
@@ -13,8 +14,8 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { createRequire } from 'node:module';
 
-/** Node's CommonJS wrapper of a module's source (`Module.wrap`), which the types do not list. */
-const wrap = (source: string): string => `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
+/** Node's CommonJS wrapper of a module's source (`Module.wrap`), which the types do not list; a `#!` line, which Node strips from a file it loads itself, made a comment. */
+const wrap = (source: string): string => `(function (exports, require, module, __filename, __dirname) { ${source.startsWith('#!') ? `//${source.slice(2)}` : source}\n});`;
 
 /** Where `hook` sits in argv (after an optional `--root DIR`), or -1. */
 function hookAt(args: readonly string[]): number {
@@ -90,8 +91,7 @@ if (at >= 0) {
   const root = at === 2 ? args[1] : at === 1 ? args[0].slice('--root='.length) : undefined;
   (loadBeside('hook.js') as { main(argv: readonly string[], root: string | undefined, load?: (name: string) => unknown): void }).main(args.slice(at + 1), root, loadBeside);
 } else {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at run time, beside this file
-  (require(`${__dirname}/cli.js`) as { runCli(argv: string[]): Promise<number> }).runCli(args).then((code) => {
+  (loadBeside('cli.js') as { runCli(argv: string[]): Promise<number> }).runCli(args).then((code) => {
     process.exitCode = code;
   });
 }
