@@ -22,9 +22,10 @@
  * CLI see them: bench/hosts.mjs, a scripted session with and without the hooks), --no-hosts (none of
  * it; also left out when the hosts are not installed: `npm run test:hosts` installs them),
  * --list-only (only `pi-plans list --json` on the mixed-status corpora of issue 40: bench/list.ts,
- * cold and warm against the read floor and the proposed-only folder), --no-list (none of it),
- * --cli label=path,… (the CLIs it runs, interleaved: e.g. before and after a change; default the
- * built dist/cli.js). PI_PLANS_BENCH_PLANS=N is --plans N.
+ * cold and warm against the read floor and the proposed-only folder; then the same corpora through
+ * the MCP server's `pi_plan_list` and the explorer's index: bench/listFaces.ts, unless --no-faces),
+ * --no-list (none of it), --cli label=path,… (the CLIs it runs, interleaved: e.g. before and after
+ * a change; default the built dist/bin.js, the `pi-plans` command). PI_PLANS_BENCH_PLANS=N is --plans N.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -48,7 +49,8 @@ async function hostsFigures(): Promise<Record<string, { runs: number; calls: num
   return (await import('./hosts.mjs')).hostFigures();
 }
 import { evidenceFigures, printEvidence } from './evidence';
-import { clisOf, listFigures, printList } from './list';
+import { builtCli, clisOf, listFigures, printList } from './list';
+import { facesFigures, printFaces } from './listFaces';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: number) => {
@@ -87,7 +89,7 @@ function medianOf3<T extends Record<string, number>>(run: () => T): T {
  * for them, so neither should grow with the folder.
  */
 function cliOnePlan(): { bareNodeMb: number; commands: { command: string; ms: number; peakMb: number }[] } {
-  const cliJs = path.resolve(__dirname, '..', 'dist', 'cli.js');
+  const cliJs = path.resolve(__dirname, '..', 'dist', 'bin.js');
   if (!fs.existsSync(cliJs)) execFileSync(process.execPath, [path.resolve(__dirname, '..', 'scripts', 'build.mjs')], { cwd: path.resolve(__dirname, '..'), stdio: 'ignore' });
   const hook = path.join(cacheDir, 'rss-hook.cjs');
   fs.writeFileSync(hook, "const t0 = process.hrtime.bigint();\nprocess.on('exit', () => require('fs').writeSync(2, `\\nbench ${process.resourceUsage().maxRSS} ${Number(process.hrtime.bigint() - t0) / 1e6}\\n`));\n");
@@ -261,8 +263,12 @@ async function main() {
   }
   if (args.includes('--list-only')) {
     const l = await listFigures(N, clisOf(cliArg));
-    if (json) process.stdout.write(JSON.stringify({ list: l }, null, 2) + '\n');
-    else printList(l);
+    const faces = args.includes('--no-faces') ? undefined : await facesFigures(N, builtCli());
+    if (json) process.stdout.write(JSON.stringify({ list: l, ...(faces ? { faces } : {}) }, null, 2) + '\n');
+    else {
+      printList(l);
+      if (faces) printFaces(faces);
+    }
     fs.rmSync(cacheDir, { recursive: true, force: true });
     return;
   }
@@ -374,6 +380,7 @@ async function main() {
 
   const cli = cliOnePlan();
   const listRun = args.includes('--no-list') ? undefined : await listFigures(N, clisOf(cliArg));
+  const facesRun = args.includes('--no-list') || args.includes('--no-faces') ? undefined : await facesFigures(N, builtCli());
   const hook = await hookFigures(root, executing);
   const evidence = args.includes('--no-evidence') ? undefined : await evidenceFigures();
   const hosts = args.includes('--no-hosts') ? undefined : await hostsFigures();
@@ -411,6 +418,7 @@ async function main() {
     rows: rows.map((r) => ({ ...r, ratio: r.ms / r.floor })),
     cli,
     list: listRun,
+    faces: facesRun,
     hook,
     evidence,
     processes: { floor: floorRun, loaded: loadedRun, cold: coldRun, hostCold: hostColdRun, hostColdAlone: hostAloneRun, warm: warmRun, updates },
@@ -442,6 +450,7 @@ async function main() {
     console.log(`pi-plans on one plan of the ${names.length}-plan folder (a process of its own; bare Node: ${cli.bareNodeMb.toFixed(0)} MB):`);
     for (const c of cli.commands) console.log(`  ${c.command.padEnd(8)} ${c.ms.toFixed(0).padStart(5)} ms, peak memory ${c.peakMb.toFixed(0)} MB (target <= 70 MB)`);
     if (listRun) printList(listRun);
+    if (facesRun) printFaces(facesRun);
     printHook(hook, names.length);
     if (hosts) (await import('./hosts.mjs')).printHosts(hosts);
     if (evidence) printEvidence(evidence);

@@ -15,6 +15,10 @@
  *                                   of its own (a process's first update, as one CLI command);
  *                                   [outlines]: their cache of outlines (without it the process
  *                                   parses the plan once)
+ *   explorer <root> <cacheDir> <worker>  the explorer's index as the extension host builds it (its
+ *                                   ports: no synchronous I/O, the worker reads the files, the index
+ *                                   kept in cacheDir), then its attention pass over every plan an
+ *                                   approval governs or that may be stalled or stale: each timed
  *   inflight <root> <id> <n> [outlines]  n step updates of that plan one after another, then n at
  *                                   once on the same store (an MCP client that does not wait for
  *                                   its answers), three rounds: the totals and each call's median
@@ -53,6 +57,22 @@ async function main(): Promise<void> {
     const after = process.memoryUsage();
     const mb = (m: NodeJS.MemoryUsage) => ({ rss: Math.round(m.rss / 1e6), heap: Math.round(m.heapUsed / 1e6), total: Math.round(m.heapTotal / 1e6), ext: Math.round(m.external / 1e6), ab: Math.round(m.arrayBuffers / 1e6) });
     return print({ ms, plans: store.list().length, ...(process.env.BENCH_MEM ? { mem: mb(mem), afterGc: mb(after) } : {}) });
+  }
+  if (mode === 'explorer') {
+    const [cacheDir, worker] = rest;
+    const helper = new OffThreadParser(worker);
+    const t = performance.now();
+    const store = await PlanStore.open(root, { ...nodePorts(root, { indexCache: false, blocking: false }), indexCache: fileIndexCache(root, cacheDir), parser: helper, indexHelper: helper });
+    const openMs = performance.now() - t;
+    // As WorkspacePlans.computeAttention does it.
+    const t2 = performance.now();
+    const flagged: Record<string, number> = {};
+    for (const flag of await store.attentionOfAll(store.list({ status: ['executing', 'proposed', 'approved', 'stalled', 'failed'] }))) {
+      if (flag) flagged[flag] = (flagged[flag] ?? 0) + 1;
+    }
+    const attentionMs = performance.now() - t2;
+    helper.dispose();
+    return print({ openMs, attentionMs, plans: store.list().length, flagged });
   }
   const open = (outlines?: string) => PlanStore.openForPlans(root, { ...nodePorts(root, { indexCache: false }), ...(outlines ? { parser: new PersistedOutlines(outlines) } : {}) });
   if (mode === 'setup') {

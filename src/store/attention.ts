@@ -5,6 +5,9 @@ import type { PlanFolder } from './planFolder';
 import type { IndexEntry } from './planIndex';
 import type { PlanWriter } from './writePath';
 
+/** Attention checks in flight at once in `attentionOfAll`: enough to keep the file system's threads busy (Node's pool has 4). */
+const ATTENTION_AT_ONCE = 16;
+
 /**
  * What needs a person's attention in a plans folder: approvals that do not hold (checked with the
  * user's keyring: from the index alone for a plan with no record, else once per file version and
@@ -72,6 +75,25 @@ export class PlanAttention {
     if (entry.status !== 'executing') return undefined;
     const last = (await this.history.readCheckpoints(entry.id)).at(-1)?.at;
     return isStalled(fm, last, now, this.folder.config) ? 'stalled' : undefined;
+  }
+
+  /**
+   * `attention` of many plans (a list, the explorer's pass): the keyring fetched once, and
+   * ATTENTION_AT_ONCE checks in flight, so a folder of approved plans whose files must be read
+   * keeps the file system busy without holding a promise per plan. Flags in the entries' order.
+   */
+  async attentionOfAll(entries: readonly IndexEntry[], opts: { keyring?: ApprovalKeyring } = {}): Promise<(AttentionFlag | undefined)[]> {
+    const keyring = opts.keyring ?? (await this.keyring());
+    const flags = new Array<AttentionFlag | undefined>(entries.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < entries.length) {
+        const i = next++;
+        flags[i] = await this.attention(entries[i], { keyring });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(ATTENTION_AT_ONCE, entries.length) }, worker));
+    return flags;
   }
 
   /** Approval checks by file, kept while the file's size and time and the keyring stay the same. */

@@ -341,6 +341,11 @@ export class PlanStore {
     return this.attentionChecks.attention(entry, opts);
   }
 
+  /** `attention` of many plans, the keyring fetched once, a few checks at a time (see `PlanAttention.attentionOfAll`); flags in the entries' order. */
+  attentionOfAll(entries: readonly IndexEntry[], opts: { keyring?: ApprovalKeyring } = {}): Promise<(AttentionFlag | undefined)[]> {
+    return this.attentionChecks.attentionOfAll(entries, opts);
+  }
+
   /** The user's keyring (approvals are checked with it), when the store has the approval keys port. */
   keyring(): Promise<ApprovalKeyring | undefined> {
     return this.attentionChecks.keyring();

@@ -18,10 +18,16 @@ export const listPlansTool = defineTool({
     guarded(undefined, async () => {
       const active = new Set(ctx.active.list().map((a) => a.id));
       const rows: string[] = [];
+      // A row names its flag ("stalled"); what each flag means and the call that answers it is said
+      // once, after the rows: a folder with thousands of flagged plans repeats no explanation.
+      const notes = new Set<string>();
       for (const { name, store } of ctx.stores.folders()) {
-        const keyring = await store.keyring();
-        for (const e of store.list({ status: i.status })) {
-          const flag = attentionNote(await store.attention(e, { keyring }));
+        const entries = store.list({ status: i.status });
+        const flags = await store.attentionOfAll(entries);
+        for (const [k, e] of entries.entries()) {
+          const note = attentionNote(flags[k]);
+          if (note) notes.add(note);
+          const flag = note?.slice(0, note.indexOf(':'));
           rows.push(
             e.valid
               ? `- ${e.id}${active.has(e.id) ? ' (active)' : ''} · ${e.status} · v${e.version} · ${e.stepsDone}/${e.steps} steps · ${JSON.stringify(e.title)} · ${name}${flag ? ` · ${flag}` : ''}`
@@ -29,6 +35,7 @@ export const listPlansTool = defineTool({
           );
         }
       }
-      return rows.length ? `${rows.length === 1 ? '1 plan' : `${rows.length} plans`}:\n${rows.join('\n')}` : `No plans${i.status?.length ? ` with status ${i.status.join(', ')}` : ''}. Create one with pi_plan_create.`;
+      const legend = notes.size ? `\n\n${[...notes].map((n) => `${n.charAt(0).toUpperCase()}${n.slice(1)}.`).join('\n')}` : '';
+      return rows.length ? `${rows.length === 1 ? '1 plan' : `${rows.length} plans`}:\n${rows.join('\n')}${legend}` : `No plans${i.status?.length ? ` with status ${i.status.join(', ')}` : ''}. Create one with pi_plan_create.`;
     }),
 });

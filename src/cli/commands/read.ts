@@ -24,8 +24,7 @@ function registerList({ program, io, store }: CliContext): void {
     .action(async (o: { status?: PlanStatus[]; json?: boolean }) => {
       const s = await store();
       const rows = s.list({ status: o.status });
-      const keyring = await s.keyring();
-      const flags = await Promise.all(rows.map((r) => s.attention(r, { keyring })));
+      const flags = await s.attentionOfAll(rows);
       if (o.json) io.out(JSON.stringify(rows.map((r, i) => (flags[i] ? { ...r, attention: flags[i] } : r)), null, 2) + '\n');
       else if (!rows.length) io.out(o.status && s.list().length ? `No plans with status ${o.status.join(', ')} in ${path.join(s.root, '.pi/plans')}.\n` : noPlansYet(path.join(s.root, '.pi/plans')));
       else io.out(rows.map((r, i) => entryLine(r, flags[i])).join('\n') + '\n');

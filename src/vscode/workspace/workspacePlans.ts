@@ -174,9 +174,10 @@ export class WorkspacePlans extends DisposableScope {
     const next = new Map<string, AttentionFlag>();
     for (const f of this.folders_.values()) {
       // Executing (stalled?), proposed (stale?), and every plan an approval still governs (changed since?).
-      const keyring = await f.store.keyring();
-      for (const e of f.store.list({ status: ['executing', 'proposed', 'approved', 'stalled', 'failed'] })) {
-        const flag = await f.store.attention(e, { keyring });
+      const entries = f.store.list({ status: ['executing', 'proposed', 'approved', 'stalled', 'failed'] });
+      const flags = await f.store.attentionOfAll(entries);
+      for (const [i, e] of entries.entries()) {
+        const flag = flags[i];
         if (flag) next.set(`${f.folder.uri.toString()}/${e.file}`, flag);
       }
     }

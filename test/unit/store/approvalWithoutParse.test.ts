@@ -37,10 +37,10 @@ describe('a list of plans without approval records parses no plan body (issue 40
     const parsed: string[] = [];
     const store = await PlanStore.open('/w', { ...ports, parser: { prepare: async (text) => void parsed.push(text) } });
     const readsBefore = fs.reads;
-    const keyring = await store.keyring();
     const rows = store.list();
     assert.equal(rows.length, 40);
-    const flags = await Promise.all(rows.map((r) => store.attention(r, { keyring })));
+    // As `pi-plans list`, `pi_plan_list` and the explorer ask: all of them at once.
+    const flags = await store.attentionOfAll(rows);
     assert.deepEqual(parsed, [], 'no plan parsed through the store');
     assert.equal(fs.reads, readsBefore, 'no plan file read for its approval');
     for (const text of texts.values()) assert.equal(knownOutline(bodyOf(text)!), undefined, 'no body parsed in this process');
@@ -64,5 +64,26 @@ describe('a list of plans without approval records parses no plan body (issue 40
     parsed.length = 0;
     assert.equal(await store.attention(store.entry(doc.fm.id)!), 'changed');
     assert.equal(parsed.length, 1, 'one parse for the plan with a record');
+  });
+
+  it("the flags of many plans at once are each plan's own, in the list's order (a changed plan among unsigned ones)", async () => {
+    const { ports, fs } = memoryPorts();
+    for (let i = 0; i < 40; i++) {
+      const text = piPlannerPlan(i, STATUSES[i % STATUSES.length]);
+      fs.put(`/w/.pi/plans/${/^id: (\S+)$/m.exec(text)![1]}.md`, text);
+    }
+    const store = await PlanStore.open('/w', ports);
+    const doc = await store.create({ title: 'T', goal: 'G', steps: [{ text: 'a' }], status: 'proposed' }, 'agent');
+    await store.update(doc.fm.id, 'user', (d, c) => approve(d, seenNow(d), c), { sign: true });
+    const file = `/w/.pi/plans/${doc.fm.id}.md`;
+    fs.put(file, fs.text(file)!.replace('S001 a', 'S001 a, and also delete the database'));
+    await store.fileChanged(file);
+    const rows = store.list();
+    const one: unknown[] = [];
+    for (const r of rows) one.push(await store.attention(r));
+    assert.deepEqual(await store.attentionOfAll(rows), one);
+    assert.equal(one[rows.findIndex((r) => r.id === doc.fm.id)], 'changed');
+    assert.equal(one.filter((f) => f === 'unapproved').length, 24);
+    assert.deepEqual(await store.attentionOfAll([]), []);
   });
 });
