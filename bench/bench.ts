@@ -23,7 +23,8 @@
  * it; also left out when the hosts are not installed: `npm run test:hosts` installs them),
  * --list-only (only `pi-plans list --json` on the mixed-status corpora of issue 40: bench/list.ts,
  * cold and warm against the read floor and the proposed-only folder; then the same corpora through
- * the MCP server's `pi_plan_list` and the explorer's index: bench/listFaces.ts, unless --no-faces),
+ * the MCP server's `pi_plan_list` and the explorer's index: bench/listFaces.ts, unless --no-faces;
+ * and a 1,000-step plan read by a fresh process: bench/longPlan.ts),
  * --no-list (none of it), --cli label=path,… (the CLIs it runs, interleaved: e.g. before and after
  * a change; default the built dist/bin.js, the `pi-plans` command). PI_PLANS_BENCH_PLANS=N is --plans N.
  */
@@ -51,6 +52,7 @@ async function hostsFigures(): Promise<Record<string, { runs: number; calls: num
 import { evidenceFigures, printEvidence } from './evidence';
 import { builtCli, clisOf, listFigures, printList } from './list';
 import { facesFigures, printFaces } from './listFaces';
+import { longFigures, printLong } from './longPlan';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: number) => {
@@ -264,10 +266,12 @@ async function main() {
   if (args.includes('--list-only')) {
     const l = await listFigures(N, clisOf(cliArg));
     const faces = args.includes('--no-faces') ? undefined : await facesFigures(N, builtCli());
-    if (json) process.stdout.write(JSON.stringify({ list: l, ...(faces ? { faces } : {}) }, null, 2) + '\n');
+    const long = longFigures(builtCli());
+    if (json) process.stdout.write(JSON.stringify({ list: l, ...(faces ? { faces } : {}), long }, null, 2) + '\n');
     else {
       printList(l);
       if (faces) printFaces(faces);
+      printLong(long);
     }
     fs.rmSync(cacheDir, { recursive: true, force: true });
     return;
@@ -381,6 +385,7 @@ async function main() {
   const cli = cliOnePlan();
   const listRun = args.includes('--no-list') ? undefined : await listFigures(N, clisOf(cliArg));
   const facesRun = args.includes('--no-list') || args.includes('--no-faces') ? undefined : await facesFigures(N, builtCli());
+  const longRun = args.includes('--no-list') ? undefined : longFigures(builtCli());
   const hook = await hookFigures(root, executing);
   const evidence = args.includes('--no-evidence') ? undefined : await evidenceFigures();
   const hosts = args.includes('--no-hosts') ? undefined : await hostsFigures();
@@ -419,6 +424,7 @@ async function main() {
     cli,
     list: listRun,
     faces: facesRun,
+    long: longRun,
     hook,
     evidence,
     processes: { floor: floorRun, loaded: loadedRun, cold: coldRun, hostCold: hostColdRun, hostColdAlone: hostAloneRun, warm: warmRun, updates },
@@ -451,6 +457,7 @@ async function main() {
     for (const c of cli.commands) console.log(`  ${c.command.padEnd(8)} ${c.ms.toFixed(0).padStart(5)} ms, peak memory ${c.peakMb.toFixed(0)} MB (target <= 70 MB)`);
     if (listRun) printList(listRun);
     if (facesRun) printFaces(facesRun);
+    if (longRun) printLong(longRun);
     printHook(hook, names.length);
     if (hosts) (await import('./hosts.mjs')).printHosts(hosts);
     if (evidence) printEvidence(evidence);
