@@ -1,6 +1,12 @@
-import { unified } from 'unified';
-import remarkParse from 'remark-parse';
-import remarkGfm from 'remark-gfm';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFootnoteFromMarkdown } from 'mdast-util-gfm-footnote';
+import { gfmStrikethroughFromMarkdown } from 'mdast-util-gfm-strikethrough';
+import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
+import { gfmTaskListItemFromMarkdown } from 'mdast-util-gfm-task-list-item';
+import { gfmFootnote } from 'micromark-extension-gfm-footnote';
+import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
+import { gfmTable } from 'micromark-extension-gfm-table';
+import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
 import { toString } from 'mdast-util-to-string';
 import type { Root, RootContent, List } from 'mdast';
 
@@ -27,7 +33,7 @@ export interface OutlineItem {
   ordered: boolean;
 }
 
-/** Where the sections and steps are. Computed by remark (GFM), cached by body text. */
+/** Where the sections and steps are. Computed by remark's parser (GFM), cached by body text. */
 export interface Outline {
   sections: OutlineSection[];
   /** Index into `sections` of the Steps section, or -1. */
@@ -35,19 +41,33 @@ export interface Outline {
   steps: OutlineItem[];
 }
 
-/** remark's parser with GFM (task lists, tables); nothing is ever stringified back by remark. */
-const processor = unified().use(remarkParse).use(remarkGfm);
+/**
+ * The parse that decides a plan's structure: remark's (mdast-util-from-markdown) with GFM, all of
+ * it but autolink literals. A literal autolink (`www.example.com`, a bare URL or address) only
+ * wraps text already in a paragraph or heading in a link with the same text: it moves no block
+ * and changes no heading's text, and finding it cost a quarter of the parse of a long plan (a
+ * pass over every text node after the parse). Tables and footnote definitions are blocks, task
+ * list items and strikethrough decide a heading's or item's text: those stay.
+ * test/unit/core/outlineGfm.test.ts holds this outline equal to the one full GFM gives.
+ */
+const micromarkExtensions = [gfmFootnote(), gfmStrikethrough(), gfmTable(), gfmTaskListItem()];
+const mdastExtensions = [gfmFootnoteFromMarkdown(), gfmStrikethroughFromMarkdown(), gfmTableFromMarkdown(), gfmTaskListItemFromMarkdown()];
+const parseStructure = (body: string): Root => fromMarkdown(body, { extensions: micromarkExtensions, mdastExtensions });
 
 /** Lines that close the previous section: headings of depth 1 or 2. */
 const SECTION_DEPTH = 2;
 
 /**
- * Parses `body` with remark and GFM and returns its section and step positions. The parse itself
+ * Parses `body` with remark's parser and GFM and returns its section and step positions. The parse itself
  * is unbounded on some Markdown: callers scan the body first (markdownGuard's `inspectMarkdown`,
  * as parsePlan and the parser worker do) and never parse what the scan refuses.
  */
 export function computeOutline(body: string): Outline {
-  const root = processor.parse(body) as Root;
+  return outlineOfTree(body, parseStructure(body));
+}
+
+/** The outline of `body` from its syntax tree (`root`, a parse of exactly that text). */
+export function outlineOfTree(body: string, root: Root): Outline {
   const sections: OutlineSection[] = [];
   for (const node of root.children) {
     if (node.type === 'heading' && node.depth <= SECTION_DEPTH && node.position) {
