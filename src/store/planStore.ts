@@ -239,6 +239,8 @@ export class PlanStore {
     if (a.doc && a.doc.fm.id !== id) {
       return { problems: [problemFromError(new PlanError('INVALID_FILE', `the id in the file (${a.doc.fm.id}) is not the file name's (${id}): make them the same`, { line: 2, rule: 'id-mismatch' }), text)] };
     }
+    // Parsed: the parser port may keep its outline, as after a read (the next check of the same text needs no parse).
+    if (a.doc) this.folder.ports.parser?.parsed?.(text);
     return a;
   }
 
