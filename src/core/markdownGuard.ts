@@ -18,16 +18,20 @@ import { LIMITS } from './limits';
 import * as weights from './markdownWeights';
 import type { MarkdownCounts, MarkdownRefusal, MarkdownWeights } from './markdownWeights';
 import * as syntax from './markdownSyntax';
-import { ScanBase } from './markdownScanParts';
+import { LeafBlocks } from './markdownBlocks';
+import { Containers } from './markdownContainers';
+import { Fences } from './markdownFences';
+import { LineReader, type Line } from './markdownLineReader';
+import { Paragraphs } from './markdownParagraphs';
+import { ScanLedger } from './markdownScanLedger';
+import { Sections } from './markdownSections';
 
 export { MARKDOWN_WEIGHTS, workBudget } from './markdownWeights';
 export type { MarkdownCounts, MarkdownRefusal, MarkdownWeights } from './markdownWeights';
 
-// Read once into this module's own constants: where each file runs as CommonJS (tsx, in the tests
-// and the benchmark) an imported name is a getter on its module read at every use, and the scan
-// reads these per line and per character (twice the scan's time); a bundle has no such cost.
-const { MARKDOWN_WEIGHTS, workBudget, TEXT, LIST, NESTED, HEADINGS, BLOCKS, TABLE, DEFS } = weights;
-const { CR, TABLE_DELIMITER_ROW, SETEXT_UNDERLINE, ATX, DEFINITION, matchesAt, hasPipe, htmlBlockStart, listMarker, countColumns } = syntax;
+// Read once into this module's own constants (see markdownScanLedger.ts: imported names are getters under tsx).
+const { MARKDOWN_WEIGHTS, workBudget } = weights;
+const { CR } = syntax;
 
 /**
  * Scans `text` (a plan body, or a piece of Markdown the plan editor renders) and returns the first
@@ -54,7 +58,7 @@ export function inspectMarkdown(text: string, opts: ScanOptions = {}): { refusal
   const limit = opts.work ?? LIMITS.markdown.work;
   const s = new Scan(text, opts.sections === true, limit === Infinity ? Infinity : workBudget(text.length, limit), opts.weights ?? MARKDOWN_WEIGHTS);
   const refusal = s.run();
-  return refusal ? { refusal, counts: s.counts } : { counts: s.counts };
+  return refusal ? { refusal, counts: s.ledger.counts } : { counts: s.ledger.counts };
 }
 
 /** The counts of a scan that passed (undefined when it refuses): for the benchmark and the tests. */
@@ -63,320 +67,89 @@ export function markdownCounts(text: string, opts: ScanOptions = {}): MarkdownCo
   return r.refusal ? undefined : r.counts;
 }
 
-/** A line as `scanLine` takes it apart: its quote markers, its content, and where its leaf content starts. */
-interface Line {
-  at: number;
-  stop: number;
-  /** Quote level (quote markers after list markers count too), and the quote markers on this line. */
-  q: number;
-  quotesHere: number;
-  /** The column after the last leading quote marker; the content's offset, column and indentation past it. */
-  col: number;
-  content: number;
-  contentCol: number;
-  indent: number;
-  blank: boolean;
-  /** The line continues the paragraph lazily; list items were open before it. */
-  lazy: boolean;
-  inList: boolean;
-  /** Where the content after the list markers (and the quotes after them) starts, and its column. */
-  c: number;
-  cCol: number;
-}
+/**
+ * One scan of a text, line by line, over one part per decision: the ledger (work, caps, the
+ * refusal; markdownScanLedger.ts), the line's characters (markdownLineReader.ts), its containers
+ * (quotes, list items, lazy lines, indented code; markdownContainers.ts), the fenced code block it
+ * may be in (markdownFences.ts), the leaf block it starts or continues (markdownBlocks.ts), the
+ * open paragraph and its inline counts (markdownParagraphs.ts), and the sections' caps
+ * (markdownSections.ts). This class holds the lines to their length cap and decides the order in
+ * which the parts look at a line.
+ */
+class Scan {
+  readonly ledger: ScanLedger;
+  private readonly reader: LineReader;
+  private readonly paragraphs: Paragraphs;
+  private readonly fences: Fences;
+  private readonly containers: Containers;
+  private readonly blocks: LeafBlocks;
+  private readonly sections: Sections;
 
-class Scan extends ScanBase {
+  constructor(
+    private readonly text: string,
+    capSections: boolean,
+    work: number,
+    private readonly w: MarkdownWeights,
+  ) {
+    this.ledger = new ScanLedger(work);
+    this.reader = new LineReader(text);
+    this.paragraphs = new Paragraphs(text, this.ledger, w);
+    this.fences = new Fences(this.reader);
+    this.containers = new Containers(this.reader, this.ledger, this.paragraphs, this.fences, w);
+    this.blocks = new LeafBlocks(this.reader, this.ledger, this.paragraphs, this.fences, w);
+    this.sections = new Sections(text, this.ledger, this.fences, capSections);
+  }
+
   run(): MarkdownRefusal | undefined {
-    const { text } = this;
+    const { text, ledger } = this;
     const n = text.length;
-    if (this.sections) this.piece = { title: '', line: 1, contentStart: 0, cap: Infinity };
-    for (let at = 0; at <= n && !this.refusal; ) {
+    for (let at = 0; at <= n && !ledger.refusal; ) {
       let end = text.indexOf('\n', at);
       if (end === -1) end = n;
       const stop = end > at && text.charCodeAt(end - 1) === CR ? end - 1 : end;
-      this.line++;
+      ledger.line++;
       this.scanLine(at, stop);
-      if (this.ended.length) this.endLists();
-      if (this.counts.work > this.caps.work) this.refuseWork();
+      this.containers.endLists();
+      if (ledger.counts.work > ledger.caps.work) ledger.refuseWork();
       at = end + 1;
       if (end === n) break;
     }
-    if (!this.refusal) this.endPara();
-    if (!this.refusal && this.piece) this.closePiece(n);
-    this.counts.lines = this.line;
-    if (this.counts.work > this.caps.work) this.refuseWork();
-    return this.refusal;
+    if (!ledger.refusal) this.paragraphs.end();
+    if (!ledger.refusal) this.sections.end(n);
+    ledger.counts.lines = ledger.line;
+    if (ledger.counts.work > ledger.caps.work) ledger.refuseWork();
+    return ledger.refusal;
   }
 
+  /** A line, part by part: its quotes, a fence or a blank line, its containers, list markers, a block start, and its leaf content. */
   private scanLine(at: number, stop: number): void {
+    const { ledger } = this;
     const len = stop - at;
-    if (len > this.caps.lineChars) {
-      return this.refuse('TOO_LARGE', 'markdown-line-length', `the line is ${len} characters, over the ${this.caps.lineChars}-character limit: break it into shorter lines, or move it into a file under .pi/plans/artifacts/ and link it`);
+    if (len > ledger.caps.lineChars) {
+      return ledger.refuse('TOO_LARGE', 'markdown-line-length', `the line is ${len} characters, over the ${ledger.caps.lineChars}-character limit: break it into shorter lines, or move it into a file under .pi/plans/artifacts/ and link it`);
     }
-    const w = this.w;
-    this.lineCost = w.char * len + w.line;
-    this.add(TEXT, this.lineCost);
-    const l = this.quotePrefix(at, stop);
-    if (!l || this.fencedOrBlank(l) || this.containers(l) || this.listMarkers(l)) return;
+    ledger.countLine(this.w.char * len + this.w.line);
+    const l = this.containers.quotePrefix(at, stop);
+    if (!l || this.fencedOrBlank(l) || this.containers.continues(l) || this.containers.listMarkers(l)) return;
     const f = this.text.charCodeAt(l.c);
-    if (this.blockStart(l, f)) return;
-    this.leafLine(l, f);
-  }
-
-  /**
-   * The quote markers, each after at most three blanks (inside a fenced block only up to the
-   * fence's own quote level: more are its text): the line taken apart, or undefined when refused.
-   */
-  private quotePrefix(at: number, stop: number): Line | undefined {
-    const { text, caps } = this;
-    let col = 0;
-    let q = 0;
-    let quotesHere = 0;
-    let content = this.skipBlanks(at, stop, 0);
-    while (content < stop && text.charCodeAt(content) === 0x3e /* > */ && this.blankCol - col <= 3 && !(this.fence && q >= this.fence.q)) {
-      q++;
-      quotesHere++;
-      if (quotesHere > caps.quoteDepth) {
-        this.refuseQuotes(quotesHere);
-        return undefined;
-      }
-      col = this.blankCol + 1;
-      content = this.skipBlanks(content + 1, stop, col);
-    }
-    const contentCol = this.blankCol;
-    return { at, stop, q, quotesHere, col, content, contentCol, indent: contentCol - col, blank: content >= stop, lazy: false, inList: false, c: content, cCol: contentCol };
+    if (this.blocks.blockStart(l, f)) return;
+    this.blocks.leafLine(l, f);
   }
 
   /** A line in the fenced code block this scan follows, or a blank line: counted, and true (the line is done). */
   private fencedOrBlank(l: Line): boolean {
-    const { at, stop, q, col, content, contentCol, indent, blank } = l;
-    const w = this.w;
-    // A fence this scan follows ends when its container does: fewer quotes, or less indentation
-    // than its opener had (a list item it was in has ended). Ending early counts more, never less.
-    if (this.fence && !blank && (q < this.fence.q || contentCol < this.fence.col)) this.fence = undefined;
-    if (this.fence) {
-      if (!blank && indent - (this.fence.col - col) <= 3 && this.isFence(content, stop, this.fence.ch, this.fence.len, true)) {
-        this.fence = undefined;
-        this.stickyFence = undefined;
-      }
-      this.sectionLine(at, stop, content, q, blank, true);
-      this.prevBlank = blank;
-      this.prevQ = q;
-      this.add(NESTED, w.container * (q + this.items.length));
+    const inFence = this.fences.follows(l);
+    this.sections.line(l.at, l.stop, l.content, l.q, l.blank, inFence);
+    if (inFence) {
+      this.containers.fencedLine(l);
       return true;
     }
-    if (this.stickyFence && !blank && this.isFence(content, stop, this.stickyFence.ch, this.stickyFence.len, true)) this.stickyFence = undefined;
-    this.sectionLine(at, stop, content, q, blank, false);
-
-    if (blank) {
-      this.endPara();
-      this.table = undefined;
-      this.afterDefinition = false;
-      this.prevBlank = true;
-      if (this.html === '') this.html = undefined;
-      this.endQuotes(q);
-      this.add(NESTED, w.container * (q + this.items.length));
+    if (l.blank) {
+      this.paragraphs.blankLine();
+      this.containers.blankLine(l.q);
       return true;
     }
     return false;
-  }
-
-  /**
-   * Whether the line continues the paragraph lazily (`l.lazy`); if not, the containers it does not
-   * continue end. True when the line is indented code (it is done).
-   */
-  private containers(l: Line): boolean {
-    const { stop, q, content, contentCol, indent } = l;
-    // A line that continues the paragraph lazily: fewer quotes, or less indentation than the
-    // content of the list item the paragraph is in, and nothing that can interrupt a paragraph.
-    const para = this.para;
-    const lazy = !!para && q <= para.q && !this.interrupts(content, stop, indent) && (q < para.q || (para.inList && contentCol < para.col));
-    l.lazy = lazy;
-    l.inList = this.items.length > 0;
-    if (!lazy) {
-      this.closeItems(q, contentCol);
-      this.endQuotes(q);
-      if (para && q !== para.q) this.endPara();
-    }
-
-    // Indented code: four columns past the innermost list item's content, after a blank line
-    // (and on, while its lines stay as indented): never inline Markdown.
-    const code = !this.para && (this.prevBlank || this.indentedCode) && contentCol - this.itemCol(q) >= 4 && indent >= 4;
-    this.indentedCode = code;
-    this.prevBlank = false;
-    if (code) {
-      this.add(NESTED, this.w.container * (q + this.items.length));
-      return true;
-    }
-    return false;
-  }
-
-  /**
-   * List markers: each opens an item (a chain on one line nests them), and quotes may follow. Counts
-   * the line's depth; true when the line is done (refused, or an empty list item or quote).
-   */
-  private listMarkers(l: Line): boolean {
-    const { text, caps, counts } = this;
-    const w = this.w;
-    const { stop, lazy, inList } = l;
-    let q = l.q;
-    let quotesHere = l.quotesHere;
-    let c = l.content;
-    let cCol = l.contentCol;
-    let markersHere = 0;
-    let itemsWork = 0;
-    while (!lazy && c < stop) {
-      const m = listMarker(text, c, stop);
-      if (m < 0 || !this.canStartItem(c, m, stop, inList || markersHere > 0)) break;
-      this.endPara();
-      this.table = undefined;
-      this.closeItems(q, cCol);
-      const markerEnd = cCol + (m - c);
-      const after = this.skipBlanks(m, stop, markerEnd);
-      const itemCol = after >= stop || this.blankCol - markerEnd > 4 ? markerEnd + 1 : this.blankCol;
-      for (let k = this.ended.length - 1; k >= 0; k--) {
-        if (this.ended[k].q === q && this.ended[k].mcol === cCol) {
-          this.ended.splice(k, 1);
-          break;
-        }
-      }
-      this.items.push({ col: itemCol, q, mcol: cCol, nested: q > 0 || this.items.length > 0 });
-      markersHere++;
-      if (q + this.items.length > caps.nesting) {
-        this.refuseNesting(q + this.items.length);
-        return true;
-      }
-      itemsWork += w.listItem + w.itemShift * this.line * this.items.length;
-      c = after;
-      cCol = this.blankCol;
-      while (c < stop && text.charCodeAt(c) === 0x3e /* > */) {
-        q++;
-        quotesHere++;
-        if (quotesHere > caps.quoteDepth) {
-          this.refuseQuotes(quotesHere);
-          return true;
-        }
-        c = this.skipBlanks(c + 1, stop, cCol + 1);
-        cCol = this.blankCol;
-      }
-    }
-    l.q = q;
-    l.quotesHere = quotesHere;
-    l.c = c;
-    l.cCol = cCol;
-
-    let depth = q;
-    for (const it of this.items) if (it.q <= q) depth++;
-    const here = quotesHere + markersHere;
-    counts.maxDepth = Math.max(counts.maxDepth, depth);
-    if (q > this.prevQ) this.prevQ = q;
-    // The line, its items and containers are what it is: a line of quotes or nested lists, a list item, or text in one.
-    const kind = quotesHere > 0 || depth > 1 ? NESTED : markersHere > 0 || depth > 0 ? LIST : TEXT;
-    if (kind !== TEXT) this.lineIs(kind);
-    this.add(kind, itemsWork + w.container * depth + w.nestingPairs * here * here);
-    if (depth > caps.nesting) {
-      this.refuseNesting(depth);
-      return true;
-    }
-    return c >= stop; // an empty list item or quote
-  }
-
-  /** A fence opener, an ATX heading, a thematic break or a setext underline at `l.c` (its first character `f`): counted, and true (the line is done). */
-  private blockStart(l: Line, f: number): boolean {
-    const { text } = this;
-    const w = this.w;
-    const { stop, lazy, q, c, cCol } = l;
-    // A fence opens a code block: nothing in it is inline Markdown.
-    if (!lazy && (f === 0x60 || f === 0x7e) && this.isFence(c, stop, f, 3, false)) {
-      this.endPara();
-      this.table = undefined;
-      let run = 0;
-      while (text.charCodeAt(c + run) === f) run++;
-      this.lineIs(BLOCKS);
-      this.add(BLOCKS, w.fence);
-      this.fence = { ch: f, len: run, q, col: cCol };
-      this.stickyFence = { ch: f, len: run };
-      return true;
-    }
-    if (!lazy && ((f === 0x23 && matchesAt(ATX, text, c)) || ((f === 0x2a || f === 0x2d || f === 0x5f) && this.thematicAt(c, stop)) || (this.para && (f === 0x3d || f === 0x2d) && matchesAt(SETEXT_UNDERLINE, text, c)))) {
-      const setext = f !== 0x23 && !!this.para && (f === 0x3d || f === 0x2d) && matchesAt(SETEXT_UNDERLINE, text, c);
-      this.endPara();
-      this.table = undefined;
-      if (f === 0x23) {
-        this.lineIs(HEADINGS);
-        this.add(HEADINGS, w.heading);
-        this.startPara(q, cCol, false);
-        this.inline(c, stop);
-        this.endPara();
-      } else if (setext) {
-        this.lineIs(HEADINGS);
-        this.add(HEADINGS, w.setext + w.setextShift * this.line);
-      } else {
-        this.lineIs(BLOCKS);
-        this.add(BLOCKS, w.thematic);
-      }
-      return true;
-    }
-    if (!lazy && f === 0x3c && htmlBlockStart(text, c, stop)) this.endPara();
-    return false;
-  }
-
-  /** The rest of a line from `l.c` (its first character `f`): a table row or delimiter row, a definition, or paragraph text. */
-  private leafLine(l: Line, f: number): void {
-    const { text, caps, counts } = this;
-    const w = this.w;
-    const { stop, lazy, q, c, cCol } = l;
-    // Tables: a delimiter row under a paragraph line (its header); then rows until a blank line.
-    if (this.table && this.table.q === q && !lazy) {
-      counts.tableCells += this.table.cols;
-      this.lineIs(TABLE);
-      this.add(TABLE, w.tableCell * this.table.cols);
-      if (counts.tableCells > caps.tableCells) {
-        return this.refuse('TOO_LARGE', 'markdown-table-cells', `the tables have over ${caps.tableCells} cells by this line: split them, or move them into a file under .pi/plans/artifacts/ and link it`);
-      }
-      this.cells(c, stop, q, cCol);
-      return;
-    }
-    this.table = undefined;
-    if (this.para && this.para.q === q && !lazy && (f === 0x7c || f === 0x3a || f === 0x2d) && hasPipe(text, c, stop) && matchesAt(TABLE_DELIMITER_ROW, text, c)) {
-      const cols = countColumns(text, c, stop);
-      counts.maxColumns = Math.max(counts.maxColumns, cols);
-      if (cols > caps.tableColumns) {
-        return this.refuse('TOO_LARGE', 'markdown-table-width', `the table has ${cols} columns, over the limit of ${caps.tableColumns}: split it into narrower tables`);
-      }
-      this.endPara();
-      this.table = { cols, q };
-      counts.tableCells += 2 * cols; // its header and this row
-      this.lineIs(TABLE);
-      this.add(TABLE, 2 * w.tableCell * cols);
-      return;
-    }
-
-    // Link reference definitions (and footnote definitions) start a paragraph, or follow one another.
-    if ((!this.para || this.afterDefinition) && f === 0x5b && matchesAt(DEFINITION, text, c)) {
-      counts.definitions++;
-      this.lineIs(DEFS);
-      this.add(DEFS, text.charCodeAt(c + 1) === 0x5e /* ^ */ ? w.footnoteDefinition : w.definition);
-      this.afterDefinition = true;
-      if (counts.definitions > caps.definitions) {
-        return this.refuse('TOO_LARGE', 'markdown-definitions', `the Markdown has over ${caps.definitions} link reference or footnote definitions by this line: write the links inline, or move them into a file under .pi/plans/artifacts/`);
-      }
-      this.endPara();
-      return;
-    }
-    this.afterDefinition = false;
-
-    if (!this.para) {
-      const inList = this.items.some((it) => it.q === q);
-      this.startPara(q, inList ? this.itemCol(q) : cCol, inList);
-    } else if (lazy) {
-      const p = this.para;
-      p.lazy++;
-      counts.maxLazy = Math.max(counts.maxLazy, p.lazy);
-      if (p.lazy > caps.lazyLines) {
-        return this.refuse('TOO_LARGE', 'markdown-lazy-lines', `the paragraph has over ${caps.lazyLines} lines that continue a quote or a list item without its ">" or its indentation: indent them (or add the ">"), or leave a blank line before them`);
-      }
-    }
-    this.inline(c, stop);
   }
 }
 
