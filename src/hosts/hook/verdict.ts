@@ -12,12 +12,15 @@
 // outright, so a forged entry gives them nothing more. A key protected by a passphrase is a file
 // an agent can read (its bytes are no secret), so then a kept "valid" is never read back: the
 // cache only makes an answer more restrictive, and the store checks an approval each time the
-// hook needs one. No private key yet, or either folder inside the workspace: no cache.
+// hook needs one. No private key yet, or either folder inside the workspace: no cache. The cache
+// keeps HOOK_VERDICTS_KEPT files at most (all workspaces), the oldest going when a new one comes;
+// `pi-plans gc` removes a finished plan's.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decisionLedgerFile } from '../../node/decisionLedger';
 import { isProtectedKey } from '../../node/keyFormat';
+import { removeOwnFile } from '../../node/stateFiles';
 import { cacheHome, realPathOf, userConfigDir, userStateDir } from '../../node/userFolders';
 
 /** Statuses whose policy is looser than planning's and that only a person's approval reaches (core's APPROVAL_GOVERNS). */
@@ -37,6 +40,32 @@ const STATES: readonly string[] = ['none', 'valid', 'foreign', 'changed', 'inval
 export interface VerdictCache {
   get(id: string, sha: string): Verdict | undefined;
   put(id: string, sha: string, v: Verdict): void;
+}
+
+/** Verdict files kept in the cache folder at most, all workspaces together (a few hundred bytes each). */
+export const HOOK_VERDICTS_KEPT = 2000;
+/** Past the bound, the ones written longest ago go down to this many (one sweep per 200 new verdicts, not one per verdict). */
+const KEPT_AFTER_PRUNE = 1800;
+/** A verdict file's own name. */
+const NAME = /^[0-9a-f]{40}\.json$/;
+
+/** The file name of a plan's verdict: a hash of the workspace's real path and the plan's id. */
+export function hookVerdictName(realRoot: string, id: string): string {
+  return `${createHash('sha256').update(`${realRoot}\0${id}`).digest('hex').slice(0, 40)}.json`;
+}
+
+/** Past HOOK_VERDICTS_KEPT verdicts, keeps the newest KEPT_AFTER_PRUNE (a cache: a verdict gone is checked again); only its own names, never through a link. */
+function prune(dir: string): void {
+  let names: string[];
+  try {
+    if (!fs.lstatSync(dir).isDirectory()) return;
+    names = fs.readdirSync(dir).filter((n) => NAME.test(n));
+  } catch {
+    return;
+  }
+  if (names.length <= HOOK_VERDICTS_KEPT) return;
+  const aged = names.map((n) => ({ n, t: fs.lstatSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => a.t - b.t);
+  for (const a of aged.slice(0, aged.length - KEPT_AFTER_PRUNE)) removeOwnFile(dir, a.n, NAME);
 }
 
 /** Size, time and inode of a file, or `-`: a change to the keys, the trust list, the confirmations or the decisions makes every cached verdict stale. */
@@ -68,7 +97,7 @@ export function verdictCache(root: string, env: NodeJS.ProcessEnv): VerdictCache
   }
   // The keys, the trust list, the confirmations, and the workspace's record of the person's decisions (a later one voids an approval).
   const keys = [...['approval-key.pem', 'config.json', 'confirmed-approvals.json'].map((f) => path.join(configDir, f)), decisionLedgerFile(root, userStateDir(env))].map(stamp).join('|');
-  const fileOf = (id: string) => path.join(dir, `${createHash('sha256').update(`${realRoot}\0${id}`).digest('hex').slice(0, 40)}.json`);
+  const fileOf = (id: string) => path.join(dir, hookVerdictName(realRoot, id));
   const mac = (id: string, sha: string, v: Verdict) => createHmac('sha256', secret).update(JSON.stringify([realRoot, id, sha, keys, v.state, v.detail ?? null, v.openComments ?? null])).digest();
   return {
     get(id, sha) {
@@ -89,9 +118,12 @@ export function verdictCache(root: string, env: NodeJS.ProcessEnv): VerdictCache
       if (v.state === 'valid' && !keyIsSecret) return;
       const file = fileOf(id);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const added = !fs.existsSync(file);
       const tmp = `${file}.${process.pid}.tmp`;
       fs.writeFileSync(tmp, `${JSON.stringify({ v: 1, id, sha, state: v.state, ...(v.detail ? { detail: v.detail } : {}), ...(v.openComments !== undefined ? { openComments: v.openComments } : {}), mac: mac(id, sha, v).toString('hex') })}\n`, { mode: 0o600 });
       fs.renameSync(tmp, file);
+      // A new plan's verdict: one more file, so the oldest may go (a verdict rewritten adds none).
+      if (added) prune(dir);
     },
   };
 }
