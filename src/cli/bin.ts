@@ -7,7 +7,8 @@
 // command a person runs (the CLI's start: 0.24 s to 0.12 s here). Only where the bundle itself
 // is a file this user may write: a cache an agent could plant then gives it no power it has not
 // got already (it could rewrite the bundle), and for a bundle the user cannot write (a system-wide
-// install) nothing is cached. A cache V8 does not accept for the source is compiled anew.
+// install) nothing is cached. A cache V8 does not accept for the source is compiled anew. Each
+// build makes a new cache file: the 4 newest of a bundle are kept, the others removed when one is written.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -31,6 +32,21 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.const
 function codeDir(): string {
   const env = process.env;
   return path.join(env.PI_PLANS_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pi-plans'), 'code');
+}
+
+/** Code caches kept per bundle (the newest): one per build or Node version, so two installs side by side keep theirs. */
+const CACHES_KEPT = 4;
+
+/** Removes a bundle's code caches but the CACHES_KEPT newest: plain files of its own names only, never through a link. */
+function pruneCaches(dir: string, name: string): void {
+  const own = new RegExp(`^${name.replace(/\./g, '\\.')}-\\d+-\\d+-\\d+-v[\\d.]+-\\w+\\.v8$`);
+  const aged = fs
+    .readdirSync(dir)
+    .filter((n) => own.test(n))
+    .map((n) => ({ n, st: fs.lstatSync(path.join(dir, n), { throwIfNoEntry: false }) }))
+    .filter((a) => a.st?.isFile())
+    .sort((a, b) => b.st!.mtimeMs - a.st!.mtimeMs);
+  for (const a of aged.slice(CACHES_KEPT)) fs.rmSync(path.join(dir, a.n), { force: true });
 }
 
 /** A regular file's bytes, never through a link or a FIFO; undefined otherwise. */
@@ -77,6 +93,8 @@ export function loadBeside(name: string): unknown {
           fs.closeSync(fd);
         }
         fs.renameSync(tmp, cacheFile);
+        // Each build (or Node version) makes a new cache: the oldest of this bundle's go.
+        if (fs.lstatSync(path.dirname(cacheFile)).isDirectory()) pruneCaches(path.dirname(cacheFile), name);
       } catch {
         // a cache is only a cache
       }
