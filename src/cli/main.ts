@@ -7,6 +7,7 @@ import { CliIo, cliContext, NotDone, UsageError } from './cliContext';
 import { registerCheckCommands } from './commands/checks';
 import { registerDecisionCommands } from './commands/decisions';
 import { registerDiffCommand } from './commands/diff';
+import { registerGcCommand } from './commands/gc';
 import { registerIntegrationCommands } from './commands/integration';
 import { registerStatusCommands, registerUpkeepCommands } from './commands/lifecycle';
 import { registerReadCommands } from './commands/read';
@@ -53,6 +54,7 @@ export function buildProgram(io: CliIo = realIo): Command {
   registerIntegrationCommands(ctx); // mcp, setup, merge-driver, git-setup, hook
   registerUpkeepCommands(ctx); // unlock, release, archive, clone
   registerCheckCommands(ctx); // verify, drift
+  registerGcCommand(ctx); // gc
 
   // A usage error ends with commander's "Did you mean …?" and where to read more, not the whole
   // help: pages of help would push the error and the suggestion off the screen.

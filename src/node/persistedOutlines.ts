@@ -8,7 +8,7 @@ import { flushAtExit, flushedBeforeExit } from './exitFlush';
 /** Bodies below this many characters parse in a few milliseconds: not worth a file. */
 const MIN_CHARS = 8 * 1024;
 /** Outlines kept; the oldest go first. */
-const KEEP = 200;
+export const OUTLINES_KEPT = 200;
 /** An outline is written once its plan has been quiet this long, or when the process is about to exit. */
 const QUIET_MS = 1000;
 
@@ -96,12 +96,12 @@ export class PersistedOutlines implements ParserPort {
     return path.join(this.dir, `${key}.json`);
   }
 
-  /** The newest KEEP outlines stay. */
+  /** The newest OUTLINES_KEPT outlines stay. */
   private async prune(): Promise<void> {
     const names = (await fs.promises.readdir(this.dir)).filter((n) => n.endsWith('.json'));
-    if (names.length <= KEEP) return;
+    if (names.length <= OUTLINES_KEPT) return;
     const aged = await Promise.all(names.map(async (n) => ({ n, t: (await fs.promises.stat(path.join(this.dir, n)).catch(() => undefined))?.mtimeMs ?? 0 })));
     aged.sort((a, b) => a.t - b.t);
-    await Promise.all(aged.slice(0, aged.length - KEEP).map((a) => fs.promises.rm(path.join(this.dir, a.n), { force: true })));
+    await Promise.all(aged.slice(0, aged.length - OUTLINES_KEPT).map((a) => fs.promises.rm(path.join(this.dir, a.n), { force: true })));
   }
 }

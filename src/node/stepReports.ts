@@ -23,9 +23,10 @@ export interface StepEvent {
 }
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);
-const STEP_EVENTS = /^[0-9a-f]{40}\.steps\.jsonl$/;
+/** A session's report file's own name. */
+export const STEP_EVENTS = /^[0-9a-f]{40}\.steps\.jsonl$/;
 /** The most one session's report file is read of (a line per tool call): a larger one is left out. */
-const REPORT_BYTES = 16 * 1024 * 1024;
+export const REPORT_BYTES = 16 * 1024 * 1024;
 
 /** The folder of a workspace's reports (made when `create`), or undefined when there is none yet. */
 function reportsDir(root: string, env: NodeJS.ProcessEnv, create: boolean): string | undefined {
@@ -34,6 +35,11 @@ function reportsDir(root: string, env: NodeJS.ProcessEnv, create: boolean): stri
   if (create) return ownFolder(ownFolder(state, 'step-reports'), key);
   const top = existingFolder(state, 'step-reports');
   return top ? existingFolder(top, key) : undefined;
+}
+
+/** The folder of a workspace's reports when there is one (undefined: none yet); StateBroken when a link or a file stands there. */
+export function stepReportsDir(root: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return reportsDir(root, env, false);
 }
 
 /** Appends one event to the session's report (never through a link or into a FIFO). */

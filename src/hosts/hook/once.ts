@@ -44,7 +44,7 @@ export function callKey(p: HookPayload & { session: string }, raw: string): stri
 }
 
 /** The records' own names (pruning removes nothing else). */
-const RECORD = /^(?:[0-9a-f]{40}\.(?:claim|json)|\.[0-9a-f]{40}\.\d+\.tmp)$/;
+export const CALL_RECORD = /^(?:[0-9a-f]{40}\.(?:claim|json)|\.[0-9a-f]{40}\.\d+\.tmp)$/;
 
 /** The folder of call records; something else planted there (a link, a file) is removed first: these are only records. */
 function callsDir(env: NodeJS.ProcessEnv): string {
@@ -68,7 +68,7 @@ function prune(dir: string, now: number): void {
   }
   for (const n of names) {
     const st = fs.lstatSync(path.join(dir, n), { throwIfNoEntry: false });
-    if (st && now - st.mtimeMs > CALL_TTL_MS) removeOwnFile(dir, n, RECORD);
+    if (st && now - st.mtimeMs > CALL_TTL_MS) removeOwnFile(dir, n, CALL_RECORD);
   }
 }
 

@@ -70,6 +70,17 @@ function parseBinding(text: string): Binding | undefined {
 
 const live = (b: Binding, now: number) => now - Date.parse(b.seenAt) < BINDING_TTL_MS;
 
+/**
+ * Whether the file `name` holding `text` is a binding Pi Plans wrote that has expired (idle over
+ * BINDING_TTL_MS): the one case where a binding may go without a person (reading it removes it).
+ * A file that is not a binding, or not under its own name, is not expired: it holds its session
+ * as bound and broken until a person looks at it.
+ */
+export function bindingExpired(name: string, text: string, now: number): boolean {
+  const b = parseBinding(text);
+  return !!b && NAME.test(name) && bindingName(b.host, b.session) === name && !live(b, now);
+}
+
 /** A session's binding as read: none, the binding, or why it cannot be trusted (the session is then bound and broken). */
 export type BindingRead = { kind: 'none' } | { kind: 'bound'; binding: Binding } | { kind: 'broken'; why: string };
 
