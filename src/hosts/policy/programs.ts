@@ -143,6 +143,8 @@ export const PERSON_VERBS: ReadonlyMap<string, PersonVerb> = new Map<string, Per
   ['reopen', { what: 'reopening a plan' }],
   ['setup', { what: 'removing the agent hooks', when: (rest) => rest.some((w) => w === '--remove' || w.startsWith('--remove=')) }],
   ['drift', { what: 'acknowledging drift', when: (rest) => rest.some((w) => w === '--ack' || w.startsWith('--ack=')) }],
+  // A dry run only reads; the removal is the person's (it takes the review copies a plan is compared with).
+  ['gc', { what: "removing finished plans' records", when: (rest) => !rest.includes('--dry-run') }],
   // `hook` with no subcommand answers a payload: a forged one is the host's voice, not the agent's.
   ['hook', { what: 'releasing a session or feeding the hook a payload', when: (rest) => !['status', 'collect'].includes(rest[0] ?? '') }],
 ]);
