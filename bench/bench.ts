@@ -26,7 +26,9 @@
  * the MCP server's `pi_plan_list` and the explorer's index: bench/listFaces.ts, unless --no-faces;
  * and a 1,000-step plan read by a fresh process: bench/longPlan.ts),
  * --no-list (none of it), --cli label=path,… (the CLIs it runs, interleaved: e.g. before and after
- * a change; default the built dist/bin.js, the `pi-plans` command). PI_PLANS_BENCH_PLANS=N is --plans N.
+ * a change; default the built dist/bin.js, the `pi-plans` command), --growth-only (only what a workspace
+ * of 1,000 finished plans keeps, per kind, before and after `pi-plans gc`, with each kind's bound:
+ * bench/growth.ts), --no-growth (none of it). PI_PLANS_BENCH_PLANS=N is --plans N.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -51,6 +53,7 @@ async function hostsFigures(): Promise<Record<string, { runs: number; calls: num
 }
 import { evidenceFigures, printEvidence } from './evidence';
 import { builtCli, clisOf, listFigures, printList } from './list';
+import { growthFigures, printGrowth } from './growth';
 import { facesFigures, printFaces } from './listFaces';
 import { longFigures, printLong } from './longPlan';
 
@@ -276,6 +279,13 @@ async function main() {
     fs.rmSync(cacheDir, { recursive: true, force: true });
     return;
   }
+  if (args.includes('--growth-only')) {
+    const g = await growthFigures();
+    if (json) process.stdout.write(JSON.stringify({ growth: g }, null, 2) + '\n');
+    else printGrowth(g);
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    return;
+  }
   if (args.includes('--evidence-only')) {
     const e = await evidenceFigures();
     if (json) process.stdout.write(JSON.stringify({ evidence: e }, null, 2) + '\n');
@@ -388,6 +398,7 @@ async function main() {
   const longRun = args.includes('--no-list') ? undefined : longFigures(builtCli());
   const hook = await hookFigures(root, executing);
   const evidence = args.includes('--no-evidence') ? undefined : await evidenceFigures();
+  const growth = args.includes('--no-growth') ? undefined : await growthFigures();
   const hosts = args.includes('--no-hosts') ? undefined : await hostsFigures();
 
   const rows = [
@@ -427,6 +438,7 @@ async function main() {
     long: longRun,
     hook,
     evidence,
+    growth,
     processes: { floor: floorRun, loaded: loadedRun, cold: coldRun, hostCold: hostColdRun, hostColdAlone: hostAloneRun, warm: warmRun, updates },
     inflight: { ...inflight, target: 2 },
     targets: {
@@ -461,6 +473,7 @@ async function main() {
     printHook(hook, names.length);
     if (hosts) (await import('./hosts.mjs')).printHosts(hosts);
     if (evidence) printEvidence(evidence);
+    if (growth) printGrowth(growth);
     const f = out.inflight;
     console.log(`100 updates in flight vs sequential: ${f.ratio.toFixed(2)}× (target <= ${f.target}x) ${f.ratio <= f.target ? 'met' : 'NOT met'}: ${f.inflight.toFixed(0)} ms sent at once to one store, ${f.sequential.toFixed(0)} ms one after another; each call's median ${f.medianCall.toFixed(0)} ms`);
     console.log(`Updates whose operation was worked out before the lock and written as such (the file still held what it was worked out from): ${updates.map((u) => `${u.n} steps ${u.earlyUsed} of ${u.updates}`).join(', ')}`);
