@@ -3,14 +3,14 @@
 // whether it runs one of Pi Plans' person-only verbs, names a protected place, edits files as a
 // patch (Codex's apply_patch), or does something the policy cannot read (computed words, inline
 // code, a shell fed on stdin). Pure: the real-path resolution is passed in.
-import braces from 'braces';
-import { forEachChild, parse, type Assignment, type Command, type SyntaxNode, type Word, type WordPart } from 'unbash';
+import { forEachChild, parse, type Assignment, type Command, type SyntaxNode, type Word } from 'unbash';
 import { patchPaths } from './patch';
 import { Protected, reach, Resolve } from './paths';
 import {
   APPLY_PATCH, AWK_EFFECT, AWKS, CLI_PROGRAMS, CLI_SCRIPTS, CLI_VALUED, GIT_READS, INTERPRETERS, JOINING_WRAPPERS, OPAQUE, PACKAGE_RUNNERS, PERSON_VERBS,
   READERS, RECURSIVE_WRITERS, RG_RUNS, SED_EFFECT, SHELLS, WRAPPERS,
 } from './programs';
+import { basename, expand, GLOBS, literal, writtenText } from './words';
 
 /** One thing the policy must know about a command. */
 export type Finding =
@@ -32,8 +32,6 @@ export interface CommandContext {
 
 /** How deep `sh -c '…'` inside `sh -c '…'` is read before the rest counts as unknown. */
 const MAX_DEPTH = 4;
-/** A brace expansion to more words than this is not expanded: unknown. */
-const MAX_BRACES = 64;
 /** A command longer than this is not parsed (its effect is unknown). */
 export const MAX_COMMAND = 64 * 1024;
 /** How long one command's reading may take: past it, the rest is of unknown effect (the hook must answer well inside its host's wait). */
@@ -41,92 +39,6 @@ const BUDGET_MS = 2000;
 
 /** The reading ran out of its time budget. */
 class Overrun extends Error {}
-
-const EXPANSIONS = new Set(['SimpleExpansion', 'ParameterExpansion', 'CommandExpansion', 'ArithmeticExpansion', 'ProcessSubstitution']);
-const GLOBS = new Set(['Glob', 'ExtendedGlob']);
-
-/** Whether a part (or a part inside it) is expanded by the shell at run time. */
-function computedPart(p: WordPart): boolean {
-  if (EXPANSIONS.has(p.type)) return true;
-  if (p.type === 'DoubleQuoted' || p.type === 'LocaleString') return p.parts.some((c) => EXPANSIONS.has(c.type));
-  return false;
-}
-
-/** A word as text after quote removal, with its tilde expanded; undefined when it is computed (an expansion in it). */
-function literal(w: Word | undefined, home: string): string | undefined {
-  if (!w) return undefined;
-  if (w.parts?.some(computedPart)) return undefined;
-  const unquotedTilde = !w.parts || w.parts[0]?.type === 'Literal';
-  if (unquotedTilde && (w.value === '~' || w.value.startsWith('~/'))) return home + w.value.slice(1);
-  return w.value;
-}
-
-const globChars = /[*?[\]\\{}()!+@]/g;
-/** A word with an unquoted glob: its pattern, with the quoted parts escaped. */
-function globOf(w: Word, home: string): string | undefined {
-  if (!w.parts?.some((p) => GLOBS.has(p.type))) return undefined;
-  const text = w.parts
-    .map((p, i) => {
-      if (GLOBS.has(p.type)) return p.text;
-      const v = 'value' in p && typeof p.value === 'string' ? p.value : p.text;
-      const lit = i === 0 && p.type === 'Literal' && (v === '~' || v.startsWith('~/')) ? home + v.slice(1) : v;
-      return lit.replace(globChars, '\\$&');
-    })
-    .join('');
-  return text;
-}
-
-/**
- * An upper bound of the words a brace expansion makes, read off its text before expanding (a
- * product of lists grows past any limit long before `braces` would stop): each `{…}` counts its
- * commas plus one, a `{a..b}` range its length.
- */
-function braceBound(text: string): number {
-  let bound = 1;
-  const stack: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '\\') i++;
-    else if (c === '{') stack.push(1);
-    else if (c === ',' && stack.length) stack[stack.length - 1]++;
-    else if (c === '}' && stack.length) {
-      let n = stack.pop()!;
-      const range = /^\{(-?\w+)\.\.(-?\w+)(?:\.\.-?\d+)?$/.exec(text.slice(text.lastIndexOf('{', i), i + 1));
-      if (range) n = Math.abs((Number(range[2]) || range[2].charCodeAt(0)) - (Number(range[1]) || range[1].charCodeAt(0))) + 1;
-      bound *= n;
-      if (bound > MAX_BRACES) return bound;
-    }
-  }
-  return bound;
-}
-
-/** The words a word becomes: several for a brace expansion, none when computed (then `undefined`). */
-function expand(w: Word, home: string): { text: string; glob?: string }[] | undefined {
-  if (w.parts?.some((p) => p.type === 'BraceExpansion')) {
-    if (w.parts.some(computedPart) || braceBound(w.text) > MAX_BRACES) return undefined;
-    const words = braces(w.text, { expand: true, rangeLimit: MAX_BRACES });
-    if (words.length > MAX_BRACES) return undefined;
-    // Each expanded word is read again as a word (its quotes and globs as the shell would).
-    const out: { text: string; glob?: string }[] = [];
-    for (const text of words) {
-      const again = firstWord(text);
-      const lit = literal(again, home);
-      if (!again || lit === undefined) return undefined;
-      out.push({ text: lit, glob: globOf(again, home) });
-    }
-    return out;
-  }
-  const lit = literal(w, home);
-  if (lit === undefined) return undefined;
-  return [{ text: lit, glob: globOf(w, home) }];
-}
-
-function firstWord(text: string): Word | undefined {
-  const s = parse(text).commands[0]?.command;
-  return s?.type === 'Command' ? s.name : undefined;
-}
-
-const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
 /** The state of one reading: where commands may run, what was found, how deep. */
 interface Reading {
@@ -221,17 +133,6 @@ const OUTPUT = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 const CODE_VARIABLES = /^(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_FUNC_.*|SHELLOPTS|BASHOPTS|IFS|PATH|HOME|CDPATH|OLDPWD|PWD|PAGER|MANPAGER|EDITOR|VISUAL|LD_PRELOAD|LD_LIBRARY_PATH|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|RUBYOPT|GIT_.*|.*_COMMAND|.*_EDITOR|.*_PAGER|.*_SHELL)$/;
 /** A value the shell may run later (prompt expansion, arithmetic on a variable, `eval`): it holds a substitution. */
 const HOLDS_CODE = /\$\(|`|<\(|>\(/;
-
-/** The text of a word's quoted and plain parts (what it holds as written, not what its substitutions will print). */
-function writtenText(w: Word): string {
-  if (!w.parts) return w.value;
-  const of = (p: WordPart): string => {
-    if (p.type === 'Literal' || p.type === 'SingleQuoted' || p.type === 'AnsiCQuoted') return p.value;
-    if (p.type === 'DoubleQuoted' || p.type === 'LocaleString') return p.parts.map((c) => (c.type === 'Literal' ? c.value : '')).join('');
-    return '';
-  };
-  return w.parts.map(of).join('');
-}
 
 /** An assignment (`NAME=value`, before a program, alone, or to export/declare/local): unknown when it sets code or holds it. */
 function assignment(a: Assignment, r: Reading, text: string): void {
