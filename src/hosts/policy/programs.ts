@@ -1,8 +1,8 @@
 // What the command policy knows of programs, by name: the ones that run another command given as
 // words (wrappers), the shells and interpreters (which run code given inline or on stdin), the
 // programs whose arguments may be computed without the policy losing sight of a write (readers),
-// and Pi Plans' own CLI with the verbs that only a person may run. Pure tables; commands.ts reads
-// them. A program not named here is a program: it runs, its literal words are judged as paths.
+// and Pi Plans' own CLI with the verbs that only a person may run. Pure tables; runners.ts and
+// effects.ts read them. A program not named here is a program: it runs, its literal words are judged as paths.
 
 /** Shells: `-c STRING` runs the string; with no script and no `-c` they read commands from stdin. */
 export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash', 'fish', 'busybox', 'rbash', 'tcsh', 'csh']);
