@@ -10,7 +10,7 @@
  * `--single-threaded`: no GC or compiler threads, so CPU time is the parse's own, on a busy machine too.
  * Every family at 64 KB takes long (the quadratic ones, seconds per parse): `--sizes 16,32` and
  * `--save` first, then `--load` to fit again after a change to the scan (its counts are taken anew).
- * The weights in force (src/core/markdownGuard.ts) came from such a fit, rounded, with a few set
+ * The weights in force (src/core/markdown/markdownGuard.ts) came from such a fit, rounded, with a few set
  * by hand (see their comments).
  */
 import * as fs from 'node:fs';

@@ -5,10 +5,10 @@
  * and text that the webview builds DOM nodes from, never as an HTML string.
  */
 import * as z from 'zod/mini';
-import { InvalidViewSchema, PLAN_EDITOR_COMMANDS, PlanViewSchema, EDITABLE_SECTIONS } from '../core/planViewModel';
+import { InvalidViewSchema, PLAN_EDITOR_COMMANDS, PlanViewSchema, EDITABLE_SECTIONS } from '../core/views/planViewModel';
 
 // The view model is the core's: the protocol carries it.
-export * from '../core/planViewModel';
+export * from '../core/views/planViewModel';
 
 /** Host -> webview. */
 export const ToWebviewSchema = z.discriminatedUnion('type', [

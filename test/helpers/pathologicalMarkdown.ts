@@ -2,7 +2,7 @@
  * Ordinary-looking Markdown that costs remark far more than its size: the families a review
  * reproduced (deep `>` quotes, emphasis runs, wide tables, link definition floods), those an audit
  * found accepted at many times an ordinary plan's cost per character (empty list items, 100-column
- * tables, headings), and the others the pre-scan (src/core/markdownGuard.ts) was measured against
+ * tables, headings), and the others the pre-scan (src/core/markdown/markdownGuard.ts) was measured against
  * (list items of every kind, code spans, autolinks, HTML, fences, ...), each also nested in a list
  * item and in a quote. Used by test/unit/core/pathological.test.ts (parsed or refused, never a hang or
  * a stack overflow) and by `npm run bench` (the worst case per family).

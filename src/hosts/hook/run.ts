@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hostSession } from '../../core/claimText';
+import { hostSession } from '../../core/format/claimText';
 import { recordStepEvent } from '../../node/stepReports';
 import { StateBroken } from '../../node/stateFiles';
 import type { HookAnswer, HostProfile } from '../host';

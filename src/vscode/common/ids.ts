@@ -55,7 +55,7 @@ export const COMMANDS = {
   releaseSession: 'piPlans.releaseSession',
 } as const;
 
-/** The command each of the core's plan commands runs (`PlanCommand` in src/core/planActions.ts). */
+/** The command each of the core's plan commands runs (`PlanCommand` in src/core/views/planActions.ts). */
 export const PLAN_COMMAND_IDS = {
   approve: COMMANDS.approve,
   reject: COMMANDS.reject,

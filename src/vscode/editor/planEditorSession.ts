@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { ApprovalStanding, parsePlan, PLAN_ID_PATTERN, PlanDocument, reviewOfVersion } from '../../core';
-import { planView, PlanViewContext } from '../../core/planView';
+import { planView, PlanViewContext } from '../../core/views/planView';
 import type { ToWebview } from '../../protocol/planEditor';
 import { planWorkFacts, readPlanState } from '../../node';
 import type { PlanStore } from '../../store';

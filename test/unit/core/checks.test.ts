@@ -20,8 +20,8 @@ import {
   stepCheck,
   targetPaths,
 } from '../../../src/core';
-import { parseStepItem } from '../../../src/core/steps';
-import { planView } from '../../../src/core/planView';
+import { parseStepItem } from '../../../src/core/format/steps';
+import { planView } from '../../../src/core/views/planView';
 import { approveNow, testKeyring, TEST_APPROVALS } from '../../helpers/approvals';
 
 const ctx: OpContext = { now: '2026-11-26T18:00:00.000Z', actor: 'user', approvals: TEST_APPROVALS };

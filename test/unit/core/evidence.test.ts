@@ -1,6 +1,6 @@
 // The `> Changed:` line: written from the changes, read back, long lists summarised, the flags.
 import { strict as assert } from 'node:assert';
-import { planView } from '../../../src/core/planView';
+import { planView } from '../../../src/core/views/planView';
 import { ToWebviewSchema } from '../../../src/protocol/planEditor';
 import { changedLine, evidenceFlag, evidenceSummary, FileChange, LIMITS, readChangedLine, SHOWN_FILES, StepActivity, stepsAlongside, withAlongside } from '../../../src/core';
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import * as jsyaml from 'js-yaml';
-import { entriesOf, patchFrontmatterYaml, plainMapping, topLevelEntries } from '../../../src/core/frontmatter';
+import { entriesOf, patchFrontmatterYaml, plainMapping, topLevelEntries } from '../../../src/core/format/frontmatter';
 import { applyEdits, parsePlan, PlanDocument } from '../../../src/core';
 
 const BASE = [

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { splitFrontmatter } from '../../../src/core/frontmatter';
+import { splitFrontmatter } from '../../../src/core/format/frontmatter';
 import { isPlanError, summarizePlan } from '../../../src/core';
 
 /** What a split gives: its data and block, or its error (code, message, line, rule). */

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { planView } from '../../../src/core/planView';
-import type { PlanView } from '../../../src/core/planViewModel';
+import { planView } from '../../../src/core/views/planView';
+import type { PlanView } from '../../../src/core/views/planViewModel';
 import { afterOf, analyze, dependencyLine, applyTextEdits, GraphStep, isFinished, planGraph, runnableSteps, StepStatus, wavesOf, withAfterLine } from '../../../src/core';
 
 const head = (status = 'draft') =>

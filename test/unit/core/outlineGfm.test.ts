@@ -1,4 +1,4 @@
-// The parse that decides a plan's structure leaves out GFM's autolink literals (src/core/outline.ts):
+// The parse that decides a plan's structure leaves out GFM's autolink literals (src/core/format/outline.ts):
 // the outline it gives (every section, its title and extent, every step's extent) must be the one
 // full GFM gives, on the pre-scan's pathological families, on long plans and on random documents
 // built from the constructs that could tell them apart (literal links in headings and items,
@@ -10,7 +10,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { bodyOf, createPlanText, inspectMarkdown } from '../../../src/core';
-import { computeOutline, outlineOfTree } from '../../../src/core/outline';
+import { computeOutline, outlineOfTree } from '../../../src/core/format/outline';
 import { PATHOLOGICAL_FAMILIES, planWithMarkdown } from '../../helpers/pathologicalMarkdown';
 
 const fullGfm = unified().use(remarkParse).use(remarkGfm);

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { applyEdits, bodyOf, createPlanText, inspectMarkdown, isPlanError, knownRefusal, LIMITS, parsePlan, PlanError, rememberOutline, scanMarkdown, shiftOutline, workBudget } from '../../../src/core';
-import { renderMarkdown } from '../../../src/core/planView';
+import { renderMarkdown } from '../../../src/core/views/planView';
 import { PATHOLOGICAL_FAMILIES, planWithMarkdown } from '../../helpers/pathologicalMarkdown';
 
 const AT = '2026-11-22T10:00:00.000Z';

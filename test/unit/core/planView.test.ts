@@ -2,7 +2,7 @@ import { seenNow, TEST_APPROVALS } from '../../helpers/approvals';
 import { strict as assert } from 'node:assert';
 import { approve, createPlanText, editStep, parsePlan, submit } from '../../../src/core';
 import fc from 'fast-check';
-import { isPlainInline, planView, renderInline, renderMarkdown } from '../../../src/core/planView';
+import { isPlainInline, planView, renderInline, renderMarkdown } from '../../../src/core/views/planView';
 import type { ViewNode } from '../../../src/protocol/planEditor';
 import { ToWebviewSchema } from '../../../src/protocol/planEditor';
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { planView } from '../../../src/core/planView';
+import { planView } from '../../../src/core/views/planView';
 import type { PlanView, ViewNode } from '../../../src/protocol/planEditor';
 
 const text = (ns: readonly ViewNode[]): string => ns.map((n) => (typeof n === 'string' ? n : text(n.c ?? []))).join('');

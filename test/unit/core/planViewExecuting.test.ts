@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { approvalStanding, createPlanText, markStep, parsePlan, startExecution, submit } from '../../../src/core';
-import { planView } from '../../../src/core/planView';
+import { planView } from '../../../src/core/views/planView';
 import type { PlanView } from '../../../src/protocol/planEditor';
 import { ToWebviewSchema } from '../../../src/protocol/planEditor';
 import { approveNow, TEST_APPROVALS, testKeyring } from '../../helpers/approvals';

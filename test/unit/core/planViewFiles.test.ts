@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { createPlanText } from '../../../src/core';
-import { planView } from '../../../src/core/planView';
+import { planView } from '../../../src/core/views/planView';
 import type { PlanView, ViewNode } from '../../../src/protocol/planEditor';
 
 /** The links (href and text) in a rendered tree, in order. */

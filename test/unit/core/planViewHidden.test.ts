@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { sanitizerKeepsUrl } from '../../../src/core/markdownShown';
-import { planView, renderMarkdown } from '../../../src/core/planView';
+import { sanitizerKeepsUrl } from '../../../src/core/markdown/markdownShown';
+import { planView, renderMarkdown } from '../../../src/core/views/planView';
 import type { PlanView, ViewNode } from '../../../src/protocol/planEditor';
 
 /**

@@ -5,7 +5,7 @@ import { sealApproval, TEST_APPROVALS } from '../../helpers/approvals';
 // holds is what a fresh parse finds.
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { computeOutline } from '../../../src/core/outline';
+import { computeOutline } from '../../../src/core/format/outline';
 import { applyTextEdits, editStep, ensureStepIds, markStep, OpContext, parsePlan, PlanDocument, StepOp, StepStatus } from '../../../src/core';
 
 const NOW = '2026-02-01T10:00:00.000Z';

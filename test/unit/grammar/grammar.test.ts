@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as oniguruma from 'vscode-oniguruma';
 import * as vsctm from 'vscode-textmate';
-import { PLAN_STATUSES, PlanStatus } from '../../../src/core/schema';
-import { parseStepItem } from '../../../src/core/steps';
+import { PLAN_STATUSES, PlanStatus } from '../../../src/core/format/schema';
+import { parseStepItem } from '../../../src/core/format/steps';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const EXTENSIONS = path.join(ROOT, '.tools/code-server/node_modules/code-server/lib/vscode/extensions');
@@ -290,7 +290,7 @@ describe('plan syntax grammar (injection into VS Code Markdown)', () => {
     ].sort());
   });
 
-  it('agrees with the step parser (src/core/steps.ts) on id, text, tool, operation and target', () => {
+  it('agrees with the step parser (src/core/format/steps.ts) on id, text, tool, operation and target', () => {
     const cases = [
       '1. [ ] S001 Add a limiter (edit: create → src/limits/bucket.ts)',
       '2. [x] S002 *skipped* Wire it (edit: update → src/server.ts)',
