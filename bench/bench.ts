@@ -137,7 +137,7 @@ async function longestStall(fn: () => Promise<unknown>): Promise<number> {
 async function hostStalls(text: string): Promise<{ onThread: number; offThread: number }> {
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-stall-'));
   const script = path.join(ws, 'outlineWorker.js');
-  await esbuild.build({ entryPoints: [path.resolve(__dirname, '../src/node/outlineWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: script, logLevel: 'error' });
+  await esbuild.build({ entryPoints: [path.resolve(__dirname, '../src/node/ports/outlineWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: script, logLevel: 'error' });
   fs.mkdirSync(path.join(ws, '.pi', 'plans'), { recursive: true });
   const parser = new OffThreadParser(script);
   const file = path.join(ws, '.pi', 'plans', 'PLAN-ffffffff.md');
@@ -340,7 +340,7 @@ async function main() {
   // The same in the extension host's configuration: no synchronous I/O on its thread, and its
   // worker (dist/outlineWorker.js) reading and summarizing the files; and without the worker.
   const workerScript = path.join(cacheDir, 'outlineWorker.js');
-  await esbuild.build({ entryPoints: [path.resolve(__dirname, '../src/node/outlineWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: workerScript, logLevel: 'error' });
+  await esbuild.build({ entryPoints: [path.resolve(__dirname, '../src/node/ports/outlineWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: workerScript, logLevel: 'error' });
   const hostColdRun = medianOf3(() => child<{ ms: number }>(script, ['index', root, '-', workerScript, 'async']));
   const hostAloneRun = medianOf3(() => child<{ ms: number }>(script, ['index', root, '-', '-', 'async']));
   child(script, ['index', root, cacheDir]); // writes the warm index

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { NodeEvidence } from '../src/node/stepEvidence';
+import { NodeEvidence } from '../src/node/work/stepEvidence';
 
 export interface EvidenceFigures {
   files: number;

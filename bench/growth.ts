@@ -80,9 +80,9 @@ export async function growthFigures(finished = 1000, unfinished = 20): Promise<G
 async function generate(root: string, finished: number, unfinished: number): Promise<void> {
   const { contentDigest } = await import('../src/core');
   const { openNodeStore, reviewCopiesDir } = await import('../src/node');
-  const { writePlanState } = await import('../src/node/planChecks');
-  const { recordStepEvent } = await import('../src/node/stepReports');
-  const { decisionLedgerFile } = await import('../src/node/decisionLedger');
+  const { writePlanState } = await import('../src/node/work/planChecks');
+  const { recordStepEvent } = await import('../src/node/work/stepReports');
+  const { decisionLedgerFile } = await import('../src/node/ports/decisionLedger');
   const { writeBinding, writeSeenVersion } = await import('../src/hosts/hook/sessions');
   const { verdictCache } = await import('../src/hosts/hook/verdict');
   const svc = await import('../src/service');

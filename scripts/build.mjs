@@ -104,7 +104,7 @@ const builds = [
   // Its shell parser (a terminal command's reading), loaded by dist/hook.js only for a shell command.
   { ...common, entryPoints: ['src/hosts/policy/commands.ts'], outfile: 'dist/hook-shell.js', sourcemap: false, minify: true, plugins: [...common.plugins, hookStaysSmall] },
   // The extension host's Markdown parses of large plans run here, on a worker thread.
-  { ...common, entryPoints: ['src/node/outlineWorker.ts'], outfile: 'dist/outlineWorker.js' },
+  { ...common, entryPoints: ['src/node/ports/outlineWorker.ts'], outfile: 'dist/outlineWorker.js' },
   // The plan editor's webview: a browser bundle, always minified (it has a size budget).
   { ...common, entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'es2022', minify: true, sourcemap: false },
 ];

@@ -28,7 +28,7 @@ function hookAt(args: readonly string[]): number {
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
-/** The code cache's folder (Pi Plans' cache folder, as src/node/userFolders.ts names it). */
+/** The code cache's folder (Pi Plans' cache folder, as src/node/ports/userFolders.ts names it). */
 function codeDir(): string {
   const env = process.env;
   return path.join(env.PI_PLANS_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pi-plans'), 'code');

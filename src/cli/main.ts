@@ -11,7 +11,7 @@ import { registerGcCommand } from './commands/gc';
 import { registerIntegrationCommands } from './commands/integration';
 import { registerStatusCommands, registerUpkeepCommands } from './commands/lifecycle';
 import { registerReadCommands } from './commands/read';
-import { terminalAsk, terminalSecret } from '../node/terminal';
+import { terminalAsk, terminalSecret } from '../node/ports/terminal';
 
 export type { CliIo } from './cliContext';
 /** The store's acts `pi-plans hook` (dist/hook.js) loads from this bundle when it needs them. */

@@ -17,15 +17,15 @@ import * as path from 'node:path';
 import { frontmatterOfPlan, isPlanId, LIMITS } from '../core';
 import type { GcKind, GcRecord, PlanFileSeen } from '../store/gc';
 import { SNAPSHOTS_KEPT } from '../store/history';
-import { reviewCopiesDir } from './approvalKeys';
-import { VERDICTS_KEPT, verdictsFile } from './approvalVerdicts';
-import { decisionLedgerFile } from './decisionLedger';
-import { PIN_NAMESPACE } from './gitEvidence';
-import { OUTLINES_KEPT } from './persistedOutlines';
-import { checksDir } from './planChecks';
-import { readPlainText } from './plainFile';
-import { REPORT_BYTES, STEP_EVENTS, stepReportsDir } from './stepReports';
-import { cacheHome, userStateDir } from './userFolders';
+import { reviewCopiesDir } from './ports/approvalKeys';
+import { VERDICTS_KEPT, verdictsFile } from './ports/approvalVerdicts';
+import { decisionLedgerFile } from './ports/decisionLedger';
+import { PIN_NAMESPACE } from './work/gitEvidence';
+import { OUTLINES_KEPT } from './ports/persistedOutlines';
+import { checksDir } from './work/planChecks';
+import { readPlainText } from './ports/plainFile';
+import { REPORT_BYTES, STEP_EVENTS, stepReportsDir } from './work/stepReports';
+import { cacheHome, userStateDir } from './ports/userFolders';
 
 /** A record as the Node side lists it: what to remove, and what it was when listed. */
 export interface NodeGcRecord extends GcRecord {

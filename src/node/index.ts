@@ -1,34 +1,25 @@
 /**
- * The store's ports on Node, floor 3: the file system (nodeFileSystem: atomic writes, no link
- * followed), the cross-process lock (nodeLock), the watcher, the approval keys and the user's state
- * folder (approvalKeys), the outline cache on disk and the off-thread Markdown parser. openNodeStore
- * builds a PlanStore on them for the CLI and the MCP server; VS Code's workspace/ room builds its
- * stores on nodePorts with its own watcher. See docs/architecture.md.
+ * Node under the store, floor 3, in two rooms: ports/ (files, lock, watcher, keys, caches, the
+ * parser thread) and work/ (evidence, checks, drift, verify), which stands on ports/; gcRecords
+ * (what `pi-plans gc` lists and removes) stands on both. openNodeStore builds a PlanStore on the
+ * ports for the CLI and the MCP server; VS Code's workspace/ room builds its stores on nodePorts
+ * with its own watcher. See docs/architecture.md.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { PlanStore, StorePorts, IndexCachePort } from '../store';
-import { NodeFileSystem } from './nodeFileSystem';
-import { NodeLock } from './nodeLock';
-import { PersistedOutlines } from './persistedOutlines';
-import { KeyUnlock, NodeApprovalKeys, userConfigDir, userPorts } from './approvalKeys';
-import { cacheHome } from './userFolders';
-import { NodeEvidence } from './stepEvidence';
-import { ApprovalVerdicts } from './approvalVerdicts';
+import { NodeFileSystem } from './ports/nodeFileSystem';
+import { NodeLock } from './ports/nodeLock';
+import { PersistedOutlines } from './ports/persistedOutlines';
+import { KeyUnlock, NodeApprovalKeys, userConfigDir, userPorts } from './ports/approvalKeys';
+import { cacheHome } from './ports/userFolders';
+import { NodeEvidence } from './work/stepEvidence';
+import { ApprovalVerdicts } from './ports/approvalVerdicts';
 
-export { cacheHome } from './userFolders';
-
-export { NodeFileSystem } from './nodeFileSystem';
-export { clearPlanLock, lockPathOf, NodeLock, readPlanLock, type LockOwner, type LockReclaim, type PlanLockState } from './nodeLock';
-export { NodeWatcher } from './nodeWatcher';
-export { OffThreadParser } from './offThreadParser';
-export { PersistedOutlines } from './persistedOutlines';
-export { ApprovalVerdicts, verdictsFile } from './approvalVerdicts';
-export { NodeEvidence, type SessionReports } from './stepEvidence';
-export { GitEvidence, NotRecorded, pinRef, type TreeChange } from './gitEvidence';
-export { folderInsideWorkspace, NodeApprovalKeys, readUserConfig, reviewCopiesDir, userConfigDir, userPorts, userStateDir, type KeyUnlock } from './approvalKeys';
+export * from './ports';
+export * from './work';
 
 /** The warm-start index of a workspace, kept in the user's cache folder (never in the repository). */
 export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCachePort {
@@ -82,6 +73,3 @@ export function openNodeStore(root: string, opts: { indexCache?: boolean; index?
   if (opts.index === 'lazy') return PlanStore.openLazily(abs, ports(opts));
   return PlanStore.open(abs, ports(opts));
 }
-export { checksDir, readPlanState, TAIL_LINES, type CheckRun, type DriftBase, type PlanState } from './planChecks';
-export { acknowledgeDrift, lastDrift, lookForDrift, recordDriftBase, type DriftLook } from './planDrift';
-export { checkStandings, checkTail, planWorkFacts, verifyPlan, type CheckResult, type VerifyOptions } from './planVerify';

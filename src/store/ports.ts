@@ -203,7 +203,7 @@ export interface ApprovalKeysPort {
 }
 
 /**
- * Verdicts on approvals kept between processes, outside every workspace (src/node/approvalVerdicts.ts),
+ * Verdicts on approvals kept between processes, outside every workspace (src/node/ports/approvalVerdicts.ts),
  * so an approval is checked once per file version and machine. A verdict is about exactly one
  * plan file's bytes under one keyring (`ApprovalKeyring.state`). The port never answers `valid`
  * from an entry that could be written without the person's plain approval key (which signs

@@ -179,7 +179,7 @@ export async function startCodeServer({ extensionsDir, vsix, userDataDir, quiet 
       created,
       /** The environment code-server (and so the extension host) runs with: its home and XDG folders. */
       env,
-      /** Where the extension keeps a workspace folder's review copies (the user's state folder, by the folder's real path; src/node/approvalKeys.ts). */
+      /** Where the extension keeps a workspace folder's review copies (the user's state folder, by the folder's real path; src/node/ports/approvalKeys.ts). */
       reviewCopies(folder) {
         const digest = createHash('sha256').update(fs.realpathSync(folder)).digest('hex').slice(0, 16);
         return path.join(env.XDG_STATE_HOME, 'pi-plans', 'reviews', digest);

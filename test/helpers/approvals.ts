@@ -4,7 +4,7 @@
  * store. Store-level tests use the Node adapter itself (memoryPorts' `approvals`).
  */
 import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
-import { NodeApprovalKeys, userConfigDir } from '../../src/node/approvalKeys';
+import { NodeApprovalKeys, userConfigDir } from '../../src/node/ports/approvalKeys';
 import { applyEdits, APPROVAL_FIELDS, approvalPayload, approve, ApprovalKeyring, ApprovalSigner, contentDigest, OpContext, OpResult, parsePlan, PlanDocument, ReviewComment, SeenPlan } from '../../src/core';
 
 const pair = generateKeyPairSync('ed25519');

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PlanError } from '../../src/core';
-import { NodeApprovalKeys } from '../../src/node/approvalKeys';
+import { NodeApprovalKeys } from '../../src/node/ports/approvalKeys';
 import { describeKind, type FileKind, type FileStat, type FileSystemPort, type LockPort, type StorePorts } from '../../src/store';
 
 /** An in-memory file system with links, for unit tests of the store (no disk). */

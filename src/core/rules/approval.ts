@@ -200,7 +200,7 @@ export interface ApprovalKeyring {
   readonly ownKeyProtected?: boolean;
   /**
    * Why an approval record, though signed, no longer holds by this machine's record of a person's
-   * decisions (src/node/decisionLedger.ts): a later decision on the plan (withdrawn, rejected,
+   * decisions (src/node/ports/decisionLedger.ts): a later decision on the plan (withdrawn, rejected,
    * approved again), or a file older than the last decision (a copy written back). Undefined: it holds.
    */
   superseded?(plan: string, approval: { signature: string; at: string; fileVersion: number }): string | undefined;

@@ -4,7 +4,7 @@
  * one-line record of a check's result written under the step (`> Check: passed · exit 0 · 3.2 s ·
  * tree 5d6e7f8 · 2026-11-26T19:00Z`), how a result reads against the files now (passed, failed,
  * stale, unverified), and which targets drifted from the hashes recorded at approval. No I/O: the
- * Node side (src/node/checkTree.ts, src/node/planChecks.ts) runs git and the commands.
+ * Node side (src/node/work/checkTree.ts, src/node/work/planChecks.ts) runs git and the commands.
  */
 import { approvalStanding, type ApprovalKeyring, standingProblem } from './approval';
 import type { PlanDocument } from '../format/document';

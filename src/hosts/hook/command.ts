@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { realPathOf } from '../../node/userFolders';
+import { realPathOf } from '../../node/ports/userFolders';
 import { HOOK_HOSTS, type HookHost } from '../host';
 import { HOSTS } from '../hosts';
 import { BoundPlan, deciding, HookSettings, levelOf, PlanFacts, unapproved } from '../policy/decide';

@@ -5,7 +5,7 @@
 // In the built CLI these are exported by dist/cli.js, which dist/hook.js loads for them.
 import { changeStatus, decodePlanBytes, isPlanError, openReview, parsePlan } from '../../core';
 import { NodeApprovalKeys, openNodeStore, userConfigDir } from '../../node';
-import { terminalSecret } from '../../node/terminal';
+import { terminalSecret } from '../../node/ports/terminal';
 import { editPlanStep } from '../../service';
 import { approvalKeyProtected, protectionByHost } from '../install/protection';
 import type { HookHost } from '../host';

@@ -7,7 +7,7 @@
 // answered within WATCHDOG_MS (the hosts wait 30 s), denies a PreToolUse with exit code 2 (which
 // every host reads as a block) and the reason on stderr; any other event is let go.
 import * as path from 'node:path';
-import { terminalAsk } from '../../node/terminal';
+import { terminalAsk } from '../../node/ports/terminal';
 import { HookIo, readStdin, runHookCommand } from './command';
 import type { HeavyActs, HookOptions } from './run';
 

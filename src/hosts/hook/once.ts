@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ownFolder, readStateFile, removeOwnFile, StateBroken } from '../../node/stateFiles';
-import { userStateDir } from '../../node/userFolders';
+import { ownFolder, readStateFile, removeOwnFile, StateBroken } from '../../node/ports/stateFiles';
+import { userStateDir } from '../../node/ports/userFolders';
 import { Decision, stricter } from '../policy/decide';
 import type { HookPayload } from '../policy/payload';
 

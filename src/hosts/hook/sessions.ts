@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HookHost } from '../host';
-import { existingFolder, ownFolder, readStateFile, removeOwnFile, StateBroken, writeStateFile } from '../../node/stateFiles';
-import { userStateDir } from '../../node/userFolders';
+import { existingFolder, ownFolder, readStateFile, removeOwnFile, StateBroken, writeStateFile } from '../../node/ports/stateFiles';
+import { userStateDir } from '../../node/ports/userFolders';
 
 /** A session bound to plans. */
 export interface Binding {

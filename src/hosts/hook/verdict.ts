@@ -18,10 +18,10 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { decisionLedgerFile } from '../../node/decisionLedger';
-import { isProtectedKey } from '../../node/keyFormat';
-import { removeOwnFile } from '../../node/stateFiles';
-import { cacheHome, realPathOf, userConfigDir, userStateDir } from '../../node/userFolders';
+import { decisionLedgerFile } from '../../node/ports/decisionLedger';
+import { isProtectedKey } from '../../node/ports/keyFormat';
+import { removeOwnFile } from '../../node/ports/stateFiles';
+import { cacheHome, realPathOf, userConfigDir, userStateDir } from '../../node/ports/userFolders';
 
 /** Statuses whose policy is looser than planning's and that only a person's approval reaches (core's APPROVAL_GOVERNS). */
 export const GOVERNED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled', 'failed']);

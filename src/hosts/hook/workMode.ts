@@ -6,7 +6,7 @@
 // (run.ts): removing the file later frees no session.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readStateFile } from '../../node/stateFiles';
+import { readStateFile } from '../../node/ports/stateFiles';
 
 /** The file's name in `.pi/plans/hooks/`. */
 export const WORK_MODE_FILE = 'work-mode.json';

@@ -10,16 +10,16 @@ import { splitFrontmatter } from '../../core/format/frontmatter';
 import { quickRejectionComments } from '../../core/rules/reviewNotes';
 import { quickSteps } from '../../core/format/steps';
 import { parseClaim } from '../../core/format/claimText';
-import { driftedPaths } from '../../node/planChecks';
-import { readStateBytes, readStateFile } from '../../node/stateFiles';
-import { cacheHome, realPathOf, userConfigDir, userStateDir } from '../../node/userFolders';
+import { driftedPaths } from '../../node/work/planChecks';
+import { readStateBytes, readStateFile } from '../../node/ports/stateFiles';
+import { cacheHome, realPathOf, userConfigDir, userStateDir } from '../../node/ports/userFolders';
 import { HOOK_HOSTS } from '../host';
 import { HOSTS } from '../hosts';
 import type { Protected } from '../policy/paths';
 import { Choice, DEFAULT_HOOK_SETTINGS, HookSettings, PlanFacts } from '../policy/decide';
 import { userFolders } from '../install/folders';
 
-/** The statuses whose drift the summary tells (as src/node/planDrift.ts watches them). */
+/** The statuses whose drift the summary tells (as src/node/work/planDrift.ts watches them). */
 const DRIFT_WATCHED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled']);
 /** A plan file larger than this is not read by the hook (the session bound to it is held to reads). */
 const MAX_PLAN_BYTES = 4 * 1024 * 1024;

@@ -11,7 +11,7 @@ import { HOSTS, setupTargets } from '../hosts';
 import { AGENT_HOSTS, AgentHost, cursorTargets, HOST_NAMES, namesAbsolutePath, SealPaths, SETUP_SCOPES, SetupHost, SetupRequest, SetupScope, SetupTarget } from '../setup/targets';
 import { ConfigFileError, editConfig, hasOurHooks } from '../setup/configEdit';
 import { PROTECT_KEY, sealRefusal } from '../setup/seal';
-import { realPathOf } from '../../node/userFolders';
+import { realPathOf } from '../../node/ports/userFolders';
 import { UserFolders, userFolders } from './folders';
 import { nodeSealSystem, SealSystem, sealPaths } from './seal';
 

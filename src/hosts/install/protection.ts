@@ -9,8 +9,8 @@
 import { HOSTS } from '../hosts';
 import { AGENT_HOSTS, type AgentHost } from '../setup/targets';
 import { sealRefusal } from '../setup/seal';
-import { userConfigDir } from '../../node/userFolders';
-import { NodeApprovalKeys } from '../../node/approvalKeys';
+import { userConfigDir } from '../../node/ports/userFolders';
+import { NodeApprovalKeys } from '../../node/ports/approvalKeys';
 import { hooksSetUp, runAgentSetup } from './apply';
 import { type UserFolders, userFolders } from './folders';
 import { nodeSealSystem, type SealSystem } from './seal';

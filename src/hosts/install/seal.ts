@@ -1,13 +1,13 @@
 /**
  * `pi-plans setup --seal` on this machine: the paths a sealed host keeps its agent from, from the
- * environment (src/node/userFolders.ts computes Pi Plans' folders; the host's files are those
+ * environment (src/node/ports/userFolders.ts computes Pi Plans' folders; the host's files are those
  * setup writes for it), and whether the programs its sandbox needs are on the PATH.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setupTargets } from '../hosts';
 import { SETUP_SCOPES, type SealPaths, type SetupRequest } from '../setup/targets';
-import { cacheHome, realPathOf, userConfigDir, userStateDir } from '../../node/userFolders';
+import { cacheHome, realPathOf, userConfigDir, userStateDir } from '../../node/ports/userFolders';
 import type { UserFolders } from './folders';
 
 /** What the seal is checked against: the environment, the platform, and which programs are on the PATH. */

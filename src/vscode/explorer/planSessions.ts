@@ -3,8 +3,8 @@ import { AGENT_HOSTS, HOST_NAMES } from '../../hosts/setup/targets';
 import { protectionByHost, type Protection } from '../../hosts/install/protection';
 import * as path from 'node:path';
 import { Binding, listBindings } from '../../hosts/hook/sessions';
-import { ownFolder } from '../../node/stateFiles';
-import { realPathOf, userStateDir } from '../../node/userFolders';
+import { ownFolder } from '../../node/ports/stateFiles';
+import { realPathOf, userStateDir } from '../../node/ports/userFolders';
 import { DisposableScope } from '../common/disposable';
 import { relativeTime } from '../common/planIcons';
 

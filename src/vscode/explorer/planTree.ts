@@ -54,7 +54,7 @@ const LABEL_EM = { plan: 14.8, step: 14.4, folderLevel: 0.62 };
 
 /** A large group shows this many rows, then "Show more". */
 const PAGE = 200;
-/** Statuses whose drift is watched and whose checks may run (src/node/planDrift.ts, core/checks.ts). */
+/** Statuses whose drift is watched and whose checks may run (src/node/work/planDrift.ts, core/checks.ts). */
 const CHECKED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled']);
 
 interface FolderNode {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { HookChoice, writeUserHookSettings } from '../../hosts/install/userSettings';
-import { userConfigDir } from '../../node/userFolders';
+import { userConfigDir } from '../../node/ports/userFolders';
 import { SETTINGS } from '../common/ids';
 
 /**

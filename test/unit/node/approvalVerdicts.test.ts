@@ -1,4 +1,4 @@
-// Issue 40: approval verdicts kept on disk (src/node/approvalVerdicts.ts), so an approval is
+// Issue 40: approval verdicts kept on disk (src/node/ports/approvalVerdicts.ts), so an approval is
 // checked once per file version and machine; and an entry that is stale, corrupt, planted or a
 // link is never trusted. The agent runs as the user: it can write the cache folder, read every
 // file the user can, and run this code; the tests plant what it could.
@@ -9,9 +9,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { approve, OpContext } from '../../../src/core';
 import { ApprovalVerdicts, userPorts, verdictsFile } from '../../../src/node';
-import { verdictMac, verdictSecret } from '../../../src/node/approvalVerdicts';
-import { decisionLedgerFile, recordDecision } from '../../../src/node/decisionLedger';
-import { NodeApprovalKeys } from '../../../src/node/approvalKeys';
+import { verdictMac, verdictSecret } from '../../../src/node/ports/approvalVerdicts';
+import { decisionLedgerFile, recordDecision } from '../../../src/node/ports/decisionLedger';
+import { NodeApprovalKeys } from '../../../src/node/ports/approvalKeys';
 import { PlanStore } from '../../../src/store';
 import { seenNow } from '../../helpers/approvals';
 import { MemoryFileSystem, memoryPorts, testApprovalKeys } from '../../helpers/memoryPorts';

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { GitEvidence, NotRecorded, parseRawNumstat, PIN_NAMESPACE } from '../../../src/node/gitEvidence';
+import { GitEvidence, NotRecorded, parseRawNumstat, PIN_NAMESPACE } from '../../../src/node/work/gitEvidence';
 import { newRepo, repoTools } from '../../helpers/gitRepo';
 
 describe('git evidence: snapshots of the working tree (real repositories)', function () {

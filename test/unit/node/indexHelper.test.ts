@@ -41,7 +41,7 @@ describe('a cold index with a helper thread', function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-helper-'));
     script = path.join(dir, 'outlineWorker.js');
     // The same entry point the extension ships as dist/outlineWorker.js.
-    await esbuild.build({ entryPoints: ['src/node/outlineWorker.ts'], bundle: true, platform: 'node', format: 'cjs', outfile: script, logLevel: 'error' });
+    await esbuild.build({ entryPoints: ['src/node/ports/outlineWorker.ts'], bundle: true, platform: 'node', format: 'cjs', outfile: script, logLevel: 'error' });
     root = path.join(dir, 'ws');
     const plans = path.join(root, '.pi', 'plans');
     fs.mkdirSync(plans, { recursive: true });

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { GitEvidence, KEPT_FOR_MS, SPLIT_FROM_BYTES } from '../../../src/node/gitEvidence';
+import { GitEvidence, KEPT_FOR_MS, SPLIT_FROM_BYTES } from '../../../src/node/work/gitEvidence';
 import { newRepo, repoTools } from '../../helpers/gitRepo';
 
 describe('git evidence: the index kept between snapshots (real repositories)', function () {

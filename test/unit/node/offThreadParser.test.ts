@@ -28,7 +28,7 @@ describe('OffThreadParser: Markdown parses of large plans on a worker thread', f
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-parser-'));
     script = path.join(dir, 'outlineWorker.js');
     // The same entry point the extension ships as dist/outlineWorker.js.
-    await esbuild.build({ entryPoints: ['src/node/outlineWorker.ts'], bundle: true, platform: 'node', format: 'cjs', outfile: script, logLevel: 'error' });
+    await esbuild.build({ entryPoints: ['src/node/ports/outlineWorker.ts'], bundle: true, platform: 'node', format: 'cjs', outfile: script, logLevel: 'error' });
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 

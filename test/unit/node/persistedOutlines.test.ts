@@ -45,7 +45,7 @@ describe('outlines of large plans kept on disk for the next process (PersistedOu
   before(() => {
     LIB = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-outlines-lib-')), 'lib.js');
     buildSync({
-      stdin: { contents: "export { PersistedOutlines } from './src/node/persistedOutlines';\nexport { bodyOf, computeOutline, hasOutline, parsePlan } from './src/core';\n", resolveDir: ROOT, loader: 'ts', sourcefile: 'persistedOutlines.lib.ts' },
+      stdin: { contents: "export { PersistedOutlines } from './src/node/ports/persistedOutlines';\nexport { bodyOf, computeOutline, hasOutline, parsePlan } from './src/core';\n", resolveDir: ROOT, loader: 'ts', sourcefile: 'persistedOutlines.lib.ts' },
       bundle: true,
       platform: 'node',
       format: 'cjs',

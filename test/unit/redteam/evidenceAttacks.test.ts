@@ -9,10 +9,10 @@ import * as path from 'node:path';
 import { evidenceFlag, evidenceSummary, LIMITS, parseClaim, parsePlan, type PlanDocument, readChangedLine, stepCheck } from '../../../src/core';
 import { checkStandings, checkTail, lastDrift, lookForDrift, openNodeStore, readPlanState, TAIL_LINES, verifyPlan } from '../../../src/node';
 import { sealedByUser } from '../../helpers/approvals';
-import { driftedPaths, writePlanState } from '../../../src/node/planChecks';
-import { GitEvidence, pinRef } from '../../../src/node/gitEvidence';
+import { driftedPaths, writePlanState } from '../../../src/node/work/planChecks';
+import { GitEvidence, pinRef } from '../../../src/node/work/gitEvidence';
 import { createHash } from 'node:crypto';
-import { recordStepEvent } from '../../../src/node/stepReports';
+import { recordStepEvent } from '../../../src/node/work/stepReports';
 import { evidenceReport, evidenceText } from '../../../src/cli/commands/evidence';
 
 const ID = 'PLAN-0000beef';
@@ -73,7 +73,7 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
     it('a FIFO planted as .git/pi-plans/index does not hang a snapshot (the end of a step takes one)', () => {
       fs.mkdirSync(path.join(dir, '.git', 'pi-plans'));
       assert.equal(spawnSync('mkfifo', [path.join(dir, '.git', 'pi-plans', 'index')]).status, 0);
-      const code = `const { GitEvidence } = require(${JSON.stringify(path.resolve('src/node/gitEvidence.ts'))}); GitEvidence.open(${JSON.stringify(dir)}).then((g) => g.snapshot()).then((t) => console.log(t));`;
+      const code = `const { GitEvidence } = require(${JSON.stringify(path.resolve('src/node/work/gitEvidence.ts'))}); GitEvidence.open(${JSON.stringify(dir)}).then((g) => g.snapshot()).then((t) => console.log(t));`;
       const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { encoding: 'utf8', timeout: 15_000 });
       assert.equal(r.signal, null, 'the snapshot hung on the FIFO');
       assert.match(r.stdout.trim(), /^[0-9a-f]{40}$/);
@@ -133,7 +133,7 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
       fs.mkdirSync(checks(), { recursive: true });
       const made = spawnSync('mkfifo', [path.join(checks(), `${ID}.json`)]);
       assert.equal(made.status, 0);
-      const code = `const { readPlanState } = require(${JSON.stringify(path.resolve('src/node/planChecks.ts'))}); console.log(JSON.stringify(readPlanState(${JSON.stringify(dir)}, ${JSON.stringify(ID)})));`;
+      const code = `const { readPlanState } = require(${JSON.stringify(path.resolve('src/node/work/planChecks.ts'))}); console.log(JSON.stringify(readPlanState(${JSON.stringify(dir)}, ${JSON.stringify(ID)})));`;
       const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { encoding: 'utf8', timeout: 15_000 });
       assert.equal(r.signal, null, 'the reader hung on the FIFO');
       assert.equal(JSON.parse(r.stdout).plan, ID);
@@ -189,7 +189,7 @@ describe('red team: evidence, checks and drift attacks (real git)', function () 
     it('a FIFO named like a report file does not hang the end of a step (its evidence reads the reports)', () => {
       fs.mkdirSync(path.dirname(events('s1')), { recursive: true });
       assert.equal(spawnSync('mkfifo', [events('s1')]).status, 0);
-      const code = `const { readStepEvents } = require(${JSON.stringify(path.resolve('src/node/stepReports.ts'))}); console.log(JSON.stringify(readStepEvents(${JSON.stringify(dir)}, ${JSON.stringify(ID)}, 'S001')));`;
+      const code = `const { readStepEvents } = require(${JSON.stringify(path.resolve('src/node/work/stepReports.ts'))}); console.log(JSON.stringify(readStepEvents(${JSON.stringify(dir)}, ${JSON.stringify(ID)}, 'S001')));`;
       const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { encoding: 'utf8', timeout: 15_000 });
       assert.equal(r.signal, null, 'the reader hung on the FIFO');
       assert.deepEqual(JSON.parse(r.stdout), []);

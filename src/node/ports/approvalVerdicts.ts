@@ -21,8 +21,8 @@
 import { createHash, createHmac, createPrivateKey, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ApprovalStanding } from '../core';
-import type { ApprovalVerdictsPort } from '../store';
+import type { ApprovalStanding } from '../../core';
+import type { ApprovalVerdictsPort } from '../../store';
 import { isProtectedKey } from './protectedKey';
 import { realPathOf } from './userFolders';
 import { flushAtExit, flushedBeforeExit } from './exitFlush';

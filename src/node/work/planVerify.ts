@@ -5,8 +5,8 @@
  * with the reason, when the plan's approval does not hold: only commands a person approved run.
  * Also how a step's check reads now (passed, failed, stale) against the working tree.
  */
-import { type Actor, type CheckRecord, type CheckStanding, checkStanding, checksRefusal, formatCheckRecord, PlanError, type PlanDocument, type PlanWorkFacts, stepCheck, type Step, targetPaths } from '../core';
-import type { PlanStore } from '../store';
+import { type Actor, type CheckRecord, type CheckStanding, checkStanding, checksRefusal, formatCheckRecord, PlanError, type PlanDocument, type PlanWorkFacts, stepCheck, type Step, targetPaths } from '../../core';
+import type { PlanStore } from '../../store';
 import { pathHashes, workingTree } from './checkTree';
 import { checkRecordOf, readPlanState, runCommand, writePlanState } from './planChecks';
 import { recordCheckLine } from './checkRecord';

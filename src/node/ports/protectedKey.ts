@@ -10,7 +10,7 @@
  *     -----BEGIN ENCRYPTED PRIVATE KEY-----
  */
 import { createPrivateKey, createPublicKey, KeyObject, randomBytes, scryptSync } from 'node:crypto';
-import { PlanError } from '../core';
+import { PlanError } from '../../core';
 import { isProtectedKey, PROTECTED_KEY_MARK } from './keyFormat';
 
 const MARK = PROTECTED_KEY_MARK;

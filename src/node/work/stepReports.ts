@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { appendPlainText, readPlainText } from './plainFile';
-import { existingFolder, ownFolder } from './stateFiles';
-import { realPathOf, userStateDir } from './userFolders';
+import { appendPlainText, readPlainText } from '../ports/plainFile';
+import { existingFolder, ownFolder } from '../ports/stateFiles';
+import { realPathOf, userStateDir } from '../ports/userFolders';
 
 export interface StepEvent {
   v: 1;

@@ -7,7 +7,7 @@
  * status moved since the last look (its changes become the new base of that target). A warning for
  * people and the agent, never a gate.
  */
-import { changedMentions, driftedTargets, type DriftedTarget, type PlanDocument, targetPaths, type TargetHashes } from '../core';
+import { changedMentions, driftedTargets, type DriftedTarget, type PlanDocument, targetPaths, type TargetHashes } from '../../core';
 import { commitsTouching, headCommit, pathHashes, workingTree } from './checkTree';
 import { type DriftBase, readPlanState, writePlanState } from './planChecks';
 

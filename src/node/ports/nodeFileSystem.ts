@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { PlanError } from '../core';
-import { describeKind, type FileKind, type FileStat, type FileSystemPort } from '../store';
+import { PlanError } from '../../core';
+import { describeKind, type FileKind, type FileStat, type FileSystemPort } from '../../store';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = fs.constants;
 /** Temp files: `.<name>.<pid>.<random>.tmp`, in the target's own folder (rename never crosses devices). */

@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { FileChange } from '../core';
+import type { FileChange } from '../../core';
 
 /** One file a step changed (the core's `FileChange`). Paths are relative to the repository's top, with "/". */
 export type TreeChange = FileChange;

@@ -8,8 +8,8 @@
  * `refs/pi-plans/evidence/<plan>/last-mark/after`: a step marked done straight from pending (the
  * shortest path an agent takes) counts its change from there.
  */
-import type { FileChange, StepChanges } from '../core';
-import type { EvidencePort } from '../store';
+import type { FileChange, StepChanges } from '../../core';
+import type { EvidencePort } from '../../store';
 import * as path from 'node:path';
 import { GitEvidence, NotRecorded, pinRef } from './gitEvidence';
 import { readStepEvents } from './stepReports';

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { DecisionRecord } from '../core';
+import type { DecisionRecord } from '../../core';
 import { realPathOf } from './userFolders';
 
 /** How many lines are kept when the file is rewritten (the oldest go first). */

@@ -7,7 +7,7 @@
  *
  * Files in the folder (`$XDG_CONFIG_HOME/pi-plans` or `~/.config/pi-plans`):
  * - `approval-key.pem`: the private key (PKCS#8, mode 0600), made on the first approval; after
- *   `pi-plans key --protect`, encrypted under the person's passphrase (src/node/protectedKey.ts);
+ *   `pi-plans key --protect`, encrypted under the person's passphrase (src/node/ports/protectedKey.ts);
  * - `config.json`: `{ "name": "Ana", "trustedApprovers": [{ "name": "Bo", "key": "ed25519:…", "seal": "…" }], "agentMayApprove": false }`;
  * - `confirmed-approvals.json`: the signatures of approvals confirmed here, each with its seal.
  *
@@ -23,8 +23,8 @@ import * as path from 'node:path';
 import { DecisionLedger, decisionLedgerFile, recordDecision } from './decisionLedger';
 import { isProtectedKey, protectedPublicKey, protectKey, publicKeyText, unlockKey } from './protectedKey';
 import { folderInsideWorkspace, userConfigDir, userStateDir } from './userFolders';
-import { ApprovalKeyring, ApprovalSigner, KEY_PATTERN, PlanError, shortKey, SIGNATURE_PATTERN } from '../core';
-import type { ApprovalKeysPort } from '../store';
+import { ApprovalKeyring, ApprovalSigner, KEY_PATTERN, PlanError, shortKey, SIGNATURE_PATTERN } from '../../core';
+import type { ApprovalKeysPort } from '../../store';
 
 export { folderInsideWorkspace, userConfigDir, userStateDir } from './userFolders';
 
@@ -392,7 +392,7 @@ export function userPorts(root: string, keys: NodeApprovalKeys = new NodeApprova
 
 /**
  * The keys, for the store of one workspace, with that workspace's record of the person's
- * decisions (src/node/decisionLedger.ts): its keyring voids approvals a later decision undid, and
+ * decisions (src/node/ports/decisionLedger.ts): its keyring voids approvals a later decision undid, and
  * the store records each decision there. The keyring is the same object while neither the keys
  * nor the record changed (the store's caches key on it).
  */

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { bodyOf, hasOutline, knownRefusal, type MarkdownRefusal, type Outline, rememberOutline, rememberRefusal } from '../core';
-import type { IndexEntry, IndexHelperPort, ParserPort } from '../store';
+import { bodyOf, hasOutline, knownRefusal, type MarkdownRefusal, type Outline, rememberOutline, rememberRefusal } from '../../core';
+import type { IndexEntry, IndexHelperPort, ParserPort } from '../../store';
 
 /** What the worker answers: an outline, a refusal, or the entries of an index request; `begun` when it starts on a body. */
 interface Reply {

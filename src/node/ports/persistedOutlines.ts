@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bodyOf, knownOutline, outlineFits, quickStepCounts, rememberOutline } from '../core';
-import type { ParserPort } from '../store';
+import { bodyOf, knownOutline, outlineFits, quickStepCounts, rememberOutline } from '../../core';
+import type { ParserPort } from '../../store';
 import { flushAtExit, flushedBeforeExit } from './exitFlush';
 
 /** Bodies below this many characters parse in a few milliseconds: not worth a file. */

@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { PlanError } from '../core';
-import { describeKind, type FileKind, type FileSystemPort, type LockPort } from '../store';
+import { PlanError } from '../../core';
+import { describeKind, type FileKind, type FileSystemPort, type LockPort } from '../../store';
 import { kindOf, NodeFileSystem, pidAlive } from './nodeFileSystem';
 
 /*

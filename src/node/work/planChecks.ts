@@ -13,8 +13,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { CheckRecord, DriftedTarget, TargetHashes } from '../core';
-import { readPlainText } from './plainFile';
+import type { CheckRecord, DriftedTarget, TargetHashes } from '../../core';
+import { readPlainText } from '../ports/plainFile';
 
 /** What one check's last run left beside the plan. */
 export interface CheckRun {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Disposable, WatcherListener, WatcherPort } from '../store';
+import type { Disposable, WatcherListener, WatcherPort } from '../../store';
 
 /**
  * fs.watch on the plans folder (not recursive), debounced per file. It is live when `watch`

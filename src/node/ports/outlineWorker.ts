@@ -4,9 +4,9 @@
 // A body is scanned first (markdownGuard) and refused without a parse when it is over a cap; the
 // thread that asked ends this worker if a parse overruns its deadline (it says when it begins one).
 import { parentPort } from 'node:worker_threads';
-import { inspectMarkdown, parseFailure } from '../core/markdown/markdownGuard';
-import { computeOutline } from '../core/format/outline';
-import { readEntries } from '../store/planIndex';
+import { inspectMarkdown, parseFailure } from '../../core/markdown/markdownGuard';
+import { computeOutline } from '../../core/format/outline';
+import { readEntries } from '../../store/planIndex';
 import { NodeFileSystem } from './nodeFileSystem';
 
 // Synchronous reads: this thread is nobody else's, and they cost a fraction of the asynchronous ones.
