@@ -81,6 +81,8 @@ const BODIES = [
   '[[[ ]]]',
   '\\* \\[ &amp; &#42; <b>x</b>',
   '`a` ``b`` ```c``` `unclosed',
+  // Code span runs at the edge of the lengths the scan remembers (up to 30), each twice.
+  `${'`'.repeat(29)}a${'`'.repeat(30)} ${'`'.repeat(31)}b${'`'.repeat(30)}`,
   '```',
   '```js',
   '``` a ` b',
