@@ -18,13 +18,14 @@ import { LIMITS } from '../limits/limits';
 import * as weights from './markdownWeights';
 import type { MarkdownCounts, MarkdownRefusal, MarkdownWeights } from './markdownWeights';
 import * as syntax from './markdownSyntax';
-import { LeafBlocks } from './markdownBlocks';
-import { Containers } from './markdownContainers';
-import { Fences } from './markdownFences';
-import { LineReader, type Line } from './markdownLineReader';
-import { Paragraphs } from './markdownParagraphs';
-import { ScanLedger } from './markdownScanLedger';
-import { Sections } from './markdownSections';
+import * as ledger from './markdownScanLedger';
+import * as paragraphs from './markdownParagraphs';
+import * as fences from './markdownFences';
+import * as sections from './markdownSections';
+import * as containers from './markdownContainers';
+import * as blocks from './markdownBlocks';
+import type { Line } from './markdownLineReader';
+import { ScanState } from './markdownScanState';
 
 export { MARKDOWN_WEIGHTS, workBudget } from './markdownWeights';
 export type { MarkdownCounts, MarkdownRefusal, MarkdownWeights } from './markdownWeights';
@@ -32,6 +33,12 @@ export type { MarkdownCounts, MarkdownRefusal, MarkdownWeights } from './markdow
 // Read once into this module's own constants (see markdownScanLedger.ts: imported names are getters under tsx).
 const { MARKDOWN_WEIGHTS, workBudget } = weights;
 const { CR } = syntax;
+const { scanCaps, countLine, overBudget, refuseWork, refuse } = ledger;
+const { endPara, leafAtBlank } = paragraphs;
+const { inFence } = fences;
+const { capSections, sectionLine, endSections } = sections;
+const { quotePrefix, containersInFence, containersAtBlank, continuesContainers, listMarkers, endLists } = containers;
+const { blockStart, leafLine } = blocks;
 
 /**
  * Scans `text` (a plan body, or a piece of Markdown the plan editor renders) and returns the first
@@ -56,9 +63,10 @@ export interface ScanOptions {
 /** The scan's refusal, if any, and what it counted up to where it stopped. */
 export function inspectMarkdown(text: string, opts: ScanOptions = {}): { refusal?: MarkdownRefusal; counts: MarkdownCounts } {
   const limit = opts.work ?? LIMITS.markdown.work;
-  const s = new Scan(text, opts.sections === true, limit === Infinity ? Infinity : workBudget(text.length, limit), opts.weights ?? MARKDOWN_WEIGHTS);
-  const refusal = s.run();
-  return refusal ? { refusal, counts: s.ledger.counts } : { counts: s.ledger.counts };
+  const s = new ScanState(text, scanCaps(limit === Infinity ? Infinity : workBudget(text.length, limit)), opts.weights ?? MARKDOWN_WEIGHTS);
+  if (opts.sections === true) capSections(s);
+  const refusal = scan(s);
+  return refusal ? { refusal, counts: s.counts } : { counts: s.counts };
 }
 
 /** The counts of a scan that passed (undefined when it refuses): for the benchmark and the tests. */
@@ -68,89 +76,63 @@ export function markdownCounts(text: string, opts: ScanOptions = {}): MarkdownCo
 }
 
 /**
- * One scan of a text, line by line, over one part per decision: the ledger (work, caps, the
- * refusal; markdownScanLedger.ts), the line's characters (markdownLineReader.ts), its containers
- * (quotes, list items, lazy lines, indented code; markdownContainers.ts), the fenced code block it
- * may be in (markdownFences.ts), the leaf block it starts or continues (markdownBlocks.ts), the
- * open paragraph and its inline counts (markdownParagraphs.ts), and the sections' caps
- * (markdownSections.ts). This class holds the lines to their length cap and decides the order in
- * which the parts look at a line.
+ * One scan of a text, line by line, over one part per decision, each a module of functions over
+ * the scan's state (markdownScanState.ts): the ledger (work, caps, the refusal;
+ * markdownScanLedger.ts), the line's characters (markdownLineReader.ts), its containers (quotes,
+ * list items, lazy lines, indented code; markdownContainers.ts), the fenced code block it may be in
+ * (markdownFences.ts), the leaf block it starts or continues (markdownBlocks.ts), the open
+ * paragraph and its inline counts (markdownParagraphs.ts), and the sections' caps
+ * (markdownSections.ts). Here: the lines' length cap, and the order in which the parts look at a line.
  */
-class Scan {
-  readonly ledger: ScanLedger;
-  private readonly reader: LineReader;
-  private readonly paragraphs: Paragraphs;
-  private readonly fences: Fences;
-  private readonly containers: Containers;
-  private readonly blocks: LeafBlocks;
-  private readonly sections: Sections;
-
-  constructor(
-    private readonly text: string,
-    capSections: boolean,
-    work: number,
-    private readonly w: MarkdownWeights,
-  ) {
-    this.ledger = new ScanLedger(work);
-    this.reader = new LineReader(text);
-    this.paragraphs = new Paragraphs(text, this.ledger, w);
-    this.fences = new Fences(this.reader);
-    this.containers = new Containers(this.reader, this.ledger, this.paragraphs, this.fences, w);
-    this.blocks = new LeafBlocks(this.reader, this.ledger, this.paragraphs, this.fences, w);
-    this.sections = new Sections(text, this.ledger, this.fences, capSections);
+function scan(s: ScanState): MarkdownRefusal | undefined {
+  const { text } = s;
+  const n = text.length;
+  for (let at = 0; at <= n && !s.refusal; ) {
+    let end = text.indexOf('\n', at);
+    if (end === -1) end = n;
+    const stop = end > at && text.charCodeAt(end - 1) === CR ? end - 1 : end;
+    s.line++;
+    scanLine(s, at, stop);
+    if (s.ended.length) endLists(s);
+    if (overBudget(s)) refuseWork(s);
+    at = end + 1;
+    if (end === n) break;
   }
+  if (!s.refusal) endPara(s);
+  if (!s.refusal) endSections(s, n);
+  s.counts.lines = s.line;
+  if (overBudget(s)) refuseWork(s);
+  return s.refusal;
+}
 
-  run(): MarkdownRefusal | undefined {
-    const { text, ledger } = this;
-    const n = text.length;
-    for (let at = 0; at <= n && !ledger.refusal; ) {
-      let end = text.indexOf('\n', at);
-      if (end === -1) end = n;
-      const stop = end > at && text.charCodeAt(end - 1) === CR ? end - 1 : end;
-      ledger.line++;
-      this.scanLine(at, stop);
-      this.containers.endLists();
-      if (ledger.counts.work > ledger.caps.work) ledger.refuseWork();
-      at = end + 1;
-      if (end === n) break;
-    }
-    if (!ledger.refusal) this.paragraphs.end();
-    if (!ledger.refusal) this.sections.end(n);
-    ledger.counts.lines = ledger.line;
-    if (ledger.counts.work > ledger.caps.work) ledger.refuseWork();
-    return ledger.refusal;
+/** A line, part by part: its quotes, a fence or a blank line, its containers, list markers, a block start, and its leaf content. */
+function scanLine(s: ScanState, at: number, stop: number): void {
+  const len = stop - at;
+  if (len > s.caps.lineChars) {
+    return refuse(s, 'TOO_LARGE', 'markdown-line-length', `the line is ${len} characters, over the ${s.caps.lineChars}-character limit: break it into shorter lines, or move it into a file under .pi/plans/artifacts/ and link it`);
   }
+  countLine(s, s.w.char * len + s.w.line);
+  const l = quotePrefix(s, at, stop);
+  if (!l || fencedOrBlank(s, l) || continuesContainers(s, l) || listMarkers(s, l)) return;
+  const f = s.text.charCodeAt(l.c);
+  if (blockStart(s, l, f)) return;
+  leafLine(s, l, f);
+}
 
-  /** A line, part by part: its quotes, a fence or a blank line, its containers, list markers, a block start, and its leaf content. */
-  private scanLine(at: number, stop: number): void {
-    const { ledger } = this;
-    const len = stop - at;
-    if (len > ledger.caps.lineChars) {
-      return ledger.refuse('TOO_LARGE', 'markdown-line-length', `the line is ${len} characters, over the ${ledger.caps.lineChars}-character limit: break it into shorter lines, or move it into a file under .pi/plans/artifacts/ and link it`);
-    }
-    ledger.countLine(this.w.char * len + this.w.line);
-    const l = this.containers.quotePrefix(at, stop);
-    if (!l || this.fencedOrBlank(l) || this.containers.continues(l) || this.containers.listMarkers(l)) return;
-    const f = this.text.charCodeAt(l.c);
-    if (this.blocks.blockStart(l, f)) return;
-    this.blocks.leafLine(l, f);
+/** A line in the fenced code block this scan follows, or a blank line: counted, and true (the line is done). */
+function fencedOrBlank(s: ScanState, l: Line): boolean {
+  const fenced = inFence(s, l);
+  sectionLine(s, l.at, l.stop, l.content, l.q, l.blank, fenced);
+  if (fenced) {
+    containersInFence(s, l);
+    return true;
   }
-
-  /** A line in the fenced code block this scan follows, or a blank line: counted, and true (the line is done). */
-  private fencedOrBlank(l: Line): boolean {
-    const inFence = this.fences.follows(l);
-    this.sections.line(l.at, l.stop, l.content, l.q, l.blank, inFence);
-    if (inFence) {
-      this.containers.fencedLine(l);
-      return true;
-    }
-    if (l.blank) {
-      this.paragraphs.blankLine();
-      this.containers.blankLine(l.q);
-      return true;
-    }
-    return false;
+  if (l.blank) {
+    leafAtBlank(s);
+    containersAtBlank(s, l.q);
+    return true;
   }
+  return false;
 }
 
 /**

@@ -1,154 +1,122 @@
 /**
  * The open paragraph (or heading, table cell) of the Markdown pre-scan and what its inline content
  * costs: emphasis, brackets, code spans, HTML and escapes, their caps per paragraph, and the
- * quadratic costs counted when it ends; also the open table and a run of link definitions.
+ * quadratic costs counted when it ends; also where the open table and a run of definitions end.
  */
-import type { MarkdownWeights } from './markdownWeights';
 import * as weights from './markdownWeights';
 import * as syntax from './markdownSyntax';
-import type { ScanLedger } from './markdownScanLedger';
+import * as ledger from './markdownScanLedger';
+import type { ScanState } from './markdownScanState';
 
 // Read once into this module's own constants (see markdownScanLedger.ts: imported names are getters under tsx).
 const { EMPHASIS, LINKS, HTML, LAZY } = weights;
 const { INLINE_CHAR, delimiterRun } = syntax;
+const { add, refuse } = ledger;
 
-/** A paragraph (or a heading, a table cell): the inline content whose counts grow together. */
-export interface Para {
-  delimiters: number;
-  brackets: number;
-  lazy: number;
-  chars: number;
-  /** Backtick run lengths seen (bit n-1 for length n up to 30); longer runs each count as new. */
-  tickLengths: number;
-  tickScans: number;
-  /** Quote level and content column where it started (lines with less are lazy). */
-  q: number;
-  col: number;
-  /** Started inside a list item (then marker lines of that list start siblings, never continue it). */
-  inList: boolean;
+/** A paragraph starts in `q` quotes at column `col` (in a list item: `inList`). */
+export function startPara(s: ScanState, q: number, col: number, inList: boolean): void {
+  s.para = { delimiters: 0, brackets: 0, lazy: 0, chars: 0, tickLengths: 0, tickScans: 0, q, col, inList };
 }
 
-/** The open paragraph and table, and the inline counts of each line of them. */
-export class Paragraphs {
-  para: Para | undefined;
-  /** The open table: its columns and quote level (rows follow until a blank line). */
-  table: { cols: number; q: number } | undefined;
-  /** The previous line was a link reference definition (the next may be one too). */
-  afterDefinition = false;
-  /** The next inline character at or after `nextInlineFrom` (the text's length when none). */
-  private nextInline = -1;
-  private nextInlineFrom = 0;
+/** Ends the paragraph: its quadratic costs go into the work. */
+export function endPara(s: ScanState): void {
+  const p = s.para;
+  if (!p) return;
+  s.para = undefined;
+  const { w } = s;
+  add(s, EMPHASIS, w.delimiterPairs * p.delimiters * p.delimiters + w.backtickScan * p.tickScans * p.chars);
+  if (p.brackets) add(s, LINKS, w.bracketPairs * p.brackets * p.brackets);
+  if (p.lazy) add(s, LAZY, w.lazyPairs * p.lazy * p.lazy);
+}
 
-  constructor(
-    private readonly text: string,
-    private readonly ledger: ScanLedger,
-    private readonly w: MarkdownWeights,
-  ) {}
+/** A block starts (a list item, a fence, a heading, a break): the paragraph and the table before it end. */
+export function endLeaf(s: ScanState): void {
+  endPara(s);
+  s.table = undefined;
+}
 
-  start(q: number, col: number, inList: boolean): void {
-    this.para = { delimiters: 0, brackets: 0, lazy: 0, chars: 0, tickLengths: 0, tickScans: 0, q, col, inList };
-  }
+/** A blank line: the paragraph, the table and a run of definitions end. */
+export function leafAtBlank(s: ScanState): void {
+  endPara(s);
+  s.table = undefined;
+  s.afterDefinition = false;
+}
 
-  /** Ends the paragraph: its quadratic costs go into the work. */
-  end(): void {
-    const p = this.para;
-    if (!p) return;
-    this.para = undefined;
-    const { w, ledger } = this;
-    ledger.add(EMPHASIS, w.delimiterPairs * p.delimiters * p.delimiters + w.backtickScan * p.tickScans * p.chars);
-    if (p.brackets) ledger.add(LINKS, w.bracketPairs * p.brackets * p.brackets);
-    if (p.lazy) ledger.add(LAZY, w.lazyPairs * p.lazy * p.lazy);
-  }
-
-  /** A block starts (a list item, a fence, a heading, a break): the paragraph and the table before it end. */
-  endLeaf(): void {
-    this.end();
-    this.table = undefined;
-  }
-
-  /** A blank line: the paragraph, the table and a run of definitions end. */
-  blankLine(): void {
-    this.endLeaf();
-    this.afterDefinition = false;
-  }
-
-  /** A table row: each cell is inline content of its own. */
-  cells(c: number, stop: number, q: number, col: number): void {
-    const { text } = this;
-    let from = c;
-    for (let k = c; k <= stop; k++) {
-      const ch = k < stop ? text.charCodeAt(k) : 0x7c;
-      if (ch === 0x5c /* \ */) {
-        k++;
-        continue;
-      }
-      if (ch !== 0x7c /* | */) continue;
-      if (k > from) {
-        this.start(q, col, false);
-        this.inline(from, k);
-        this.end();
-      }
-      from = k + 1;
+/** A table row: each cell is inline content of its own. */
+export function cells(s: ScanState, c: number, stop: number, q: number, col: number): void {
+  const { text } = s;
+  let from = c;
+  for (let k = c; k <= stop; k++) {
+    const ch = k < stop ? text.charCodeAt(k) : 0x7c;
+    if (ch === 0x5c /* \ */) {
+      k++;
+      continue;
     }
+    if (ch !== 0x7c /* | */) continue;
+    if (k > from) {
+      startPara(s, q, col, false);
+      inline(s, from, k);
+      endPara(s);
+    }
+    from = k + 1;
   }
+}
 
-  /** Counts a line's inline constructs into the paragraph, refusing at a cap. */
-  inline(c: number, stop: number): void {
-    const { text, ledger, w } = this;
-    const { caps, counts } = ledger;
-    const p = this.para!;
-    p.chars += stop - c;
-    for (let k = c; k < stop; k++) {
-      // To the next character inline Markdown may give a meaning: a native search, whose answer
-      // is kept for the lines before it (each is searched once, not once per line).
-      if (k > this.nextInline || k < this.nextInlineFrom) {
-        INLINE_CHAR.lastIndex = k;
-        this.nextInline = INLINE_CHAR.test(text) ? INLINE_CHAR.lastIndex - 1 : text.length;
-        this.nextInlineFrom = k;
+/** Counts a line's inline constructs into the paragraph, refusing at a cap. */
+export function inline(s: ScanState, c: number, stop: number): void {
+  const { text, caps, counts, w } = s;
+  const p = s.para!;
+  p.chars += stop - c;
+  for (let k = c; k < stop; k++) {
+    // To the next character inline Markdown may give a meaning: a native search, whose answer
+    // is kept for the lines before it (each is searched once, not once per line).
+    if (k > s.nextInline || k < s.nextInlineFrom) {
+      INLINE_CHAR.lastIndex = k;
+      s.nextInline = INLINE_CHAR.test(text) ? INLINE_CHAR.lastIndex - 1 : text.length;
+      s.nextInlineFrom = k;
+    }
+    k = s.nextInline;
+    if (k >= stop) return;
+    const ch = text.charCodeAt(k);
+    if (ch === 0x5c /* \ */) {
+      add(s, HTML, w.escape);
+      k++;
+    } else if (ch === 0x5b || ch === 0x5d /* [ ] */) {
+      p.brackets++;
+      add(s, LINKS, w.bracket);
+      if (ch === 0x5b && k > 0 && text.charCodeAt(k - 1) === 0x21 /* ! */) add(s, LINKS, w.image);
+      if (p.brackets > caps.brackets) {
+        counts.maxBrackets = p.brackets;
+        return refuse(s, 'TOO_LARGE', 'markdown-brackets', `the paragraph has over ${caps.brackets} "[" and "]" by this line: split it into several paragraphs, or escape the brackets that are not links (\\[)`);
       }
-      k = this.nextInline;
-      if (k >= stop) return;
-      const ch = text.charCodeAt(k);
-      if (ch === 0x5c /* \ */) {
-        ledger.add(HTML, w.escape);
-        k++;
-      } else if (ch === 0x5b || ch === 0x5d /* [ ] */) {
-        p.brackets++;
-        ledger.add(LINKS, w.bracket);
-        if (ch === 0x5b && k > 0 && text.charCodeAt(k - 1) === 0x21 /* ! */) ledger.add(LINKS, w.image);
-        if (p.brackets > caps.brackets) {
-          counts.maxBrackets = p.brackets;
-          return ledger.refuse('TOO_LARGE', 'markdown-brackets', `the paragraph has over ${caps.brackets} "[" and "]" by this line: split it into several paragraphs, or escape the brackets that are not links (\\[)`);
+      counts.maxBrackets = Math.max(counts.maxBrackets, p.brackets);
+    } else if (ch === 0x3c /* < */) {
+      add(s, HTML, w.html);
+    } else if (ch === 0x26 /* & */) {
+      add(s, HTML, w.entity);
+    } else if (ch === 0x60 /* ` */) {
+      let e = k + 1;
+      while (e < stop && text.charCodeAt(e) === 0x60) e++;
+      const run = e - k;
+      const bit = run <= 30 ? 1 << (run - 1) : 0;
+      if (!bit || !(p.tickLengths & bit)) p.tickScans++;
+      p.tickLengths |= bit;
+      add(s, EMPHASIS, w.backtickRun);
+      k = e - 1;
+    } else {
+      // `*`, `_`, `~`: a run that can open or close emphasis (or strikethrough) by the flanking rules.
+      let e = k + 1;
+      while (e < stop && text.charCodeAt(e) === ch) e++;
+      if (delimiterRun(text, k, e, c, stop, ch)) {
+        p.delimiters++;
+        add(s, EMPHASIS, w.delimiter);
+        if (p.delimiters > caps.delimiters) {
+          counts.maxDelimiters = p.delimiters;
+          return refuse(s, 'TOO_LARGE', 'markdown-emphasis', `the paragraph has over ${caps.delimiters} emphasis markers ("*", "_", "~") by this line: split it into several paragraphs, or put code in backticks and escape the markers that are not emphasis (\\*)`);
         }
-        counts.maxBrackets = Math.max(counts.maxBrackets, p.brackets);
-      } else if (ch === 0x3c /* < */) {
-        ledger.add(HTML, w.html);
-      } else if (ch === 0x26 /* & */) {
-        ledger.add(HTML, w.entity);
-      } else if (ch === 0x60 /* ` */) {
-        let e = k + 1;
-        while (e < stop && text.charCodeAt(e) === 0x60) e++;
-        const run = e - k;
-        const bit = run <= 30 ? 1 << (run - 1) : 0;
-        if (!bit || !(p.tickLengths & bit)) p.tickScans++;
-        p.tickLengths |= bit;
-        ledger.add(EMPHASIS, w.backtickRun);
-        k = e - 1;
-      } else {
-        // `*`, `_`, `~`: a run that can open or close emphasis (or strikethrough) by the flanking rules.
-        let e = k + 1;
-        while (e < stop && text.charCodeAt(e) === ch) e++;
-        if (delimiterRun(text, k, e, c, stop, ch)) {
-          p.delimiters++;
-          ledger.add(EMPHASIS, w.delimiter);
-          if (p.delimiters > caps.delimiters) {
-            counts.maxDelimiters = p.delimiters;
-            return ledger.refuse('TOO_LARGE', 'markdown-emphasis', `the paragraph has over ${caps.delimiters} emphasis markers ("*", "_", "~") by this line: split it into several paragraphs, or put code in backticks and escape the markers that are not emphasis (\\*)`);
-          }
-          counts.maxDelimiters = Math.max(counts.maxDelimiters, p.delimiters);
-        }
-        k = e - 1;
+        counts.maxDelimiters = Math.max(counts.maxDelimiters, p.delimiters);
       }
+      k = e - 1;
     }
   }
 }

@@ -4,75 +4,68 @@
  */
 import { LIMITS } from '../limits/limits';
 import * as weights from './markdownWeights';
-import type { MarkdownCounts, MarkdownRefusal } from './markdownWeights';
+import type { MarkdownRefusal } from './markdownWeights';
+import type { ScanCaps, ScanState } from './markdownScanState';
 
 // Read once into this module's own constants: where each file runs as CommonJS (tsx, in the tests
 // and the benchmark) an imported name is a getter on its module read at every use, and the scan
 // reads these per line and per character (twice the scan's time); a bundle has no such cost.
 const { KINDS, TEXT } = weights;
 
-/** The caps a scan holds the text to: `LIMITS.markdown`, with the work budget of this text. */
-export type ScanCaps = { [K in keyof typeof LIMITS.markdown]: number };
+/** The caps of a scan whose work budget is `work`. */
+export function scanCaps(work: number): ScanCaps {
+  return { ...LIMITS.markdown, work };
+}
 
-/** The scan's counts, its work by kind, the line it is on, and its refusal. */
-export class ScanLedger {
-  readonly counts: MarkdownCounts = { work: 0, lines: 0, maxDepth: 0, maxDelimiters: 0, maxBrackets: 0, maxLazy: 0, maxColumns: 0, tableCells: 0, definitions: 0 };
-  readonly caps: ScanCaps;
-  /** The 1-based line being scanned. */
-  line = 0;
-  refusal: MarkdownRefusal | undefined;
-  /** The work by what it was spent on (KINDS). */
-  private readonly spent = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-  /** The current line's own cost (characters and line), spent on short lines until the line is found to be something else. */
-  private lineCost = 0;
+/** A new line's own `cost` (its characters and itself): spent on short lines until `lineIs` says otherwise. */
+export function countLine(s: ScanState, cost: number): void {
+  s.lineCost = cost;
+  s.counts.work += cost;
+  s.spent[TEXT] += cost;
+}
 
-  constructor(work: number) {
-    this.caps = { ...LIMITS.markdown, work };
-  }
+/** The current line is a `kind` (the first call for a line counts): its own cost is spent on that. */
+export function lineIs(s: ScanState, kind: number): void {
+  s.spent[TEXT] -= s.lineCost;
+  s.spent[kind] += s.lineCost;
+  s.lineCost = 0;
+}
 
-  /** A new line's own `cost` (its characters and itself): spent on short lines until `lineIs` says otherwise. */
-  countLine(cost: number): void {
-    this.lineCost = cost;
-    this.add(TEXT, cost);
-  }
+/** Adds `units` of work spent on `kind`. */
+export function add(s: ScanState, kind: number, units: number): void {
+  s.counts.work += units;
+  s.spent[kind] += units;
+}
 
-  /** The current line is a `kind` (the first call for a line counts): its own cost is spent on that. */
-  lineIs(kind: number): void {
-    this.spent[TEXT] -= this.lineCost;
-    this.spent[kind] += this.lineCost;
-    this.lineCost = 0;
-  }
+/** Whether the work is over the budget. */
+export function overBudget(s: ScanState): boolean {
+  return s.counts.work > s.caps.work;
+}
 
-  /** Adds `units` of work spent on `kind`. */
-  add(kind: number, units: number): void {
-    this.counts.work += units;
-    this.spent[kind] += units;
-  }
+/** Refuses the text as over its work budget, by this line: naming what the work went to most, and its fix. */
+export function refuseWork(s: ScanState): void {
+  let most = 0;
+  for (let k = 1; k < KINDS.length; k++) if (s.spent[k] > s.spent[most]) most = k;
+  const kb = Math.max(1, Math.round(s.caps.work / LIMITS.markdown.workPerChar / 1024));
+  refuse(
+    s,
+    'TOO_LARGE',
+    'markdown-complexity',
+    `the Markdown costs far more to parse than ordinary plan text of its size: by this line it is over what ${kb} KB of text may cost (${s.line} lines, mostly ${KINDS[most][0]}): ${KINDS[most][1]}, or move it into a file under .pi/plans/artifacts/ and link it`,
+  );
+}
 
-  /** Refuses the text as over its work budget, by this line: naming what the work went to most, and its fix. */
-  refuseWork(): void {
-    let most = 0;
-    for (let k = 1; k < KINDS.length; k++) if (this.spent[k] > this.spent[most]) most = k;
-    const kb = Math.max(1, Math.round(this.caps.work / LIMITS.markdown.workPerChar / 1024));
-    this.refuse(
-      'TOO_LARGE',
-      'markdown-complexity',
-      `the Markdown costs far more to parse than ordinary plan text of its size: by this line it is over what ${kb} KB of text may cost (${this.line} lines, mostly ${KINDS[most][0]}): ${KINDS[most][1]}, or move it into a file under .pi/plans/artifacts/ and link it`,
-    );
-  }
+/** Refuses the text (the first refusal stays). */
+export function refuse(s: ScanState, code: MarkdownRefusal['code'], rule: string, message: string, line = s.line): void {
+  s.refusal ??= { code, rule, message, line };
+}
 
-  /** Refuses the text (the first refusal stays). */
-  refuse(code: MarkdownRefusal['code'], rule: string, message: string, line = this.line): void {
-    this.refusal ??= { code, rule, message, line };
-  }
+/** Refuses a line with `n` quote markers, over the cap (counting stops there). */
+export function refuseQuotes(s: ScanState, n: number): void {
+  refuse(s, 'TOO_LARGE', 'markdown-quote-depth', `the line nests more than ${s.caps.quoteDepth} block quotes (${n} so far), the limit: split the quote or shorten the line (remove the extra ">" markers)`);
+}
 
-  /** Refuses a line with `n` quote markers, over the cap (counting stops there). */
-  refuseQuotes(n: number): void {
-    this.refuse('TOO_LARGE', 'markdown-quote-depth', `the line nests more than ${this.caps.quoteDepth} block quotes (${n} so far), the limit: split the quote or shorten the line (remove the extra ">" markers)`);
-  }
-
-  /** Refuses a line nested `depth` levels deep, over the cap (counting stops there). */
-  refuseNesting(depth: number): void {
-    this.refuse('TOO_LARGE', 'markdown-nesting', `the line is nested more than ${this.caps.nesting} levels deep in quotes and lists (${depth} so far), the limit: flatten the list or the quote`);
-  }
+/** Refuses a line nested `depth` levels deep, over the cap (counting stops there). */
+export function refuseNesting(s: ScanState, depth: number): void {
+  refuse(s, 'TOO_LARGE', 'markdown-nesting', `the line is nested more than ${s.caps.nesting} levels deep in quotes and lists (${depth} so far), the limit: flatten the list or the quote`);
 }
