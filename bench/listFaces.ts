@@ -78,9 +78,9 @@ export async function facesFigures(n: number, bin: string, runs = 3): Promise<Fa
       const dirs = { mcp: fs.mkdtempSync(path.join(work, `warm-mcp-${kind}-`)), explorer: fs.mkdtempSync(path.join(work, `warm-explorer-${kind}-`)) };
       const first = await mcpList(bin, corpusRoot(kind, n).root, envOf(kind, dirs.mcp));
       const flags = new Map<string, number>();
-      // A flag is the note after the row's last " · ", up to its first colon ("approval not valid: …").
+      // A row's flag is its last field, one of the flags the list explains after its rows.
       for (const line of first.text.split('\n')) {
-        const flag = /· ([a-z ]+): [^·]*$/.exec(line)?.[1];
+        const flag = /· (changed since approval|approval not valid|approved on another machine|stalled|stale)$/.exec(line)?.[1];
         if (line.startsWith('- ') && flag) flags.set(flag, (flags.get(flag) ?? 0) + 1);
       }
       figures.listed[kind] = `${first.text.split('\n')[0]}${flags.size ? ` (${[...flags].map(([k, v]) => `${v} ${k}`).join(', ')})` : ''}`;
