@@ -94,8 +94,7 @@ function medianOf3<T extends Record<string, number>>(run: () => T): T {
  * for them, so neither should grow with the folder.
  */
 function cliOnePlan(): { bareNodeMb: number; commands: { command: string; ms: number; peakMb: number }[] } {
-  const cliJs = path.resolve(__dirname, '..', 'dist', 'bin.js');
-  if (!fs.existsSync(cliJs)) execFileSync(process.execPath, [path.resolve(__dirname, '..', 'scripts', 'build.mjs')], { cwd: path.resolve(__dirname, '..'), stdio: 'ignore' });
+  const cliJs = builtCli();
   const hook = path.join(cacheDir, 'rss-hook.cjs');
   fs.writeFileSync(hook, "const t0 = process.hrtime.bigint();\nprocess.on('exit', () => require('fs').writeSync(2, `\\nbench ${process.resourceUsage().maxRSS} ${Number(process.hrtime.bigint() - t0) / 1e6}\\n`));\n");
   const sample = (argv: string[]) => {

@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { corpusRoot, LIST_TARGETS } from './list';
+import { corpusRoot, LIST_TARGETS, median } from './list';
 
 const KINDS = ['mixed', 'proposed', 'signed'] as const;
 type Kind = (typeof KINDS)[number];
@@ -33,8 +33,6 @@ export interface FacesFigures {
   /** What the first list said, by corpus (the attention flags, counted from its lines). */
   listed: Record<Kind, string>;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** `pi-plans mcp` from its spawn until its first `pi_plan_list` answered, and the call alone (ms); the answer's text. */
 async function mcpList(bin: string, root: string, env: Record<string, string>): Promise<{ ms: number; callMs: number; text: string }> {

@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createPlanText } from '../src/core';
+import { median } from './list';
 
 export const LONG_TARGETS = { coldMs: 300, warmVsFloor: 1.5 };
 const ID = 'PLAN-0001f000';
@@ -84,7 +85,6 @@ export function longFigures(bin: string, runs = 3): LongFigures {
 }
 
 export function printLong(l: LongFigures): void {
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const f0 = (x: number) => x.toFixed(0);
   const floor = median(l.floor);
   console.log('');

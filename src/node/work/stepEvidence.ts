@@ -69,11 +69,7 @@ export class NodeEvidence implements EvidencePort {
       if (now instanceof Error) throw now;
       if (!before || !now) return { recorded: false, why: 'its start was not recorded' };
       this.started.delete(`${plan}/${step}`);
-      // The pin keeps the tree from git gc (two weeks away at the soonest): the mark need not wait for it.
-      this.pinLater(g, plan, step, now.tree);
-      this.markAt(g, plan, now.tree);
-      const files: FileChange[] = now.changes;
-      return { recorded: true, files, before, after: now.tree, ...this.toldApart(plan, step, files, g.top) };
+      return this.recorded(g, plan, step, before, now);
     } catch (e) {
       return notRecorded(e);
     }
@@ -97,13 +93,17 @@ export class NodeEvidence implements EvidencePort {
       if (!before) return { recorded: false, why: "the step was never marked in progress, and neither the plan's start nor an earlier mark was recorded" };
       const now = await g.snapshotSince(before);
       await g.pin(plan, step, 'before', before);
-      this.pinLater(g, plan, step, now.tree);
-      this.markAt(g, plan, now.tree);
-      const files: FileChange[] = now.changes;
-      return { recorded: true, files, before, after: now.tree, ...this.toldApart(plan, step, files, g.top) };
+      return this.recorded(g, plan, step, before, now);
     } catch (e) {
       return notRecorded(e);
     }
+  }
+
+  /** A step's change from `before` to the snapshot `now`: pinned (later: the pin keeps the tree from git gc, two weeks away at the soonest, so the mark need not wait for it), the plan's last mark moved to it. */
+  private recorded(g: GitEvidence, plan: string, step: string, before: string, now: { tree: string; changes: FileChange[] }): StepChanges {
+    this.pinLater(g, plan, step, now.tree);
+    this.markAt(g, plan, now.tree);
+    return { recorded: true, files: now.changes, before, after: now.tree, ...this.toldApart(plan, step, now.changes, g.top) };
   }
 
   async contradicted(plan: string, lines: readonly { step: string; before: string; after: string }[]): Promise<Set<string>> {
