@@ -55,7 +55,7 @@ export interface PiPlansApi {
   /** @internal Resolves once every store has applied the watcher events and re-scans pending now. */
   _settled(): Promise<void>;
   /** @internal When the explorer last heard of a change and last drew rows (performance.now()), for the bench. */
-  _explorerTimings(): { lastChange: number; lastRender: number };
+  _explorerTimings(): { lastChange: number; lastRender: number; rebuilds: number; allRedraws: number };
   /** @internal Milliseconds from each plan editor's script start to its first render, for the bench. */
   _editorRenderTimes(): number[];
   /** @internal A plan's row in the explorer (description, tooltip's text, accessibility label), for this extension's own tests. */

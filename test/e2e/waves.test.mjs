@@ -101,11 +101,7 @@ describe('a plan in waves in the plan editor (code-server + chromium)', function
   });
 
   it('the person releases the claim of an agent that went away (the step row\'s Release Claim…, a modal): the step is pending again, claimed by no one', async () => {
-    // An agent session claimed S003 and is gone (its claim line, written as the store writes it).
     const file = path.join(ws, '.pi/plans', `${ID}.md`);
-    const claimedAt = new Date(Date.now() - 5 * 60_000).toISOString();
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^(3\. \[ \] S003 \*in progress\* Round-trip test\n {3}after: S001, S002\n)/m, `$1   > Claimed: codex-gone-session at ${claimedAt}\n`));
-    assert.match(fs.readFileSync(file, 'utf8'), /> Claimed: codex-gone-session at /);
     const tree = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Plans/ }) }).locator('.monaco-list').first();
     const plan = tree.getByRole('treeitem', { name: /^Two waves/ }).first();
     // The plan's row is opened by its twistie, never by a click on the row and an arrow key: a
@@ -114,8 +110,19 @@ describe('a plan in waves in the plan editor (code-server + chromium)', function
     // still closed). Nothing has opened the row before (a click on it opens the plan only).
     await plan.locator('.monaco-tl-twistie').click();
     await tree.locator('.monaco-list-row[aria-expanded="true"]', { hasText: /^Two waves/ }).waitFor({ timeout: 20_000 });
-    const row = tree.getByRole('treeitem', { name: /^Step S003, in progress: Round-trip test/ });
+    await tree.getByRole('treeitem', { name: /^Step S003, in progress: Round-trip test/ }).waitFor({ timeout: 20_000 });
+    // Then an agent session claims S003 and goes away (its claim line, written as the store writes
+    // it). The row is opened first so that the claim reaches it through the explorer's redraw: a
+    // row opened after the write reads the file at once, before the index has seen the write, and
+    // the redraw that follows would replace the row under the open context menu (VS Code then runs
+    // the menu's command with no row).
+    const claimedAt = new Date(Date.now() - 5 * 60_000).toISOString();
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^(3\. \[ \] S003 \*in progress\* Round-trip test\n {3}after: S001, S002\n)/m, `$1   > Claimed: codex-gone-session at ${claimedAt}\n`));
+    assert.match(fs.readFileSync(file, 'utf8'), /> Claimed: codex-gone-session at /);
+    // The row says who holds the step, in its text and to a screen reader.
+    const row = tree.getByRole('treeitem', { name: /^Step S003, in progress, claimed by codex-gone-session: Round-trip test/ });
     await row.waitFor({ timeout: 20_000 });
+    assert.match(await row.locator('.label-description').innerText(), /^in progress · claimed/);
     await chooseFromContextMenu(page, row, 'Release Claim…');
     const dialog = page.locator('.monaco-dialog-box', { hasText: `Release S003 of ${ID}, claimed by codex-gone-session since ` });
     await dialog.waitFor({ timeout: 10_000 });

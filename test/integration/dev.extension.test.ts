@@ -398,6 +398,35 @@ describe('Pi Plans in a real VS Code', function () {
     }
   });
 
+  it('the explorer redraws every row only when what every row shows changes: work started again on the same plan redraws nothing', async () => {
+    const a = await api();
+    const id = 'PLAN-3f9a1c2e';
+    const draft = planFile('PLAN-a04c9d13');
+    const text = fs.readFileSync(draft, 'utf8');
+    const redrawn = async (what: string, since: number) => {
+      await until(what, () => a._explorerTimings().rebuilds > since);
+      return a._explorerTimings();
+    };
+    try {
+      // Work starts: the active plan's row is marked, so every row is redrawn, once.
+      let t = a._explorerTimings();
+      await vscode.commands.executeCommand('piPlans.startWork', { id });
+      const started = await redrawn('the redraw for the work started', t.rebuilds);
+      assert.equal(started.allRedraws, t.allRedraws + 1, 'the active plan changed: every row');
+      // Started again on the same plan, then a plan edited from outside (a redraw of its group):
+      // nothing every row shows has changed, so no redraw of every row. (Such a redraw is not
+      // harmless: VS Code closes again a group the person opens while it runs.)
+      t = started;
+      await vscode.commands.executeCommand('piPlans.startWork', { id });
+      fs.writeFileSync(draft, text.replace(/^title: "(.*)"$/m, 'title: "$1, edited from outside"'));
+      const edited = await redrawn('the redraw for the outside edit', t.rebuilds);
+      assert.equal(edited.allRedraws, t.allRedraws, 'only the draft\'s group is redrawn');
+    } finally {
+      fs.writeFileSync(draft, text);
+      await vscode.commands.executeCommand('piPlans.endWork');
+    }
+  });
+
   it('the explorer shows the agent session the hook bound to a plan, and whether hooks enforce it; the session gone, so is the mark', async () => {
     const a = await api();
     const id = 'PLAN-3f9a1c2e';

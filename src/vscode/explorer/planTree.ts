@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { AttentionFlag, attentionLabel, attentionRank, checkStanding, compareText, evidenceFlag, fitLabel, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, stepContextValue, textWidthEm } from '../../core';
+import { attentionLabel, attentionRank, checkStanding, compareText, evidenceFlag, fitLabel, parseClaim, PlanDocument, PlanStatus, planContextValue, PLAN_STATUSES, progressOf, stepContextValue, textWidthEm } from '../../core';
 import { lastDrift, readPlanState } from '../../node';
 import { planTooltip } from './planTooltip';
 import { plainTooltip } from '../common/plainTooltip';
@@ -7,99 +7,11 @@ import { stepAnnotation, stepTooltip } from './stepTooltip';
 import type { IndexEntry } from '../../store';
 import type { WorkspaceActivePlans } from '../workspace/activePlans';
 import { DisposableScope } from '../common/disposable';
+import { CHECKED, GroupKey, GroupNode, GROUPS, groupOf, LABEL_EM, MoreNode, Node, PAGE, PlanNode, Snapshot, StepNode } from './planRows';
 import { COMMANDS, CONTEXT_KEYS, VIEWS } from '../common/ids';
 import { planCodicon, planColor, relativeTime, STATUS_CODICON, STATUS_COLOR, STEP_ICON } from '../common/planIcons';
 import type { WorkspacePlans } from '../workspace/workspacePlans';
 import { PlanSessions, sessionsMark, sessionsTooltip } from './planSessions';
-
-/** The explorer's groups, in the order a reviewer needs them. */
-type GroupKey = 'review' | 'invalid' | 'executing' | 'stalled' | 'failed' | 'approved' | 'draft' | 'rejected' | 'finished';
-const GROUPS: readonly { key: GroupKey; label: string; collapsed?: boolean }[] = [
-  { key: 'review', label: 'Awaiting review' },
-  { key: 'invalid', label: 'Invalid files' },
-  { key: 'executing', label: 'Executing' },
-  { key: 'stalled', label: 'Stalled' },
-  { key: 'failed', label: 'Failed' },
-  { key: 'approved', label: 'Approved' },
-  { key: 'draft', label: 'Drafts' },
-  { key: 'rejected', label: 'Rejected' },
-  { key: 'finished', label: 'Finished', collapsed: true },
-];
-
-/** Where a plan goes: by status, an executing plan without activity with the stalled ones. */
-function groupOf(e: IndexEntry, flag: AttentionFlag | undefined): GroupKey {
-  if (!e.valid || !e.status) return 'invalid';
-  switch (e.status) {
-    case 'proposed':
-    case 'needs_review':
-      return 'review';
-    case 'executing':
-      return flag === 'stalled' ? 'stalled' : 'executing';
-    case 'completed':
-    case 'cancelled':
-    case 'superseded':
-      return 'finished';
-    default:
-      return e.status;
-  }
-}
-
-/**
- * How wide a label the default side bar (300 px) shows whole, in ems of the workbench font: a plan
- * row (two levels in), a step row (three); a multi-root workspace's folder level takes 0.62 em more.
- * Measured at rest and with one inline button shown (20 px each; a proposal's two, on its hovered
- * or focused row, take the end of a label longer than 13.6 em).
- */
-const LABEL_EM = { plan: 14.8, step: 14.4, folderLevel: 0.62 };
-
-/** A large group shows this many rows, then "Show more". */
-const PAGE = 200;
-/** Statuses whose drift is watched and whose checks may run (src/node/work/planDrift.ts, core/checks.ts). */
-const CHECKED: ReadonlySet<string> = new Set(['approved', 'executing', 'stalled']);
-
-interface FolderNode {
-  kind: 'folder';
-  key: string;
-  folder: vscode.Uri;
-  name: string;
-}
-interface GroupNode {
-  kind: 'group';
-  key: string;
-  folder: vscode.Uri;
-  group: GroupKey;
-}
-/** A plan row; `id` and `version` make it a valid argument of every plan command. */
-export interface PlanNode {
-  kind: 'plan';
-  key: string;
-  folder: vscode.Uri;
-  /** The group it is shown in: part of its key, so a plan moving between groups is two rows, never one id twice. */
-  group: GroupKey;
-  file: string;
-  id: string;
-  version?: number;
-  /** For an invalid file: the broken line, which opening it goes to. */
-  errorLine?: number;
-}
-interface StepNode {
-  kind: 'step';
-  key: string;
-  parent: PlanNode;
-  id: string;
-  version?: number;
-  step: string;
-}
-interface MoreNode {
-  kind: 'more';
-  key: string;
-  parent: GroupNode;
-  remaining: number;
-}
-type Node = FolderNode | GroupNode | PlanNode | StepNode | MoreNode;
-
-/** The rows of one folder, grouped and sorted once per change (not once per expanded group). */
-type Snapshot = Map<string, Map<GroupKey, IndexEntry[]>>;
 
 const FILTER_KEY = 'piPlans.explorer.filter';
 /** A burst of changes ends after this much quiet (ms); a redraw waits at most MAX_WAIT_MS for it. */
@@ -120,8 +32,8 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
   private readonly limits = new Map<string, number>();
   private filter: PlanStatus[] | undefined;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
-  /** When the last change event arrived and when the tree was last asked for its rows (the bench reads them). */
-  readonly timings = { lastChange: 0, lastRender: 0 };
+  /** When the last change event arrived and when the tree was last asked for its rows (the bench reads them); how many redraws, and how many of every row (a test reads them). */
+  readonly timings = { lastChange: 0, lastRender: 0, rebuilds: 0, allRedraws: 0 };
   /** The agent sessions bound to each plan (pi-plans hook's bindings). */
   readonly sessions = this.register(new PlanSessions());
 
@@ -140,10 +52,10 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     this.register(this.view.onDidCollapseElement((e) => e.element.kind === 'group' && this.opened.set(e.element.key, false)));
     this.register(plans.onDidChangePlans(() => this.refreshSoon()));
     this.register(plans.onDidChangeAttention(() => this.refreshSoon()));
-    this.register(plans.onDidLoad(() => this.refreshSoon(true)));
-    this.register(active.onDidChange(() => this.refreshSoon(true)));
+    this.register(plans.onDidLoad(() => this.refreshSoon()));
+    this.register(active.onDidChange(() => this.refreshSoon()));
     this.register(this.sessions.onDidChange(() => this.refreshSoon()));
-    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.refreshSoon(true)));
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.refreshSoon()));
     this.register(vscode.window.onDidChangeActiveTextEditor((ed) => void this.follow(ed)));
     this.register(this.view.onDidChangeVisibility((e) => {
       if (!e.visible) return;
@@ -220,14 +132,13 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
    * Redraws once changes stop arriving for a moment (150 ms, the stores' own end of a burst: a
    * `git checkout` of many plans is one update, not one per file), at most 1.5 s after the first.
    */
-  private refreshSoon(all = false): void {
+  private refreshSoon(): void {
     const now = performance.now();
     this.timings.lastChange = now;
     // The rows VS Code asks for meanwhile (the view just shown, a group opened) are read anew: a
     // snapshot from before the change (before the first stalled plans were known, say) would draw
     // groups that the redraw then moves under the person's pointer.
     this.snapshot = undefined;
-    this.redrawAll ||= all;
     if (!this.burstStart) this.burstStart = now;
     clearTimeout(this.refreshTimer);
     const wait = Math.max(0, Math.min(QUIET_MS, this.burstStart + MAX_WAIT_MS - now));
@@ -237,8 +148,21 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     }, wait);
   }
 
-  /** Something every row shows changed (the active plan, the folders, the filter): redraw all rows. */
-  private redrawAll = true;
+  /** What every row showed at the last redraw besides its own plan (everyRowShows). */
+  private everyRow = '';
+
+  /**
+   * What every row shows besides its own plan: whether the index has loaded, the filter, the
+   * folders (a level each, and the width of a row's label), the active plans (their rows are
+   * marked). When it changes, every row is redrawn; when it does not, only the groups whose rows
+   * changed. A redraw of every row that changes nothing is not harmless: VS Code closes again a
+   * group the person opens while its parent's rows are being fetched.
+   */
+  private everyRowShows(): string {
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => [f.uri.toString(), f.name]);
+    const active = this.active.list().map((a) => [a.folder, a.id]).sort();
+    return JSON.stringify([this.plans.loaded, this.filter ?? null, folders, active]);
+  }
 
   /**
    * Re-reads the index into groups and redraws what changed: only the groups whose rows changed
@@ -259,8 +183,12 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     for (const f of this.plans.folders()) review += f.store.list({ status: ['proposed', 'needs_review'] }).length;
     this.view.badge = review ? { value: review, tooltip: review === 1 ? vscode.l10n.t('1 plan awaiting your review') : vscode.l10n.t('{0} plans awaiting your review', review) } : undefined;
     const sameGroups = before.size === after.size && [...after.keys()].every((k) => before.has(k));
-    if (this.redrawAll || !sameGroups) {
-      this.redrawAll = false;
+    const everyRow = this.everyRowShows();
+    const redrawAll = everyRow !== this.everyRow;
+    this.everyRow = everyRow;
+    this.timings.rebuilds++;
+    if (redrawAll || !sameGroups) {
+      this.timings.allRedraws++;
       this.forgetNodes(after);
       this.fire(undefined);
       return;
@@ -480,7 +408,9 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     const flag = evidenceFlag(s);
     // The row names the flag that asks for attention; "no change, explained" is in the tooltip.
     const shownFlag = flag === 'no evidence' ? flag : '';
-    item.description = [s.status !== 'pending' ? s.status.replace('_', ' ') : '', shownFlag, annotation, s.note ? `“${s.note}”` : ''].filter(Boolean).join(' · ');
+    // Who holds a step being worked on: the person deciding on Release Claim… sees it on the row.
+    const holder = s.status === 'in_progress' ? parseClaim(s.record?.Claimed)?.session : undefined;
+    item.description = [s.status !== 'pending' ? s.status.replace('_', ' ') : '', holder ? vscode.l10n.t('claimed') : '', shownFlag, annotation, s.note ? `“${s.note}”` : ''].filter(Boolean).join(' · ');
     const icon = flag === 'no evidence' ? { icon: 'warning', color: 'list.warningForeground' } : STEP_ICON[s.status];
     item.iconPath = new vscode.ThemeIcon(icon.icon, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
     // The record line, else (a step not worked on yet) the result kept beside the plan.
@@ -491,7 +421,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     item.contextValue = `${stepContextValue(doc.fm.status, s.status)}${check ? 'check:' : ''}${claimed}`;
     // The tooltip is resolved on hover (resolveTreeItem): the check read against the files now, stale or not.
     const { done, total } = progressOf(doc.steps);
-    item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, `${s.status.replace('_', ' ')}${shownFlag ? `, ${shownFlag}` : ''}`, s.text, s.note ? `; note: ${s.note}` : '', done, total) };
+    item.accessibilityInformation = { label: vscode.l10n.t('Step {0}, {1}: {2}{3}. Plan progress {4} of {5}.', s.id, `${s.status.replace('_', ' ')}${holder ? `, ${vscode.l10n.t('claimed by {0}', holder)}` : ''}${shownFlag ? `, ${shownFlag}` : ''}`, s.text, s.note ? `; note: ${s.note}` : '', done, total) };
     item.command = { command: 'vscode.open', title: vscode.l10n.t('Open'), arguments: [vscode.Uri.joinPath(n.parent.folder, '.pi', 'plans', n.parent.file)] };
     return item;
   }
@@ -573,7 +503,6 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
 
   private async setFilter(filter: PlanStatus[] | undefined): Promise<void> {
     this.filter = filter;
-    this.redrawAll = true;
     await this.state.update(FILTER_KEY, filter);
     this.publishFilter();
     this.rebuild();

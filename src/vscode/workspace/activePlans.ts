@@ -21,6 +21,7 @@ export class WorkspaceActivePlans extends DisposableScope implements ActivePlans
 
   constructor(private readonly state: vscode.Memento) {
     super();
+    this.told = keyOf(this.list());
     void this.publish();
   }
 
@@ -59,9 +60,16 @@ export class WorkspaceActivePlans extends DisposableScope implements ActivePlans
     await this.publish();
   }
 
+  /** The list as last told to listeners: a publish that changes nothing tells no one (the explorer would redraw every row). */
+  private told: string;
+
   private async publish(): Promise<void> {
     await vscode.commands.executeCommand('setContext', WORK_ACTIVE_CONTEXT, this.list().length > 0);
-    this.changed.fire();
+    const now = keyOf(this.list());
+    if (now !== this.told) {
+      this.told = now;
+      this.changed.fire();
+    }
     await this.tellHooks().catch(() => undefined); // the hooks file is a convenience: never fails plan work
   }
 
@@ -87,4 +95,9 @@ export class WorkspaceActivePlans extends DisposableScope implements ActivePlans
       if (had !== text && hasPlans) await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
     }
   }
+}
+
+/** The active plans as one comparable string, in no particular order. */
+function keyOf(list: { id: string; folder: string }[]): string {
+  return JSON.stringify(list.map((a) => [a.folder, a.id]).sort());
 }
