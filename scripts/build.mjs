@@ -78,6 +78,23 @@ const hookStaysSmall = {
   },
 };
 
+/**
+ * The bundles dist/bin.js loads (src/cli/bin.ts: cli.js, hook.js, hook-shell.js) must be ASCII:
+ * V8 keeps a loaded script's source for as long as the process runs, and a source with one
+ * character past Latin-1 (a comment's “quote”, a regex's →) is kept at two bytes per character:
+ * 6 MB instead of 3 for the CLI, in every command's peak memory. Strings and identifiers esbuild
+ * escapes itself; comments it keeps as they are (the CLI drops them: `minifyWhitespace`), and a
+ * regular expression literal of ours writes such a character as an escape (`\u2192`).
+ */
+function refuseNonAscii(file) {
+  const bytes = fs.readFileSync(file);
+  const at = bytes.findIndex((b) => b > 0x7f);
+  if (at < 0) return;
+  const line = bytes.subarray(0, at).toString('utf8').split('\n').length;
+  const text = bytes.subarray(bytes.lastIndexOf(0x0a, at) + 1, bytes.indexOf(0x0a, at) < 0 ? undefined : bytes.indexOf(0x0a, at)).toString('utf8');
+  throw new Error(`${file}:${line} is not ASCII (${JSON.stringify(text.slice(0, 160))}): write the character as an escape (\\u2192 for →), since V8 would keep this bundle's whole source at two bytes a character in every pi-plans process`);
+}
+
 /** @type {esbuild.BuildOptions} */
 const common = {
   bundle: true,
@@ -96,7 +113,8 @@ const common = {
 
 const builds = [
   { ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], metafile: meta },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // Without comments (they kept non-ASCII characters: see refuseNonAscii); names and syntax as written, the map beside it.
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, minifyWhitespace: true },
   // The `pi-plans` bin: routes `hook` to dist/hook.js before anything else loads, the rest to dist/cli.js.
   { ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/bin.js', banner: { js: '#!/usr/bin/env node' }, sourcemap: false, minify: true },
   // `pi-plans hook`, run by agent hosts on every tool call: no commander, no store, no Markdown stack.
@@ -150,6 +168,7 @@ async function buildNpmPackage(dir) {
     return `${p.name}@${p.version} (${p.license})\n\n${fs.readFileSync(path.join(folder, file), 'utf8').trim()}\n`;
   });
   fs.writeFileSync(path.join(dir, 'dist', 'THIRD-PARTY-NOTICES.txt'), `The pi-plans CLI (dist/cli.js, and dist/hook.js and dist/hook-shell.js of a few of them) includes the following packages.\n\n${notices.join(`\n${'-'.repeat(72)}\n\n`)}`);
+  for (const f of [outfile, path.join(dir, 'dist', 'hook.js'), path.join(dir, 'dist', 'hook-shell.js')]) refuseNonAscii(f);
   fs.chmodSync(outfile, 0o755);
   fs.chmodSync(bin, 0o755);
   console.log(`${path.relative(repoRoot, outfile)} ${(fs.statSync(outfile).size / 1024).toFixed(0)} KB (minified, ${packages.size} packages inlined), version ${version}`);
@@ -183,6 +202,7 @@ if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {
   const results = await Promise.all(builds.map((b) => esbuild.build(b)));
+  for (const f of ['dist/cli.js', 'dist/hook.js', 'dist/hook-shell.js']) refuseNonAscii(f);
   const size = fs.statSync('dist/extension.js').size;
   console.log(`dist/extension.js ${(size / 1024).toFixed(0)} KB${production ? ' (minified)' : ''}, dist/cli.js ${(fs.statSync('dist/cli.js').size / 1024).toFixed(0)} KB, dist/hook.js ${(fs.statSync('dist/hook.js').size / 1024).toFixed(0)} KB (+ ${(fs.statSync('dist/hook-shell.js').size / 1024).toFixed(0)} KB for a shell command), dist/webview.js ${(fs.statSync('dist/webview.js').size / 1024).toFixed(0)} KB (minified)`);
   if (meta) {

@@ -15,8 +15,19 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { createRequire } from 'node:module';
 
-/** Node's CommonJS wrapper of a module's source (`Module.wrap`), which the types do not list; a `#!` line, which Node strips from a file it loads itself, made a comment. */
-const wrap = (source: string): string => `(function (exports, require, module, __filename, __dirname) { ${source.startsWith('#!') ? `//${source.slice(2)}` : source}\n});`;
+/**
+ * A bundle's source in Node's CommonJS wrapper (`Module.wrap`, which the types do not list), its
+ * `#!` line (which Node strips from a file it loads itself) made a comment. Decoded once from the
+ * file's bytes with the wrapper around them: V8 keeps the script's source for the process's life,
+ * and a wrapper added to a decoded string kept a second copy of the whole bundle until a full GC
+ * (a list of plans never runs one). The bundles are ASCII (the build refuses others), so the one
+ * copy is a one-byte string.
+ */
+function wrappedSource(file: string): string {
+  const bytes = fs.readFileSync(file);
+  const body = bytes[0] === 0x23 && bytes[1] === 0x21 ? [Buffer.from('//'), bytes.subarray(2)] : [bytes];
+  return Buffer.concat([Buffer.from('(function (exports, require, module, __filename, __dirname) { '), ...body, Buffer.from('\n});')]).toString('utf8');
+}
 
 /** Where `hook` sits in argv (after an optional `--root DIR`), or -1. */
 function hookAt(args: readonly string[]): number {
@@ -77,7 +88,7 @@ export function loadBeside(name: string): unknown {
   const st = fs.statSync(file);
   const cacheFile = path.join(codeDir(), `${name}-${st.size}-${Math.floor(st.mtimeMs)}-${st.ino}-${process.version}-${process.arch}.v8`);
   const cachedData = plainBytes(cacheFile);
-  const script = new vm.Script(wrap(fs.readFileSync(file, 'utf8')), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const script = new vm.Script(wrappedSource(file), { filename: file, ...(cachedData ? { cachedData } : {}) });
   const m = { exports: {} as unknown };
   (script.runInThisContext() as (...a: unknown[]) => void).call(m.exports, m.exports, createRequire(file), m, file, __dirname);
   if (!cachedData || script.cachedDataRejected) {

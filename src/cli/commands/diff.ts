@@ -38,7 +38,7 @@ export function registerDiffCommand({ program, io, store }: CliContext): void {
       const lines = describeComparison(cmp);
       if (!lines.length) io.out('  no change to the steps or sections\n');
       for (const line of lines) {
-        const step = /^[+~↕-] (S\d{3,4}) /.exec(line)?.[1];
+        const step = /^[+~\u2195-] (S\d{3,4}) /.exec(line)?.[1];
         let detail = '';
         if (step && line.startsWith('~')) detail = `: "${textOf(then, step)}" → "${textOf(now, step)}"`;
         else if (step && line.startsWith('+')) detail = `: "${textOf(now, step)}"`;

@@ -54,11 +54,11 @@ const HEADER =
 // pi-planner's annotation: one-word tool and operation, optional target, at the end of the line.
 // The text is greedy, so the annotation is the last "(tool: operation ...)" of the line.
 // A target may hold balanced parentheses (`account.move(42)`), nothing unbalanced.
-const ANNOTATION = /^(?<text>.*)[ \t]+\((?<tool>[^\s():]+):[ \t]+(?<op>[^\s()]+?)(?:[ \t]+→[ \t]+(?<target>(?:[^()]|\([^()]*\))+?))?\)$/s;
+const ANNOTATION = /^(?<text>.*)[ \t]+\((?<tool>[^\s():]+):[ \t]+(?<op>[^\s()]+?)(?:[ \t]+\u2192[ \t]+(?<target>(?:[^()]|\([^()]*\))+?))?\)$/s;
 /** Text that would read back as a marker or an annotation gets one backslash (Markdown's own escape). */
 const MARKER_START = /^\*(in progress|blocked|failed|skipped)\*/;
 const ESCAPED_MARKER_START = /^\\(\*(?:in progress|blocked|failed|skipped)\*)/;
-const ESCAPED_ANNOTATION_END = /[ \t]\\(\([^\s():]+:[ \t]+[^\s()]+?(?:[ \t]+→[ \t]+(?:[^()]|\([^()]*\))+?)?\))$/s;
+const ESCAPED_ANNOTATION_END = /[ \t]\\(\([^\s():]+:[ \t]+[^\s()]+?(?:[ \t]+\u2192[ \t]+(?:[^()]|\([^()]*\))+?)?\))$/s;
 
 function escapeText(text: string, annotated: boolean): string {
   let t = text;

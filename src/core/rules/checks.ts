@@ -115,7 +115,7 @@ export function formatCheckRecord(r: CheckRecord): string {
 }
 
 const RECORD =
-  /^(?<outcome>passed|failed) · (?:exit (?<exit>-?\d+)|no exit code) · (?<seconds>\d+(?:\.\d+)?) s(?: · tree (?<tree>[0-9a-f]{4,64}))? · (?<at>\S+)$/;
+  /^(?<outcome>passed|failed) \u00b7 (?:exit (?<exit>-?\d+)|no exit code) \u00b7 (?<seconds>\d+(?:\.\d+)?) s(?: \u00b7 tree (?<tree>[0-9a-f]{4,64}))? \u00b7 (?<at>\S+)$/;
 
 /** A `> Check:` record's text read back; undefined for text in no form the store writes (a hand edit). */
 export function parseCheckRecord(text: string): CheckRecord | undefined {

@@ -126,10 +126,10 @@ export function readChangedLine(text: string): ChangedFacts {
   const along = parts.find((p) => p.startsWith(ALONGSIDE));
   if (along) facts.alongside = along.slice(ALONGSIDE.length).replace(/ and \d+ more$/, '').split(', ').filter((x) => /^S\d{3,4}$/.test(x));
   if (parts[0] === 'nothing') return facts;
-  const total = parts.map((p) => /^(\d+) files? \+(\d+) −(\d+)$/.exec(p)).find(Boolean);
+  const total = parts.map((p) => /^(\d+) files? \+(\d+) \u2212(\d+)$/.exec(p)).find(Boolean);
   if (total) [facts.files, facts.added, facts.removed] = [Number(total[1]), Number(total[2]), Number(total[3])];
   const list = parts[0].replace(/(?:^| and )\d+ (?:more )?files?$/, '');
-  for (const m of list.matchAll(/(?:^|, )(.+?) \(((?:new|deleted), )?(binary|\+\d+ −\d+)\)/g)) {
+  for (const m of list.matchAll(/(?:^|, )(.+?) \(((?:new|deleted), )?(binary|\+\d+ \u2212\d+)\)/g)) {
     const name = m[1];
     facts.shown.push({ text: `${name} (${m[2] ?? ''}${m[3]})`, path: name.includes(' → ') ? name.split(' → ')[1] : name });
   }

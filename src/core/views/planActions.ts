@@ -190,7 +190,7 @@ export function fitLabel(text: string, maxEm: number): string {
   // A cut never ends on punctuation, nor on a little word that leads nowhere ("to…", "with a…").
   for (let prev = ''; prev !== words; ) {
     prev = words;
-    words = words.replace(/[\s,;:·–—-]+$/, '');
+    words = words.replace(/[\s,;:\u00b7\u2013\u2014-]+$/, '');
     const last = / (\S+)$/.exec(words);
     if (last && DANGLING.has(last[1].toLowerCase())) words = words.slice(0, last.index);
   }

@@ -129,7 +129,7 @@ function remember(text: string, nodes: ViewNode[]): void {
  * autolink could take for a URL or an e-mail address. A property test holds it equal to the parser.
  */
 export function isPlainInline(text: string): boolean {
-  return /^\p{L}[\p{L}\p{N} ,.;:()'"?/+=%→-]*$/u.test(text) && !/www\.|:\/\/|\s$| {2}/i.test(text);
+  return /^\p{L}[\p{L}\p{N} ,.;:()'"?/+=%\u2192-]*$/u.test(text) && !/www\.|:\/\/|\s$| {2}/i.test(text);
 }
 
 /** One line of Markdown (a step's text) without the paragraph around it. */
@@ -334,7 +334,7 @@ function recordWords(key: string, text: string): Words | undefined {
     const r = parseCheckRecord(text);
     if (!r) return undefined;
     const at = /Z$/.test(r.at) && !Number.isNaN(Date.parse(r.at)) ? { at: r.at } : r.at;
-    return [`Check ${formatCheckRecord({ ...r, at: '' }).replace(/ · $/, '')} · `, at];
+    return [`Check ${formatCheckRecord({ ...r, at: '' }).replace(/ \u00b7 $/, '')} \u00b7 `, at];
   }
   return undefined;
 }
