@@ -4,7 +4,7 @@ import { ApprovalStanding, contentDigest, isPlanId, PlanDocument, PlanStatus, Pr
 import { planWorkFacts } from '../../node';
 import { IndexEntry } from '../../store';
 import { SETUP_HOSTS } from '../../hosts/setup/targets';
-import { CliContext, statusOption } from '../cliContext';
+import { CliContext, outJsonArray, statusOption } from '../cliContext';
 import { evidenceReport, evidenceText } from './evidence';
 import { factLinesOf } from './checks';
 
@@ -25,7 +25,7 @@ function registerList({ program, io, store }: CliContext): void {
       const s = await store();
       const rows = s.list({ status: o.status });
       const flags = await s.attentionOfAll(rows);
-      if (o.json) io.out(JSON.stringify(rows.map((r, i) => (flags[i] ? { ...r, attention: flags[i] } : r)), null, 2) + '\n');
+      if (o.json) outJsonArray(io, rows, (r, i) => (flags[i] ? { ...r, attention: flags[i] } : r));
       else if (!rows.length) io.out(o.status && s.list().length ? `No plans with status ${o.status.join(', ')} in ${path.join(s.root, '.pi/plans')}.\n` : noPlansYet(path.join(s.root, '.pi/plans')));
       else io.out(rows.map((r, i) => entryLine(r, flags[i])).join('\n') + '\n');
     });
