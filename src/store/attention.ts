@@ -8,6 +8,9 @@ import type { PlanWriter } from './writePath';
 /** Attention checks in flight at once in `attentionOfAll`: enough to keep the file system's threads busy (Node's pool has 4). */
 const ATTENTION_AT_ONCE = 16;
 
+/** What `attentionByIndex` says when the index alone cannot decide: a file is read. */
+const READS_FILES = Symbol('reads files');
+
 /**
  * What needs a person's attention in a plans folder: approvals that do not hold (checked with the
  * user's keyring: from the index alone for a plan with no record, else once per file version and
@@ -63,37 +66,78 @@ export class PlanAttention {
    */
   async attention(entry: IndexEntry, opts: { keyring?: ApprovalKeyring } = {}): Promise<AttentionFlag | undefined> {
     if (!entry.valid || !entry.updatedAt || !entry.status) return undefined;
+    const keyring = APPROVAL_GOVERNS.has(entry.status) ? (opts.keyring ?? (await this.keyring())) : undefined;
+    const now = this.folder.ports.clock.now().toISOString();
+    const byIndex = this.attentionByIndex(entry, keyring, now);
+    return byIndex === READS_FILES ? this.attentionByFiles(entry, keyring, now) : byIndex;
+  }
+
+  /**
+   * `attention` of many plans (a list, the explorer's pass): the keyring fetched, the time taken
+   * and the checkpoint logs listed once; what the index decides alone (most plans) decided here
+   * without a wait, the rest ATTENTION_AT_ONCE at a time, so a folder of approved plans whose
+   * files must be read keeps the file system busy without holding a promise per plan. Flags in
+   * the entries' order.
+   */
+  async attentionOfAll(entries: readonly IndexEntry[], opts: { keyring?: ApprovalKeyring } = {}): Promise<(AttentionFlag | undefined)[]> {
+    const keyring = opts.keyring ?? (await this.keyring());
+    const now = this.folder.ports.clock.now().toISOString();
+    // An executing plan without a log in the sessions folder has no checkpoint to read.
+    const logs = entries.some((e) => e.valid && e.status === 'executing') ? new Set(await this.folder.ports.fs.readDir(this.folder.sessionsDir)) : undefined;
+    const flags = new Array<AttentionFlag | undefined>(entries.length);
+    const reads: number[] = [];
+    entries.forEach((e, i) => {
+      const byIndex = this.attentionByIndex(e, keyring, now, logs);
+      if (byIndex === READS_FILES) reads.push(i);
+      else flags[i] = byIndex;
+    });
+    let next = 0;
+    const worker = async () => {
+      while (next < reads.length) {
+        const i = reads[next++];
+        flags[i] = await this.attentionByFiles(entries[i], keyring, now, logs);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(ATTENTION_AT_ONCE, reads.length) }, worker));
+    return flags;
+  }
+
+  /**
+   * `attention` from the index entry alone, or READS_FILES when a file decides it: an approval
+   * record to check, an executing plan's checkpoint log (`logs`: the sessions folder's names,
+   * when listed; an executing plan whose log is not among them has none).
+   */
+  private attentionByIndex(entry: IndexEntry, keyring: ApprovalKeyring | undefined, now: string, logs?: ReadonlySet<string>): AttentionFlag | undefined | typeof READS_FILES {
+    if (!entry.valid || !entry.updatedAt || !entry.status) return undefined;
     if (APPROVAL_GOVERNS.has(entry.status)) {
-      const standing = await this.standingOf(entry, opts.keyring ?? (await this.keyring()));
+      const head = standingByHead({ status: entry.status, approved_hash: entry.approvedHash, approved_by: entry.approvedBy, approved_version: entry.approvedVersion }, keyring);
+      if (head === 'invalid') return 'unapproved';
+      if (!head) return READS_FILES;
+    }
+    return this.timeFlag(entry, now, logs);
+  }
+
+  /** `attention` of a plan whose approval record (or checkpoint log) must be read (`logs` as for `attentionByIndex`). */
+  private async attentionByFiles(entry: IndexEntry, keyring: ApprovalKeyring | undefined, now: string, logs?: ReadonlySet<string>): Promise<AttentionFlag | undefined> {
+    if (APPROVAL_GOVERNS.has(entry.status!)) {
+      const standing = await this.standingOf(entry, keyring);
       if (standing === 'changed') return 'changed';
       if (standing === 'invalid') return 'unapproved';
       if (standing === 'foreign') return 'foreign';
     }
-    const now = this.folder.ports.clock.now().toISOString();
+    const flag = this.timeFlag(entry, now, logs);
+    if (flag !== READS_FILES) return flag;
+    const last = (await this.history.readCheckpoints(entry.id)).at(-1)?.at;
+    return isStalled({ status: entry.status, updated_at: entry.updatedAt } as Frontmatter, last, now, this.folder.config) ? 'stalled' : undefined;
+  }
+
+  /** `stale` and `stalled`, the flags of time: READS_FILES for an executing plan whose log may hold a later checkpoint (not when `logs` says it has none). */
+  private timeFlag(entry: IndexEntry, now: string, logs: ReadonlySet<string> | undefined): AttentionFlag | undefined | typeof READS_FILES {
     const fm = { status: entry.status, updated_at: entry.updatedAt } as Frontmatter;
     if (entry.status === 'proposed') return isStale(fm, now, this.folder.config) ? 'stale' : undefined;
     if (entry.status !== 'executing') return undefined;
-    const last = (await this.history.readCheckpoints(entry.id)).at(-1)?.at;
-    return isStalled(fm, last, now, this.folder.config) ? 'stalled' : undefined;
-  }
-
-  /**
-   * `attention` of many plans (a list, the explorer's pass): the keyring fetched once, and
-   * ATTENTION_AT_ONCE checks in flight, so a folder of approved plans whose files must be read
-   * keeps the file system busy without holding a promise per plan. Flags in the entries' order.
-   */
-  async attentionOfAll(entries: readonly IndexEntry[], opts: { keyring?: ApprovalKeyring } = {}): Promise<(AttentionFlag | undefined)[]> {
-    const keyring = opts.keyring ?? (await this.keyring());
-    const flags = new Array<AttentionFlag | undefined>(entries.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < entries.length) {
-        const i = next++;
-        flags[i] = await this.attention(entries[i], { keyring });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(ATTENTION_AT_ONCE, entries.length) }, worker));
-    return flags;
+    if (!logs || logs.has(`${entry.id}.jsonl`)) return READS_FILES;
+    return isStalled(fm, undefined, now, this.folder.config) ? 'stalled' : undefined;
   }
 
   /** Approval checks by file, kept while the file's size and time and the keyring stay the same. */

@@ -59,12 +59,15 @@ export class FolderScan {
       const name = this.names[i];
       const st = knownStats[k];
       if (!st) return;
-      this.stats.set(i, st);
       const old = this.index.known(name, cache);
       const unchanged = old && old.size === st.size && old.mtimeMs === st.mtimeMs && !st.isSymbolicLink && !isSpecial(st);
       const entry = unchanged ? old : entryOfStat(name, st);
       if (entry) this.next.set(name, entry);
-      else toRead.push(i);
+      else {
+        // Kept for the read only: the stats of the unchanged files (all of a warm start) go now.
+        this.stats.set(i, st);
+        toRead.push(i);
+      }
     });
     return toRead;
   }
