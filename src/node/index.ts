@@ -25,7 +25,8 @@ export * from './work';
 export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCachePort {
   const file = path.join(cacheDir, `${createHash('sha256').update(path.resolve(root)).digest('hex').slice(0, 16)}.json`);
   return {
-    load: () => fs.promises.readFile(file, 'utf8').catch(() => undefined),
+    // Read whole, then decoded once: read as text, the file came in pieces joined again (two copies of it).
+    load: () => fs.promises.readFile(file).then((bytes) => bytes.toString('utf8'), () => undefined),
     save: async (data) => {
       await fs.promises.mkdir(cacheDir, { recursive: true });
       const tmp = `${file}.${process.pid}.tmp`;
