@@ -268,7 +268,7 @@ async function main() {
   if (args.includes('--list-only')) {
     const l = await listFigures(N, clisOf(cliArg));
     const faces = args.includes('--no-faces') ? undefined : await facesFigures(N, builtCli());
-    const long = longFigures(builtCli());
+    const long = longFigures(clisOf(cliArg));
     if (json) process.stdout.write(JSON.stringify({ list: l, ...(faces ? { faces } : {}), long }, null, 2) + '\n');
     else {
       printList(l);
@@ -394,7 +394,7 @@ async function main() {
   const cli = cliOnePlan();
   const listRun = args.includes('--no-list') ? undefined : await listFigures(N, clisOf(cliArg));
   const facesRun = args.includes('--no-list') || args.includes('--no-faces') ? undefined : await facesFigures(N, builtCli());
-  const longRun = args.includes('--no-list') ? undefined : longFigures(builtCli());
+  const longRun = args.includes('--no-list') ? undefined : longFigures(clisOf(cliArg));
   const hook = await hookFigures(root, executing);
   const evidence = args.includes('--no-evidence') ? undefined : await evidenceFigures();
   const growth = args.includes('--no-growth') ? undefined : await growthFigures();

@@ -4,7 +4,8 @@
  * command, as a person at a terminal waits for them. Cold: the plan never read on this machine (no
  * outline kept; the CLI's own code cache is there, as after any earlier command); warm: read once
  * before, unchanged since (its outline kept in the user's cache). The floor: a bare Node process
- * reading the same file. Targets: cold ≤ 300 ms; warm ≤ 1.5× the floor. Three runs, interleaved.
+ * reading the same file. Targets: cold ≤ 300 ms; warm ≤ 1.5× the floor. Three runs, interleaved
+ * (and interleaved between CLIs when several are given, as for the list: `--cli before=…,after=…`).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -22,8 +23,8 @@ export interface LongFigures {
   bytes: number;
   runs: number;
   floor: number[];
-  /** By command: cold and warm wall times (ms). */
-  commands: Record<string, { cold: number[]; warm: number[] }>;
+  /** By CLI label, then by command: cold and warm wall times (ms). */
+  clis: Record<string, Record<string, { cold: number[]; warm: number[] }>>;
 }
 
 /** The plan: 1,000 steps, each with a details line naming its files, as an agent writes them. */
@@ -35,7 +36,8 @@ export function longPlanText(): string {
   return createPlanText({ id: ID, title: 'A long plan', goal: 'Move every module to the new reader.', steps, verification: ['npm test passes'], context: 'Generated for the benchmark.' }, '2026-11-22T10:00:00.000Z');
 }
 
-export function longFigures(bin: string, runs = 3): LongFigures {
+/** Measures each CLI (`clis`: label → path of the bin), `runs` times, interleaved. */
+export function longFigures(clis: Record<string, string>, runs = 3): LongFigures {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-plans-bench-long-'));
   try {
     const root = path.join(work, 'ws');
@@ -52,33 +54,38 @@ export function longFigures(bin: string, runs = 3): LongFigures {
       if (r.status !== 0) throw new Error(`${argv.join(' ')} failed (${r.status}): ${r.stderr}`);
       return ms;
     };
-    // The CLI's code cache, made once and copied into every cold cache folder.
-    const codeOnly = path.join(work, 'code-only');
-    time([bin, '--version'], { PI_PLANS_CACHE_DIR: codeOnly });
-    const coldDir = () => {
+    // Each CLI's code cache, made once and copied into every cold cache folder of that CLI.
+    const codeOnly = (label: string) => path.join(work, `code-only-${label}`);
+    for (const [label, bin] of Object.entries(clis)) time([bin, '--version'], { PI_PLANS_CACHE_DIR: codeOnly(label) });
+    const coldDir = (label: string) => {
       const dir = fs.mkdtempSync(path.join(work, 'cold-'));
-      fs.cpSync(codeOnly, dir, { recursive: true });
+      fs.cpSync(codeOnly(label), dir, { recursive: true });
       return dir;
     };
-    const commands: LongFigures['commands'] = { show: { cold: [], warm: [] }, validate: { cold: [], warm: [] } };
-    const argsOf = (c: string) => (c === 'show' ? [bin, '--root', root, 'show', ID] : [bin, '--root', root, 'validate']);
+    const COMMANDS = ['show', 'validate'];
+    const figures: LongFigures['clis'] = Object.fromEntries(Object.keys(clis).map((label) => [label, Object.fromEntries(COMMANDS.map((c) => [c, { cold: [], warm: [] }]))]));
+    const argsOf = (bin: string, c: string) => (c === 'show' ? [bin, '--root', root, 'show', ID] : [bin, '--root', root, 'validate']);
     const warmDirs = new Map<string, string>();
-    for (const c of Object.keys(commands)) {
-      const dir = coldDir();
-      time(argsOf(c), { PI_PLANS_CACHE_DIR: dir });
-      warmDirs.set(c, dir);
+    for (const [label, bin] of Object.entries(clis)) {
+      for (const c of COMMANDS) {
+        const dir = coldDir(label);
+        time(argsOf(bin, c), { PI_PLANS_CACHE_DIR: dir });
+        warmDirs.set(`${label}|${c}`, dir);
+      }
     }
     const floor: number[] = [];
     for (let i = 0; i < runs; i++) {
       floor.push(time([floorScript, file]));
-      for (const c of Object.keys(commands)) {
-        const dir = coldDir();
-        commands[c].cold.push(time(argsOf(c), { PI_PLANS_CACHE_DIR: dir }));
-        fs.rmSync(dir, { recursive: true, force: true });
-        commands[c].warm.push(time(argsOf(c), { PI_PLANS_CACHE_DIR: warmDirs.get(c)! }));
+      for (const c of COMMANDS) {
+        for (const [label, bin] of Object.entries(clis)) {
+          const dir = coldDir(label);
+          figures[label][c].cold.push(time(argsOf(bin, c), { PI_PLANS_CACHE_DIR: dir }));
+          fs.rmSync(dir, { recursive: true, force: true });
+          figures[label][c].warm.push(time(argsOf(bin, c), { PI_PLANS_CACHE_DIR: warmDirs.get(`${label}|${c}`)! }));
+        }
       }
     }
-    return { steps: 1000, bytes: Buffer.byteLength(text), runs, floor, commands };
+    return { steps: 1000, bytes: Buffer.byteLength(text), runs, floor, clis: figures };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -89,9 +96,11 @@ export function printLong(l: LongFigures): void {
   const floor = median(l.floor);
   console.log('');
   console.log(`A ${l.steps.toLocaleString('en')}-step plan of ${(l.bytes / 1024).toFixed(0)} KB in a fresh process of pi-plans (wall ms, ${l.runs} runs interleaved; floor: a bare Node process reading the file, ${l.floor.map(f0).join(' / ')} -> ${f0(floor)}):`);
-  for (const [c, r] of Object.entries(l.commands)) {
-    const cold = median(r.cold);
-    const warm = median(r.warm);
-    console.log(`  ${c.padEnd(9)} cold ${r.cold.map(f0).join(' / ')} -> ${f0(cold)} (target <= ${LONG_TARGETS.coldMs} ms ${cold <= LONG_TARGETS.coldMs ? 'met' : 'NOT met'})   warm ${r.warm.map(f0).join(' / ')} -> ${f0(warm)}, ${(warm / floor).toFixed(2)}x floor (target <= ${LONG_TARGETS.warmVsFloor}x ${warm / floor <= LONG_TARGETS.warmVsFloor ? 'met' : 'NOT met'})`);
+  for (const [label, commands] of Object.entries(l.clis)) {
+    for (const [c, r] of Object.entries(commands)) {
+      const cold = median(r.cold);
+      const warm = median(r.warm);
+      console.log(`  ${label.padEnd(7)} ${c.padEnd(9)} cold ${r.cold.map(f0).join(' / ')} -> ${f0(cold)} (target <= ${LONG_TARGETS.coldMs} ms ${cold <= LONG_TARGETS.coldMs ? 'met' : 'NOT met'})   warm ${r.warm.map(f0).join(' / ')} -> ${f0(warm)}, ${(warm / floor).toFixed(2)}x floor (target <= ${LONG_TARGETS.warmVsFloor}x ${warm / floor <= LONG_TARGETS.warmVsFloor ? 'met' : 'NOT met'})`);
+    }
   }
 }
