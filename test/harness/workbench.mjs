@@ -14,7 +14,6 @@ export async function runCommand(page, title) {
   await page.keyboard.press('Enter');
 }
 
-/** Waits until `locator`'s element has the keyboard focus in a document that has the focus (a key pressed now reaches it). */
 /**
  * Opens a row's context menu (a right click) and chooses `label` by the keyboard, as a person
  * does: down the menu until it is focused, then Enter. Fails, naming the menu's items, when the
@@ -30,6 +29,7 @@ export async function chooseFromContextMenu(page, row, label) {
   await page.keyboard.press('Enter');
 }
 
+/** Waits until `locator`'s element has the keyboard focus in a document that has the focus (a key pressed now reaches it). */
 export async function waitForFocus(locator, timeout = 10_000) {
   const end = Date.now() + timeout;
   while (!(await locator.evaluate((e) => e === document.activeElement && document.hasFocus()))) {

@@ -14,6 +14,8 @@ import type { WorkspacePlans } from '../workspace/workspacePlans';
 import { PlanSessions, sessionsMark, sessionsTooltip } from './planSessions';
 
 const FILTER_KEY = 'piPlans.explorer.filter';
+/** The root's key among what the view shows (PlanExplorer.shown). */
+const ROOT_KEY = '';
 /** A burst of changes ends after this much quiet (ms); a redraw waits at most MAX_WAIT_MS for it. */
 const QUIET_MS = 150;
 const MAX_WAIT_MS = 1500;
@@ -148,64 +150,69 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     }, wait);
   }
 
-  /** What every row showed at the last redraw besides its own plan (everyRowShows). */
-  private everyRow = '';
+  /**
+   * What the view shows, as far as this side knows: the root's rootShows and each group's
+   * groupShows. Set when a redraw is sent and when VS Code reads the rows, so rows read after a
+   * change, which already show it, are not redrawn again. A redraw that changes nothing is not
+   * harmless: VS Code closes again a group the person opens while its parent's rows are fetched.
+   */
+  private shown = new Map<string, string>();
 
   /**
-   * What every row shows besides its own plan: whether the index has loaded, the filter, the
-   * folders (a level each, and the width of a row's label), the active plans (their rows are
-   * marked). When it changes, every row is redrawn; when it does not, only the groups whose rows
-   * changed. A redraw of every row that changes nothing is not harmless: VS Code closes again a
-   * group the person opens while its parent's rows are being fetched.
+   * What the root's rows show: the groups of each folder, and what every row shows besides its own
+   * plan (whether the index has loaded, the filter, the folders, a level each and the width of a
+   * row's label, the active plans, whose rows are marked). When it changes, every row is redrawn.
    */
-  private everyRowShows(): string {
+  private rootShows(snap: Snapshot): string {
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => [f.uri.toString(), f.name]);
     const active = this.active.list().map((a) => [a.folder, a.id]).sort();
-    return JSON.stringify([this.plans.loaded, this.filter ?? null, folders, active]);
+    const groups = [...snap].map(([folder, byGroup]) => [folder, [...byGroup.keys()].sort()]);
+    return JSON.stringify([this.plans.loaded, this.filter ?? null, folders, active, groups]);
+  }
+
+  /** What a group's rows show: each plan's file, version, time, flag and bound sessions. */
+  private groupShows(folder: string, rows: IndexEntry[]): string {
+    const uri = vscode.Uri.parse(folder);
+    return rows.map((e) => `${e.file}:${e.version}:${e.mtimeMs}:${this.plans.attention(uri, e.file) ?? ''}:${this.sessions.key(uri, e.id)}`).join('|');
   }
 
   /**
-   * Re-reads the index into groups and redraws what changed: only the groups whose rows changed
-   * (200 rows, not the 1,000 of five open groups), everything when groups appeared or went.
+   * Re-reads the index into groups and redraws what the view shows differently: only the groups
+   * whose rows changed (200 rows, not the 1,000 of five open groups), everything when the root's
+   * rows changed (rootShows).
    */
   private rebuild(): void {
-    const before = this.signatures;
     this.snapshot = undefined;
     const snap = this.groups();
     const after = new Map<string, string>();
     for (const [folder, byGroup] of snap) {
-      for (const [g, rows] of byGroup) after.set(`${folder}|group|${g}`, rows.map((e) => `${e.file}:${e.version}:${e.mtimeMs}:${this.plans.attention(vscode.Uri.parse(folder), e.file) ?? ''}:${this.sessions.key(vscode.Uri.parse(folder), e.id)}`).join('|'));
+      for (const [g, rows] of byGroup) after.set(`${folder}|group|${g}`, this.groupShows(folder, rows));
     }
-    this.signatures = after;
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, this.plans.loaded);
     // The badge counts every plan awaiting review, whatever the filter shows.
     let review = 0;
     for (const f of this.plans.folders()) review += f.store.list({ status: ['proposed', 'needs_review'] }).length;
     this.view.badge = review ? { value: review, tooltip: review === 1 ? vscode.l10n.t('1 plan awaiting your review') : vscode.l10n.t('{0} plans awaiting your review', review) } : undefined;
-    const sameGroups = before.size === after.size && [...after.keys()].every((k) => before.has(k));
-    const everyRow = this.everyRowShows();
-    const redrawAll = everyRow !== this.everyRow;
-    this.everyRow = everyRow;
+    const root = this.rootShows(snap);
     this.timings.rebuilds++;
-    if (redrawAll || !sameGroups) {
+    const redrawAll = () => {
       this.timings.allRedraws++;
+      this.shown = new Map(after).set(ROOT_KEY, root);
       this.forgetNodes(after);
       this.fire(undefined);
-      return;
-    }
+    };
+    if (root !== this.shown.get(ROOT_KEY)) return redrawAll();
     for (const [key, sig] of after) {
-      if (before.get(key) === sig) continue;
+      if (this.shown.get(key) === sig) continue;
+      this.shown.set(key, sig);
+      // A group with no node yet has never been drawn: VS Code reads it fresh when it draws it.
       const n = this.nodes.get(key);
-      this.fire(n ?? undefined);
-      if (!n) return;
+      if (n) this.fire(n);
     }
   }
 
   /** The groups the person opened (true) or closed (false), by key. */
   private readonly opened = new Map<string, boolean>();
-
-  /** What each group showed at the last redraw: its rows' files, versions, times and flags. */
-  private signatures = new Map<string, string>();
 
   /** Drops the nodes of plans and groups that are gone (the rest keep their identity for partial redraws). */
   private forgetNodes(groups: Map<string, string>): void {
@@ -258,7 +265,10 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
 
   getChildren(n?: Node): vscode.ProviderResult<Node[]> {
     this.timings.lastRender = performance.now();
-    if (!n) this.rootFetchedAt = this.timings.lastRender;
+    if (!n) {
+      this.rootFetchedAt = this.timings.lastRender;
+      this.shown.set(ROOT_KEY, this.rootShows(this.groups()));
+    }
     if (!this.plans.loaded) return [];
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => this.plans.storeFor(f.uri));
     if (!n) {
@@ -269,6 +279,7 @@ export class PlanExplorer extends DisposableScope implements vscode.TreeDataProv
     if (n.kind === 'folder') return this.groupNodes(n.folder);
     if (n.kind === 'group') {
       const rows = this.groups().get(n.folder.toString())?.get(n.group) ?? [];
+      this.shown.set(n.key, this.groupShows(n.folder.toString(), rows));
       const limit = this.limits.get(n.key) ?? PAGE;
       const shown: Node[] = rows.slice(0, limit).map((e) => this.planNode(n.folder, e));
       if (rows.length > limit) shown.push(this.node({ kind: 'more', key: `${n.key}|more`, parent: n, remaining: rows.length - limit }));
