@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ROOT, startBrowser, startCodeServer } from '../harness/codeServer.mjs';
-import { closeWorkbench, keepFailureShot, runCommand } from '../harness/workbench.mjs';
+import { closeWorkbench, keepFailureShot, runCommand, waitForFocus } from '../harness/workbench.mjs';
 import { freshWorkspace, sampleRepo } from '../harness/fixtures.mjs';
 
 const PICTURES = process.env.PI_PLANS_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : undefined;
@@ -83,9 +83,16 @@ describe('step evidence in the plan editor (code-server + chromium)', function (
     // The group is focused by the keyboard, never clicked: a click toggles it, and a row's state
     // read just after a click can still be the old one, so a second toggle could close it again.
     // Finished is the last row of the view (collapsed): End focuses it, the right arrow opens it.
+    // Each key is pressed once the workbench has drawn what the one before did (two frames): a
+    // key sent a few milliseconds after the view took the focus, or after End, was seen to reach
+    // the tree and do nothing (1 run in 20), which no person typing meets.
+    const drawn = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await runCommand(page, 'Pi Plans: Focus on Plans View');
+    await waitForFocus(plansPane().locator('.monaco-list').first());
+    await drawn();
     await page.keyboard.press('End');
     await plansPane().locator('.monaco-list-row.focused', { hasText: /^Finished/ }).waitFor({ timeout: 10_000 });
+    await drawn();
     await page.keyboard.press('ArrowRight');
     await page.locator('.pane .monaco-list-row[aria-expanded="true"]', { hasText: /^Finished/ }).waitFor({ timeout: 20_000 });
     await plansPane().getByRole('treeitem', { name: /Evidence on screen/ }).first().click();
