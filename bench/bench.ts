@@ -25,7 +25,8 @@
  * cold and warm against the read floor and the proposed-only folder; then the same corpora through
  * the MCP server's `pi_plan_list` and the explorer's index: bench/listFaces.ts, unless --no-faces;
  * and a 1,000-step plan read by a fresh process: bench/longPlan.ts),
- * --no-list (none of it), --cli label=path,… (the CLIs it runs, interleaved: e.g. before and after
+ * --long-only (only the 1,000-step plan's `show` and `validate`: bench/longPlan.ts, with --cli as the
+ * list's), --no-list (none of it), --cli label=path,… (the CLIs it runs, interleaved: e.g. before and after
  * a change; default the built dist/bin.js, the `pi-plans` command), --growth-only (only what a workspace
  * of 1,000 finished plans keeps, per kind, before and after `pi-plans gc`, with each kind's bound:
  * bench/growth.ts), --no-growth (none of it). PI_PLANS_BENCH_PLANS=N is --plans N.
@@ -262,6 +263,13 @@ async function main() {
     const m = await markdownFigures();
     if (json) process.stdout.write(JSON.stringify({ markdown: m }, null, 2) + '\n');
     else printMarkdown(m);
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    return;
+  }
+  if (args.includes('--long-only')) {
+    const long = longFigures(clisOf(cliArg));
+    if (json) process.stdout.write(JSON.stringify({ long }, null, 2) + '\n');
+    else printLong(long);
     fs.rmSync(cacheDir, { recursive: true, force: true });
     return;
   }

@@ -56,6 +56,21 @@ const jsoncEsm = {
   },
 };
 
+/**
+ * markdown-it writes a few characters past ASCII into its regular expressions (its typographer's
+ * `…`, which we never run): written as escapes here, which mean the same in a regex or a string,
+ * so the CLI's bundle stays ASCII (see refuseNonAscii).
+ */
+const markdownItAscii = {
+  name: 'markdown-it-ascii',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]markdown-it[\\/].*\.m?js$/ }, async (args) => ({
+      contents: (await fs.promises.readFile(args.path, 'utf8')).replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+      loader: 'js',
+    }));
+  },
+};
+
 /** Problem-matcher friendly output for `npm run watch` in VS Code. */
 const problemMatcher = {
   name: 'problem-matcher',
@@ -108,7 +123,7 @@ const common = {
   // jsonc-parser's main build is UMD with requires a bundler cannot follow: its ES module build instead.
   alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
   define: { __PI_PLANS_VERSION__: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
-  plugins: [dropGrayMatterYaml, zodEnglishOnly, jsoncEsm, ...(watch ? [problemMatcher] : [])],
+  plugins: [dropGrayMatterYaml, zodEnglishOnly, jsoncEsm, markdownItAscii, ...(watch ? [problemMatcher] : [])],
 };
 
 const builds = [
@@ -163,7 +178,7 @@ async function buildNpmPackage(dir) {
   }
   const notices = [...packages.keys()].sort().map((folder) => {
     const p = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
-    const file = fs.readdirSync(folder).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    const file = fs.readdirSync(folder).find((f) => /^(licen[cs]e|copying)([-.]|$)/i.test(f));
     if (!file) throw new Error(`${folder} has no licence file: the npm package cannot ship it without one`);
     return `${p.name}@${p.version} (${p.license})\n\n${fs.readFileSync(path.join(folder, file), 'utf8').trim()}\n`;
   });
