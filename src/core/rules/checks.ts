@@ -47,14 +47,48 @@ export function stepCheck(step: Pick<Step, 'checkSource'>): string | undefined {
   const src = step.checkSource;
   if (src === undefined) return undefined;
   if (checksRead.has(src)) return checksRead.get(src);
-  const found = checkIn(src);
+  const plain = plainCheckIn(src);
+  const found = plain === null ? checkIn(src) : plain;
   if (checksRead.size >= 500) checksRead.delete(checksRead.keys().next().value as string);
   checksRead.set(src, found);
   return found;
 }
 
+/** A line's characters that may mean something else inline: code, emphasis, strikethrough, links, images, footnotes, HTML, escapes, entities. */
+const INLINE_MARK = /[\\`*_[\]<~]|&[#A-Za-z0-9]/;
+/** A step's header as the store writes it: one space after the bullet, then its checkbox, id and status marker, each with one space after it. */
+const PLAIN_HEADER = /^(?:\d{1,9}[.)]|[-*+]) (?:\[[ xX]\] )?(?:S\d{3,4} )?(?:\*(?:in progress|blocked|failed|skipped)\* )?/;
+
+/**
+ * `checkIn` with no parse, for an item whose every line can only be text of its own paragraphs
+ * (as the store writes a step with details): its header as `PLAIN_HEADER`, and each other line
+ * blank or indented one to four spaces past the bullet (inside the item by its indent alone, no
+ * code block) starting with a letter (no block starts with one), with no character that means
+ * something else inline (`INLINE_MARK`; a `&` only before a name or number, a pipe, `!` or `>`
+ * mid-line, and a web address GFM links as written, read as they stand). Then the first
+ * `verify:` line is the check, as remark's parse would say. Null for any other item: the caller
+ * parses it. Held equal to the parse by test/unit/core/plainCheck.test.ts.
+ */
+export function plainCheckIn(src: string): string | undefined | null {
+  const lines = src.split('\n');
+  const head = PLAIN_HEADER.exec(lines[0]);
+  if (!head || /\r./.test(src) || INLINE_MARK.test(lines[0].slice(head[0].length))) return null;
+  const width = head[0].indexOf(' ') + 1;
+  let check: string | undefined | null = null;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
+    if (/^[ \t]*$/.test(line)) continue;
+    let indent = 0;
+    while (line.charCodeAt(indent) === 32) indent++;
+    if (indent < width || indent > width + 3 || !/[A-Za-z]/.test(line[indent]) || INLINE_MARK.test(line)) return null;
+    const m: RegExpExecArray | null = check === null ? VERIFY_LINE.exec(line) : null;
+    if (m?.groups) check = SHOWN_OTHERWISE.test(m.groups.command) ? undefined : m.groups.command;
+  }
+  return check ?? undefined;
+}
+
 /** `stepCheck` of one item's source, parsed. */
-function checkIn(src: string): string | undefined {
+export function checkIn(src: string): string | undefined {
   const root = markdown.parse(src) as Root;
   const list = root.children[0];
   const item = list?.type === 'list' ? list.children[0] : undefined;
