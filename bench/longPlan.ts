@@ -1,6 +1,7 @@
 /**
  * A long plan read in a fresh process (issue 40): a 1,000-step plan with a details line per step
- * (about 184 KB), `pi-plans show` and `pi-plans validate` on it, each a process of the built
+ * (about 184 KB), `pi-plans show` and `pi-plans validate` on it, and `show` on the same plan with a
+ * `verify:` check line per step (`show+checks`: show reads each step's check), each a process of the built
  * command, as a person at a terminal waits for them. Cold: the plan never read on this machine (no
  * outline kept; the CLI's own code cache is there, as after any earlier command); warm: read once
  * before, unchanged since (its outline kept in the user's cache). The floor: a bare Node process
@@ -27,11 +28,11 @@ export interface LongFigures {
   clis: Record<string, Record<string, { cold: number[]; warm: number[] }>>;
 }
 
-/** The plan: 1,000 steps, each with a details line naming its files, as an agent writes them. */
-export function longPlanText(): string {
+/** The plan: 1,000 steps, each with a details line naming its files, as an agent writes them (and, `checked`, a `verify:` line naming its check). */
+export function longPlanText(checked = false): string {
   const steps = Array.from({ length: 1000 }, (_, i) => ({
     text: `Step ${i + 1}: move the parser of module ${i} to the new reader`,
-    details: `Edit src/module${i}/reader.ts: replace the old parse call, keep the public names, and test an empty file.`,
+    details: `Edit src/module${i}/reader.ts: replace the old parse call, keep the public names, and test an empty file.${checked ? `\nverify: npm test -- module${i}` : ''}`,
   }));
   return createPlanText({ id: ID, title: 'A long plan', goal: 'Move every module to the new reader.', steps, verification: ['npm test passes'], context: 'Generated for the benchmark.' }, '2026-11-22T10:00:00.000Z');
 }
@@ -45,6 +46,10 @@ export function longFigures(clis: Record<string, string>, runs = 3): LongFigures
     const file = path.join(root, '.pi', 'plans', `${ID}.md`);
     const text = longPlanText();
     fs.writeFileSync(file, text);
+    // The same plan with a check per step, in a folder of its own (show reads each step's check).
+    const checkedRoot = path.join(work, 'ws-checked');
+    fs.mkdirSync(path.join(checkedRoot, '.pi', 'plans'), { recursive: true });
+    fs.writeFileSync(path.join(checkedRoot, '.pi', 'plans', `${ID}.md`), longPlanText(true));
     const floorScript = path.join(work, 'floor.js');
     fs.writeFileSync(floorScript, "require('fs').readFileSync(process.argv[2], 'utf8');\n");
     const time = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
@@ -62,9 +67,9 @@ export function longFigures(clis: Record<string, string>, runs = 3): LongFigures
       fs.cpSync(codeOnly(label), dir, { recursive: true });
       return dir;
     };
-    const COMMANDS = ['show', 'validate'];
+    const COMMANDS = ['show', 'validate', 'show+checks'];
     const figures: LongFigures['clis'] = Object.fromEntries(Object.keys(clis).map((label) => [label, Object.fromEntries(COMMANDS.map((c) => [c, { cold: [], warm: [] }]))]));
-    const argsOf = (bin: string, c: string) => (c === 'show' ? [bin, '--root', root, 'show', ID] : [bin, '--root', root, 'validate']);
+    const argsOf = (bin: string, c: string) => (c === 'show' ? [bin, '--root', root, 'show', ID] : c === 'validate' ? [bin, '--root', root, 'validate'] : [bin, '--root', checkedRoot, 'show', ID]);
     const warmDirs = new Map<string, string>();
     for (const [label, bin] of Object.entries(clis)) {
       for (const c of COMMANDS) {
@@ -100,7 +105,7 @@ export function printLong(l: LongFigures): void {
     for (const [c, r] of Object.entries(commands)) {
       const cold = median(r.cold);
       const warm = median(r.warm);
-      console.log(`  ${label.padEnd(7)} ${c.padEnd(9)} cold ${r.cold.map(f0).join(' / ')} -> ${f0(cold)} (target <= ${LONG_TARGETS.coldMs} ms ${cold <= LONG_TARGETS.coldMs ? 'met' : 'NOT met'})   warm ${r.warm.map(f0).join(' / ')} -> ${f0(warm)}, ${(warm / floor).toFixed(2)}x floor (target <= ${LONG_TARGETS.warmVsFloor}x ${warm / floor <= LONG_TARGETS.warmVsFloor ? 'met' : 'NOT met'})`);
+      console.log(`  ${label.padEnd(7)} ${c.padEnd(11)} cold ${r.cold.map(f0).join(' / ')} -> ${f0(cold)} (target <= ${LONG_TARGETS.coldMs} ms ${cold <= LONG_TARGETS.coldMs ? 'met' : 'NOT met'})   warm ${r.warm.map(f0).join(' / ')} -> ${f0(warm)}, ${(warm / floor).toFixed(2)}x floor (target <= ${LONG_TARGETS.warmVsFloor}x ${warm / floor <= LONG_TARGETS.warmVsFloor ? 'met' : 'NOT met'})`);
     }
   }
 }
