@@ -31,10 +31,11 @@ export function fileIndexCache(root: string, cacheDir = cacheHome()): IndexCache
   return {
     // Read whole, then decoded once: read as text, the file came in pieces joined again (two copies of it).
     load: () => fs.promises.readFile(file).then((bytes) => bytes.toString('utf8'), () => undefined),
-    save: async (data) => {
+    save: async (parts) => {
       await fs.promises.mkdir(cacheDir, { recursive: true });
       const tmp = `${file}.${process.pid}.tmp`;
-      await fs.promises.writeFile(tmp, data);
+      // Each part written as it comes (writeFile takes them from the iterable one at a time).
+      await fs.promises.writeFile(tmp, parts);
       await fs.promises.rename(tmp, file);
     },
   };

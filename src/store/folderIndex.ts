@@ -8,6 +8,25 @@ import { describeKind, Disposable, FileStat } from './ports';
 // pass too (an index saved before listed a plan with a 60 KB Context as valid).
 const CACHE_FORMAT = 3;
 
+/** Entries written per part of the index cache's text. */
+const CACHE_SLICE = 256;
+
+/**
+ * The index cache's text, `JSON.stringify({ format, dir, entries })`, in parts made one at a time
+ * as they are asked for: the head, then the entries a slice at a time (each slice's JSON without
+ * its brackets, a comma between them), then the end. Their concatenation is that one string.
+ */
+export function* indexCacheText(dir: string, entries: readonly IndexEntry[]): Generator<string> {
+  const head = JSON.stringify({ format: CACHE_FORMAT, dir, entries: [] });
+  // Up to the entries' "[", without its "]}".
+  yield head.slice(0, -2);
+  for (let i = 0; i < entries.length; i += CACHE_SLICE) {
+    const part = JSON.stringify(entries.slice(i, i + CACHE_SLICE));
+    yield i ? `,${part.slice(1, -1)}` : part.slice(1, -1);
+  }
+  yield ']}';
+}
+
 /** What changed in the plans folder, by file name. */
 export interface PlansChangeEvent {
   added: string[];
@@ -249,8 +268,7 @@ export class FolderIndex {
   async saveIndexCache(): Promise<void> {
     const cache = this.folder.ports.indexCache;
     if (!cache) return;
-    const data = JSON.stringify({ format: CACHE_FORMAT, dir: this.folder.plansDir, entries: [...this.entries.values()] });
-    await cache.save(data).catch(() => undefined);
+    await cache.save(indexCacheText(this.folder.plansDir, [...this.entries.values()])).catch(() => undefined);
   }
 
   private async readIndexCache(): Promise<Map<string, IndexEntry> | undefined> {

@@ -27,7 +27,6 @@ export interface ScannedIndex {
 export class FolderScan {
   reads = 0;
   helped = 0;
-  readonly paths: string[];
   private readonly next = new Map<string, IndexEntry>();
   private readonly stats = new Map<number, FileStat>();
 
@@ -35,8 +34,11 @@ export class FolderScan {
     private readonly index: ScannedIndex,
     private readonly folder: PlanFolder,
     readonly names: string[],
-  ) {
-    this.paths = names.map((n) => `${folder.plansDir}/${n}`);
+  ) {}
+
+  /** The path of `names[i]`, made when it is read (10,000 paths held for a whole scan were a megabyte that every young collection copied). */
+  private pathOf(i: number): string {
+    return `${this.folder.plansDir}/${this.names[i]}`;
   }
 
   async run(cache: Map<string, IndexEntry> | undefined): Promise<Map<string, IndexEntry>> {
@@ -53,7 +55,7 @@ export class FolderScan {
 
   /** Stats the files the index or the cache knows; an unchanged one keeps its entry. Returns those to read. */
   private async statKnown(known: number[], cache: Map<string, IndexEntry> | undefined): Promise<number[]> {
-    const knownStats = await this.folder.ports.fs.statMany(known.map((i) => this.paths[i]));
+    const knownStats = await this.folder.ports.fs.statMany(known.map((i) => this.pathOf(i)));
     const toRead: number[] = [];
     known.forEach((i, k) => {
       const name = this.names[i];
@@ -76,26 +78,34 @@ export class FolderScan {
   private async readChanged(toRead: number[]): Promise<void> {
     for (let c = 0; c < toRead.length; c += READ_CHUNK) {
       const chunk = toRead.slice(c, c + READ_CHUNK);
-      const bytes = await this.folder.ports.fs.readMany(chunk.map((i) => this.paths[i]));
+      const bytes = await this.folder.ports.fs.readMany(chunk.map((i) => this.pathOf(i)));
       chunk.forEach((i, k) => this.next.set(this.names[i], this.index.entryOfScanned(this.names[i], this.stats.get(i)!, bytes[k])));
     }
   }
 
-  /** Files never seen, read with their stats in one pass here. */
+  /**
+   * Files never seen, read with their stats in one pass here: each summarized as it is read (its
+   * bytes, lent by the file system, gone before the next file's), where the port can hand them
+   * over one at a time.
+   */
   private async scan(chunk: number[]): Promise<void> {
-    const results = await this.folder.ports.fs.readManyWithStats!(chunk.map((i) => this.paths[i]), LIMITS.fileBytes);
-    for (const [k, i] of chunk.entries()) {
-      const r = results[k];
+    const { fs } = this.folder.ports;
+    const failed: { i: number; error: Error }[] = [];
+    const take = (k: number, r: { stat: FileStat; bytes?: Uint8Array } | undefined | Error) => {
+      const i = chunk[k];
       const name = this.names[i];
-      if (r instanceof Error) {
-        // What cannot be opened is described by its stat, as a scan that stats first would.
-        const st = await this.folder.ports.fs.stat(this.paths[i]).catch(() => undefined);
-        if (st) this.next.set(name, this.index.entryOfScanned(name, st, r));
-        continue;
-      }
-      if (!r) continue;
+      if (r instanceof Error) return void failed.push({ i, error: r });
+      if (!r) return;
       this.reads++;
       this.next.set(name, entryOfStat(name, r.stat) ?? this.index.entryOfScanned(name, r.stat, r.bytes));
+    };
+    const paths = chunk.map((i) => this.pathOf(i));
+    if (fs.readEachWithStats) await fs.readEachWithStats(paths, LIMITS.fileBytes, take);
+    else (await fs.readManyWithStats!(paths, LIMITS.fileBytes)).forEach((r, k) => take(k, r));
+    for (const { i, error } of failed) {
+      // What cannot be opened is described by its stat, as a scan that stats first would.
+      const st = await fs.stat(this.pathOf(i)).catch(() => undefined);
+      if (st) this.next.set(this.names[i], this.index.entryOfScanned(this.names[i], st, error));
     }
   }
 
@@ -121,7 +131,7 @@ export class FolderScan {
         const mine = chunk.filter((i) => own.has(this.names[i]));
         const theirs = mine.length ? chunk.filter((i) => !own.has(this.names[i])) : chunk;
         const got = helperGone || !theirs.length ? undefined : await helper!.entries(
-          theirs.map((i) => ({ name: this.names[i], path: this.paths[i] })),
+          theirs.map((i) => ({ name: this.names[i], path: this.pathOf(i) })),
           LIMITS.fileBytes,
         );
         if (!got) {

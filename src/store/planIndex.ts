@@ -1,4 +1,4 @@
-import { decodePlanBytes, detached, fileTooLarge, frontmatterHeadEnd, isPlanError, LIMITS, parsePlan, PlanError, scanMarkdown, summarizePlan } from '../core';
+import { decodePlanBytes, detached, fileTooLarge, frontmatterHeadEnd, isPlanError, LIMITS, parsePlan, PLAN_STATUSES, PlanError, scanMarkdown, summarizePlan } from '../core';
 import type { IndexEntry } from './indexEntry';
 import { describeKind, type FileStat, type FileSystemPort } from './ports';
 
@@ -17,12 +17,32 @@ export const PLAN_FILE_PATTERN = /^PLAN-.*\.md$/;
 const VALID_NAME = /^(PLAN-[0-9a-f]{8})\.md$/;
 
 /**
- * An entry with every field in one order, written out: entries share one object shape, and the
- * persisted index and the events compare them field by field (a spread of a base object into a
+ * An entry with its fields in one order, written out: entries share one of two object shapes, and
+ * the persisted index and the events compare them field by field (a spread of a base object into a
  * literal with more fields cost ~17 us and ~5 KB of short-lived garbage per entry in V8: about half
- * of a cold index's time and most of its peak memory).
+ * of a cold index's time and most of its peak memory). JSON writes both shapes alike (an undefined
+ * field is left out).
  */
 function makeEntry(file: string, stat: { size: number; mtimeMs: number }, fields: Partial<IndexEntry> & { valid: boolean }): IndexEntry {
+  if (fields.valid && fields.approvedBy === undefined && fields.approvedVersion === undefined && fields.approvedHash === undefined && fields.supersedes === undefined && fields.supersededBy === undefined) {
+    // Most plans (never approved with a record, never revised): the same fields in the same
+    // order, without six that would be undefined. What an index holds is what a cold scan keeps
+    // alive, 10,000 of them: 48 bytes less each.
+    return {
+      file,
+      id: file.replace(/\.md$/, ''),
+      steps: fields.steps ?? 0,
+      stepsDone: fields.stepsDone ?? 0,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      valid: true,
+      title: fields.title,
+      status: fields.status,
+      version: fields.version,
+      createdAt: fields.createdAt,
+      updatedAt: fields.updatedAt,
+    };
+  }
   return {
     file,
     id: file.replace(/\.md$/, ''),
@@ -294,13 +314,15 @@ export function indexEntryFor(file: string, bytes: Uint8Array | undefined, stat:
     if (s.fm.id !== id) {
       return invalid(new PlanError('INVALID_FILE', `the id in the file (${s.fm.id}) is not the file name's (${id}): make them the same`, { line: 2 }));
     }
+    const createdAt = own(s.fm.created_at);
     return makeEntry(file, stat, {
       valid: true,
       title: own(s.fm.title),
-      status: s.fm.status,
+      status: PLAN_STATUSES.find((x) => x === s.fm.status),
       version: s.fm.version,
-      createdAt: own(s.fm.created_at),
-      updatedAt: own(s.fm.updated_at),
+      createdAt,
+      // One string for both when they are the same (a plan not changed since it was written).
+      updatedAt: s.fm.updated_at === s.fm.created_at ? createdAt : own(s.fm.updated_at),
       steps: s.steps,
       stepsDone: s.stepsDone,
       approvedBy: s.fm.approved_by,

@@ -72,6 +72,13 @@ export interface FileSystemPort {
    */
   readManyWithStats?(paths: readonly string[], maxBytes: number): Promise<({ stat: FileStat; bytes?: Uint8Array } | undefined | Error)[]>;
   /**
+   * The same one-pass reads, handed over one file at a time: `each(k, result)` for `paths[k]`,
+   * in order, each before the next file is read. The bytes are lent: valid only during that call
+   * (an adapter may read every file into one buffer), so a scan holds one file, not a batch of
+   * them. Optional: without it the store takes `readManyWithStats`.
+   */
+  readEachWithStats?(paths: readonly string[], maxBytes: number, each: (k: number, result: { stat: FileStat; bytes?: Uint8Array } | undefined | Error) => void): Promise<void>;
+  /**
    * Byte-for-byte equality of two byte arrays, done natively. Optional: without it the store
    * compares in JavaScript (an update compares a large plan's bytes twice: ~140 us each in JS
    * for 110 KB when the arrays are not aligned, ~3 us natively).
@@ -144,7 +151,12 @@ export interface WatcherPort {
 /** Where a warm-start index is kept between runs (outside the workspace). Optional. */
 export interface IndexCachePort {
   load(): Promise<string | undefined>;
-  save(data: string): Promise<void>;
+  /**
+   * Keeps the text that `parts` make, in order: taken one part at a time, each written before the
+   * next is asked for (10,000 plans' index is 2.7 MB of JSON: as one string, and as its bytes, it
+   * was a cold list's largest objects).
+   */
+  save(parts: Iterable<string>): Promise<void>;
 }
 
 /**

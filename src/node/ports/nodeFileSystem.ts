@@ -118,7 +118,7 @@ function bytesOrRefusal(p: string, r: { stat: FileStat; bytes?: Uint8Array } | u
  * end, as readFileSync does). A link (ELOOP) or a socket (ENXIO) cannot be opened so: its lstat
  * stands alone. Plan files are small and capped: one synchronous read beats async round trips.
  */
-function readWithStatNow(p: string, maxBytes: number): { stat: FileStat; bytes?: Uint8Array } | undefined {
+function readWithStatNow(p: string, maxBytes: number, into?: Buffer): { stat: FileStat; bytes?: Uint8Array } | undefined {
   let fd: number;
   try {
     fd = fs.openSync(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -135,10 +135,25 @@ function readWithStatNow(p: string, maxBytes: number): { stat: FileStat; bytes?:
     const st = fs.fstatSync(fd);
     const stat = statOf(st);
     if (!st.isFile() || st.size > maxBytes) return { stat };
-    return { stat, bytes: readOpenFile(fd, st.size) };
+    return { stat, bytes: into && st.size > 0 && st.size <= into.length ? readInto(fd, st.size, into) : readOpenFile(fd, st.size) };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The buffer `readEachWithStats` lends its files' bytes in (a file larger than it gets its own). */
+let lending: Buffer | undefined;
+const LENDING_BYTES = 64 * 1024;
+
+/** `readOpenFile` into `buf` (at least `size` long): a view of the bytes read. */
+function readInto(fd: number, size: number, buf: Buffer): Buffer {
+  let n = 0;
+  while (n < size) {
+    const r = fs.readSync(fd, buf, n, size - n, null);
+    if (r === 0) break;
+    n += r;
+  }
+  return buf.subarray(0, n);
 }
 
 /**
@@ -438,6 +453,31 @@ export class NodeFileSystem implements FileSystemPort {
       }
     };
     return this.blocking ? inSlices(paths, read) : inParallel(paths, (p) => readWithStatLater(p, maxBytes).catch((e: Error) => e));
+  }
+
+  /**
+   * Synchronously (`blocking`), each file is read into one buffer, lent to `each` and read over
+   * by the next: a cold index of 10,000 plans allocated a buffer per file and held 256 of them at
+   * a time. Otherwise, through the pool in one batch, as `readManyWithStats`.
+   */
+  async readEachWithStats(paths: readonly string[], maxBytes: number, each: (k: number, result: { stat: FileStat; bytes?: Uint8Array } | undefined | Error) => void): Promise<void> {
+    if (!this.blocking) {
+      const got = await this.readManyWithStats(paths, maxBytes);
+      got.forEach((r, k) => each(k, r));
+      return;
+    }
+    for (let i = 0; i < paths.length; i += SLICE) {
+      if (i) await new Promise<void>((r) => setImmediate(r));
+      for (let k = i; k < Math.min(paths.length, i + SLICE); k++) {
+        let r: { stat: FileStat; bytes?: Uint8Array } | undefined | Error;
+        try {
+          r = readWithStatNow(paths[k], maxBytes, (lending ??= Buffer.allocUnsafeSlow(LENDING_BYTES)));
+        } catch (e) {
+          r = e as Error;
+        }
+        each(k, r);
+      }
+    }
   }
 
   sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -19,6 +19,7 @@ export function readOnly(fs: FileSystemPort, locked: () => boolean, why: () => s
     readMany: (p) => fs.readMany(p),
     // The optional reads pass through too (without them the index stats every file, then reads it).
     ...(fs.readManyWithStats ? { readManyWithStats: (p: readonly string[], max: number) => fs.readManyWithStats!(p, max) } : {}),
+    ...(fs.readEachWithStats ? { readEachWithStats: (p: readonly string[], max: number, each: Parameters<NonNullable<FileSystemPort['readEachWithStats']>>[2]) => fs.readEachWithStats!(p, max, each) } : {}),
     ...(fs.sameBytes ? { sameBytes: (a: Uint8Array, b: Uint8Array) => fs.sameBytes!(a, b) } : {}),
     readDir: (p) => fs.readDir(p),
     mkdirp: guard((p) => fs.mkdirp(p)),

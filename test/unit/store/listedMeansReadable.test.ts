@@ -91,7 +91,7 @@ describe('store: listed means readable (the index applies the reader\'s limits)'
     // What the previous format saved for it: a valid draft, with the file's very size and time.
     const stale = { file: `${ID}.md`, id: ID, steps: 2, stepsDone: 0, size: st.size, mtimeMs: st.mtimeMs, valid: true, title: 'Hand-written plan', status: 'draft', version: 1, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
     let saved: string | undefined = JSON.stringify({ format: 2, dir: `${ROOT}/.pi/plans`, entries: [stale] });
-    const cache: IndexCachePort = { load: async () => saved, save: async (d) => void (saved = d) };
+    const cache: IndexCachePort = { load: async () => saved, save: async (parts) => void (saved = [...parts].join('')) };
     const store = await PlanStore.open(ROOT, { ...mp.ports, indexCache: cache });
     assert.equal(store.entry(ID)?.valid, false);
     assert.equal(store.entry(ID)?.error?.rule, 'context-too-large');

@@ -6,9 +6,9 @@ const stat = { size: 100, mtimeMs: 1_700_000_000_000 };
 const bytes = (t: string) => new TextEncoder().encode(t);
 const good = createPlanText({ id: 'PLAN-0000a11d', title: 'T', goal: 'G', steps: [{ text: 'a' }] }, '2026-11-24T10:00:00.000Z');
 
-describe('index entries: one shape for every kind of file', () => {
+describe('index entries: one order of fields for every kind of file', () => {
   const entries = {
-    valid: indexEntryFor('PLAN-0000a11d.md', bytes(good), stat),
+    valid: indexEntryFor('PLAN-0000a11d.md', bytes(good.replace('status: draft', 'status: draft\nsupersedes: PLAN-0000b11d')), stat),
     'bad YAML': indexEntryFor('PLAN-0000a11d.md', bytes(good.replace('status: draft', 'status: [')), stat),
     'wrong id': indexEntryFor('PLAN-0000b11d.md', bytes(good), stat),
     'bad name': indexEntryFor('PLAN-x.md', bytes(good), stat),
@@ -17,9 +17,20 @@ describe('index entries: one shape for every kind of file', () => {
     'not a file': notAFileEntry('PLAN-0000a11d.md', stat, 'a named pipe'),
   };
 
-  it('has the same fields in the same order, valid or not (entries share one object shape; the persisted index and change events compare them field by field)', () => {
+  it('has the same fields in the same order, valid (here with a revision link) or not (entries share one object shape; the persisted index and change events compare them field by field)', () => {
     const keys = Object.keys(entries.valid);
     for (const [what, e] of Object.entries(entries)) assert.deepEqual(Object.keys(e), keys, what);
+  });
+
+  it("a plain valid plan's entry (no approval record, no revision link) has those fields but the six it would leave undefined, in the same order: its JSON is the same", () => {
+    const plain = indexEntryFor('PLAN-0000a11d.md', bytes(good), stat);
+    const full = Object.keys(entries.valid);
+    const rare = ['error', 'approvedBy', 'approvedVersion', 'approvedHash', 'supersedes', 'supersededBy'];
+    assert.deepEqual(Object.keys(plain), full.filter((k) => !rare.includes(k)));
+    const filled: Record<string, unknown> = {};
+    for (const k of full) filled[k] = (plain as unknown as Record<string, unknown>)[k];
+    assert.equal(JSON.stringify(plain), JSON.stringify(filled));
+    assert.equal(plain.status, 'draft');
   });
 
   it('keeps what each kind says: the fields of a valid plan, the reason of an invalid file', () => {

@@ -631,7 +631,7 @@ describe('PlanStore (memory ports)', () => {
     it('reuses cached entries when size and mtime match, and re-reads changed files', async () => {
       const mp = memoryPorts();
       let saved: string | undefined;
-      const cache: IndexCachePort = { load: async () => saved, save: async (d) => void (saved = d) };
+      const cache: IndexCachePort = { load: async () => saved, save: async (parts) => void (saved = [...parts].join('')) };
       const s1 = await PlanStore.open(ROOT, { ...mp.ports, indexCache: cache });
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await s1.create({ ...NEW_PLAN, title: `plan ${i}` }, 'agent')).fm.id);
