@@ -79,9 +79,11 @@ export async function personConfirms(ctx: Pick<CliContext, 'io' | 'keys'>, quest
 /**
  * Writes `items` (each through `map`) as `JSON.stringify(items, null, 2)` and a newline would, a
  * slice of them at a time: the list of 10,000 plans is 3.6 MB of JSON, which as one string, and
- * its bytes on their way out, was a tenth of the command's peak memory.
+ * its bytes on their way out, was a tenth of the command's peak memory. A slice of 64 rows stays
+ * a small string (256 made strings near V8's large-object size, whose pieces a young collection
+ * copied at the end of a first list).
  */
-export function outJsonArray<T>(io: CliIo, items: readonly T[], map: (item: T, i: number) => unknown = (x) => x, slice = 256): void {
+export function outJsonArray<T>(io: CliIo, items: readonly T[], map: (item: T, i: number) => unknown = (x) => x, slice = 64): void {
   if (!items.length) return io.out('[]\n');
   for (let i = 0; i < items.length; i += slice) {
     const part = JSON.stringify(items.slice(i, i + slice).map((x, k) => map(x, i + k)), null, 2);

@@ -80,6 +80,19 @@ describe('pi-plans starts from the code cache of its CLI bundle', function () {
     }
   });
 
+  it("the CLI's source is kept once and outside V8's heap: its megabytes are never copied by a young collection, where they counted toward doubling that generation (issue 40)", () => {
+    const hook = path.join(cacheDir, 'heap-hook.cjs');
+    fs.writeFileSync(hook, "process.on('exit', () => { const v8 = require('v8'); const large = v8.getHeapSpaceStatistics().filter((s) => s.space_name.includes('large_object')).reduce((a, s) => a + s.space_used_size, 0); require('fs').writeSync(2, `\\nheap-check ${large} ${process.memoryUsage().external}\\n`); });\n");
+    const size = fs.statSync(path.join(ROOT, 'dist', 'cli.js')).size;
+    for (const phase of ['compiled', 'from the cache']) {
+      const r = spawnSync(process.execPath, ['-r', hook, BIN, '--version'], { encoding: 'utf8', env: { ...process.env, PI_PLANS_CACHE_DIR: cacheDir, PI_PLANS_NO_CODE_CACHE: '' } });
+      assert.equal(r.status, 0, r.stderr);
+      const [, large, external] = /heap-check (\d+) (\d+)/.exec(r.stderr)!.map(Number);
+      assert.ok(large < size / 2, `${phase}: ${large} bytes of large objects in the heap; dist/cli.js is ${size}`);
+      assert.ok(external >= size, `${phase}: ${external} bytes outside the heap; dist/cli.js is ${size}`);
+    }
+  });
+
   it('PI_PLANS_NO_CODE_CACHE=1 keeps nothing', () => {
     const r = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8', env: { ...process.env, PI_PLANS_CACHE_DIR: cacheDir, PI_PLANS_NO_CODE_CACHE: '1' } });
     assert.equal(r.status, 0, r.stderr);
