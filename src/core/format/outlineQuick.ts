@@ -60,7 +60,11 @@ export function proposedOutline(body: string): Outline {
   const lists: { start: number; items: { line: number; endLine: number }[]; ordered: boolean }[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    if (t.level !== 0 || !t.map) continue;
+    if (!t.map) continue;
+    // An item one level down belongs to the list of the top level opened last (a list in a quote or
+    // a footnote has its items two levels down).
+    if (t.level === 1 && t.type === 'list_item_open') lists[lists.length - 1]?.items.push({ line: t.map[0], endLine: t.map[1] });
+    if (t.level !== 0) continue;
     if (t.type === 'heading_open') {
       const depth = Number(t.tag.slice(1));
       if (depth > SECTION_DEPTH) continue;
@@ -69,12 +73,7 @@ export function proposedOutline(body: string): Outline {
       const start = blockStart(t.map[0]);
       sections.push({ title: plainText(inline).trim(), depth, start, headingEnd: lineEndAt(body, start), end: body.length });
     } else if (t.type === 'bullet_list_open' || t.type === 'ordered_list_open') {
-      const list = { start: blockStart(t.map[0]), items: [] as { line: number; endLine: number }[], ordered: t.type === 'ordered_list_open' };
-      for (let j = i + 1; j < tokens.length && !(tokens[j].level === 0 && tokens[j].nesting === -1); j++) {
-        const item = tokens[j];
-        if (item.type === 'list_item_open' && item.level === 1 && item.map) list.items.push({ line: item.map[0], endLine: item.map[1] });
-      }
-      lists.push(list);
+      lists.push({ start: blockStart(t.map[0]), items: [], ordered: t.type === 'ordered_list_open' });
     }
   }
   for (let i = 0; i + 1 < sections.length; i++) sections[i].end = sections[i + 1].start;
