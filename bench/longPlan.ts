@@ -24,6 +24,8 @@ export interface LongFigures {
   bytes: number;
   runs: number;
   floor: number[];
+  /** By CLI label: the command's start alone (`--version`, with its code cache), what every command pays before it reads a plan (ms). */
+  start: Record<string, number[]>;
   /** By CLI label, then by command: cold and warm wall times (ms). */
   clis: Record<string, Record<string, { cold: number[]; warm: number[] }>>;
 }
@@ -79,8 +81,10 @@ export function longFigures(clis: Record<string, string>, runs = 3): LongFigures
       }
     }
     const floor: number[] = [];
+    const start: Record<string, number[]> = Object.fromEntries(Object.keys(clis).map((label) => [label, []]));
     for (let i = 0; i < runs; i++) {
       floor.push(time([floorScript, file]));
+      for (const [label, bin] of Object.entries(clis)) start[label].push(time([bin, '--version'], { PI_PLANS_CACHE_DIR: codeOnly(label) }));
       for (const c of COMMANDS) {
         for (const [label, bin] of Object.entries(clis)) {
           const dir = coldDir(label);
@@ -90,7 +94,7 @@ export function longFigures(clis: Record<string, string>, runs = 3): LongFigures
         }
       }
     }
-    return { steps: 1000, bytes: Buffer.byteLength(text), runs, floor, clis: figures };
+    return { steps: 1000, bytes: Buffer.byteLength(text), runs, floor, start, clis: figures };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -102,6 +106,8 @@ export function printLong(l: LongFigures): void {
   console.log('');
   console.log(`A ${l.steps.toLocaleString('en')}-step plan of ${(l.bytes / 1024).toFixed(0)} KB in a fresh process of pi-plans (wall ms, ${l.runs} runs interleaved; floor: a bare Node process reading the file, ${l.floor.map(f0).join(' / ')} -> ${f0(floor)}):`);
   for (const [label, commands] of Object.entries(l.clis)) {
+    const start = l.start?.[label];
+    if (start) console.log(`  ${label.padEnd(7)} ${'start'.padEnd(11)} ${start.map(f0).join(' / ')} -> ${f0(median(start))}, ${(median(start) / floor).toFixed(2)}x floor: the command alone (--version), before it reads any plan`);
     for (const [c, r] of Object.entries(commands)) {
       const cold = median(r.cold);
       const warm = median(r.warm);
