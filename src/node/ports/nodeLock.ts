@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import lockfile from 'proper-lockfile';
+import type lockfileModule from 'proper-lockfile';
 import { PlanError } from '../../core';
 import { describeKind, type FileKind, type FileSystemPort, type LockPort } from '../../store';
 import { kindOf, NodeFileSystem, pidAlive } from './nodeFileSystem';
@@ -34,6 +34,13 @@ import { kindOf, NodeFileSystem, pidAlive } from './nodeFileSystem';
 
 const OWNER = /^owner\.(\d{1,10})\.([0-9a-f]{12})\.([0-9a-f]{16})\.([A-Za-z0-9._-]{0,100})$/;
 const CLAIM = /^claim\./;
+/**
+ * proper-lockfile, loaded at the first lock this process takes: a command that only reads (list,
+ * show, validate, --version) never initializes it (nor its signal handlers), 3-4 ms of each start.
+ */
+let lockfileLoaded: Promise<typeof lockfileModule> | undefined;
+const properLockfile = () => (lockfileLoaded ??= import('proper-lockfile').then((m) => m.default));
+
 /** proper-lockfile's staleness, never reached: it must not remove locks by itself (see above). */
 const NEVER = 2 ** 52;
 const DEFAULT_STALE_MS = 10_000;
@@ -389,6 +396,7 @@ export class NodeLock implements LockPort {
     const retries = this.opts.retries ?? 200;
     const io = blocking ? SYNC_IO : ASYNC_IO;
     const options = { realpath: false, lockfilePath: dir, stale: NEVER, update: Math.min(Math.max(staleMs / 2, 1000), 2 ** 30) };
+    const lockfile = await properLockfile();
     let reclaimed = false;
     let last: Seen | undefined;
     for (let turn = 0, waits = 0; ; turn++) {
