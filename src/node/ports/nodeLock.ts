@@ -36,7 +36,7 @@ const OWNER = /^owner\.(\d{1,10})\.([0-9a-f]{12})\.([0-9a-f]{16})\.([A-Za-z0-9._
 const CLAIM = /^claim\./;
 /**
  * proper-lockfile, loaded at the first lock this process takes: a command that only reads (list,
- * show, validate, --version) never initializes it (nor its signal handlers), 3-4 ms of each start.
+ * show, validate, --version) never initializes it (nor its signal handlers): about 2 ms of each start.
  */
 let lockfileLoaded: Promise<typeof lockfileModule> | undefined;
 const properLockfile = () => (lockfileLoaded ??= import('proper-lockfile').then((m) => m.default));
