@@ -388,6 +388,10 @@ describe('reviewing a plan with comments (code-server + chromium, the sample age
   it('"Reject…" sends the edited comment as it was saved, and neither the deleted reply nor the deleted thread', async () => {
     await page.locator('.tab', { hasText: `${own}.md` }).first().click();
     await page.locator('.tab.active', { hasText: `${own}.md` }).waitFor({ timeout: 20_000 });
+    // The click focuses the plan's editor only once the workbench has opened it again, a moment
+    // later: under load, F1 pressed before that opened the palette, and the editor's focus closed
+    // it 90 ms after (a focus log of a failed run: F1, palette focused, palette blurred, editor focused).
+    await page.locator('.part.editor .monaco-editor.focused', { hasText: 'Every order has a region.' }).waitFor({ timeout: 20_000 });
     await runCommand(page, 'Pi Plans: Reject Plan…');
     // One thread left in the draft, with one comment.
     await page.locator('.quick-input-widget', { hasText: 'with 1 comment' }).waitFor({ timeout: 20_000 });
