@@ -106,8 +106,8 @@ export function printLong(l: LongFigures): void {
   console.log('');
   console.log(`A ${l.steps.toLocaleString('en')}-step plan of ${(l.bytes / 1024).toFixed(0)} KB in a fresh process of pi-plans (wall ms, ${l.runs} runs interleaved; floor: a bare Node process reading the file, ${l.floor.map(f0).join(' / ')} -> ${f0(floor)}):`);
   for (const [label, commands] of Object.entries(l.clis)) {
-    const start = l.start?.[label];
-    if (start) console.log(`  ${label.padEnd(7)} ${'start'.padEnd(11)} ${start.map(f0).join(' / ')} -> ${f0(median(start))}, ${(median(start) / floor).toFixed(2)}x floor: the command alone (--version), before it reads any plan`);
+    const start = l.start[label];
+    console.log(`  ${label.padEnd(7)} ${'start'.padEnd(11)} ${start.map(f0).join(' / ')} -> ${f0(median(start))}, ${(median(start) / floor).toFixed(2)}x floor: the command alone (--version), before it reads any plan`);
     for (const [c, r] of Object.entries(commands)) {
       const cold = median(r.cold);
       const warm = median(r.warm);

@@ -9,8 +9,8 @@ const RESULTS = path.join(ROOT, 'test-results');
 /** Runs a command from the palette by its title, as a person with a keyboard does. */
 export async function runCommand(page, title) {
   await page.keyboard.press('F1');
-  // The palette must hold the keyboard focus before its text is typed: when it does not (once in
-  // about 14 runs the palette was never seen after F1), this fails at once naming where the focus is.
+  // The palette must hold the keyboard focus before its text is typed: a focus that moves after F1
+  // (a click's editor focus arriving late) closes it, and this then fails naming where the focus went.
   const input = page.locator('.quick-input-widget input');
   await waitForFocus(input);
   await input.fill(`>${title}`);
